@@ -1,0 +1,142 @@
+package branch
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Action kinds understood by the browser runtime.
+const (
+	KindNavigate = "navigate"
+	KindClick    = "click"
+	KindType     = "type"
+	KindSelect   = "select"
+	KindCheck    = "check"
+	KindKeyPress = "key_press"
+	KindScroll   = "scroll"
+	KindWaitFor  = "wait_for"
+	KindEval     = "eval"
+)
+
+var knownKinds = map[string]bool{
+	KindNavigate: true, KindClick: true, KindType: true, KindSelect: true, KindCheck: true,
+	KindKeyPress: true, KindScroll: true, KindWaitFor: true, KindEval: true,
+}
+
+// KnownKind reports whether kind is an action kind the runtime executes.
+func KnownKind(kind string) bool { return knownKinds[kind] }
+
+// Action is one user-like operation of a plan.
+type Action struct {
+	Kind   string  `json:"kind"`
+	Target *Target `json:"target,omitempty"`
+	// URL is the destination of a navigate action.
+	URL string `json:"url,omitempty"`
+	// Value is the literal text typed, the option selected, the key pressed,
+	// "true"/"false" for check, the pixel delta for scroll, or the script of
+	// eval. Empty when Input names the value instead.
+	Value string `json:"value,omitempty"`
+	// Input names a task input whose value is typed or selected. The worker
+	// resolves it locally, so secrets never travel in plans, events or
+	// bundles; only the name does.
+	Input string `json:"input,omitempty"`
+	// Label is a short human description ("click link \"Pricing\"").
+	// It is not part of the plan digest.
+	Label string `json:"label,omitempty"`
+}
+
+// Target says which element an action applies to. The strategies are tried
+// in the order of the fields below; the first that resolves to exactly one
+// element wins. Fingerprint data (Near, Box) helps healing and audits but is
+// not used to resolve.
+type Target struct {
+	TestID    string `json:"testid,omitempty"`
+	AriaLabel string `json:"aria_label,omitempty"`
+	Role      string `json:"role,omitempty"`
+	Name      string `json:"name,omitempty"`
+	ID        string `json:"id,omitempty"`
+	// Field is the form control's name attribute.
+	Field string `json:"field,omitempty"`
+	Text  string `json:"text,omitempty"`
+	CSS   string `json:"css,omitempty"`
+	// Near is a short text fingerprint of the neighbourhood (heading or
+	// legend), used for disambiguation and audits.
+	Near string `json:"near,omitempty"`
+	Box  *Box   `json:"box,omitempty"`
+}
+
+// Box is an element's bounding box in CSS pixels of the frozen viewport.
+type Box struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	W float64 `json:"w"`
+	H float64 `json:"h"`
+}
+
+// Describe renders the target for people: role and name when known.
+func (t *Target) Describe() string {
+	if t == nil {
+		return ""
+	}
+	switch {
+	case t.Role != "" && t.Name != "":
+		return fmt.Sprintf("%s %q", t.Role, t.Name)
+	case t.AriaLabel != "":
+		return fmt.Sprintf("%q", t.AriaLabel)
+	case t.Text != "":
+		return fmt.Sprintf("%q", t.Text)
+	case t.TestID != "":
+		return "[data-testid=" + t.TestID + "]"
+	case t.ID != "":
+		return "#" + t.ID
+	case t.Field != "":
+		return "[name=" + t.Field + "]"
+	default:
+		return t.CSS
+	}
+}
+
+// Describe renders the action for people, without secret values.
+func (a Action) Describe() string {
+	if a.Label != "" {
+		return a.Label
+	}
+	var b strings.Builder
+	b.WriteString(a.Kind)
+	if a.Target != nil {
+		b.WriteString(" " + a.Target.Describe())
+	}
+	if a.URL != "" {
+		b.WriteString(" " + a.URL)
+	}
+	switch {
+	case a.Input != "":
+		b.WriteString(" ← input " + a.Input)
+	case a.Value != "" && a.Kind != KindEval:
+		b.WriteString(fmt.Sprintf(" %q", a.Value))
+	}
+	return b.String()
+}
+
+// Validate checks that the action is well formed for its kind.
+func (a Action) Validate() error {
+	if !KnownKind(a.Kind) {
+		return fmt.Errorf("branch: unknown action kind %q", a.Kind)
+	}
+	needTarget := a.Kind == KindClick || a.Kind == KindType || a.Kind == KindSelect || a.Kind == KindCheck
+	if needTarget && (a.Target == nil || a.Target.empty()) {
+		return fmt.Errorf("branch: %s action needs a target", a.Kind)
+	}
+	if a.Kind == KindNavigate && a.URL == "" {
+		return fmt.Errorf("branch: navigate action needs a url")
+	}
+	if (a.Kind == KindType || a.Kind == KindSelect) && a.Value == "" && a.Input == "" {
+		return fmt.Errorf("branch: %s action needs a value or an input", a.Kind)
+	}
+	return nil
+}
+
+func (t *Target) empty() bool {
+	return t.TestID == "" && t.AriaLabel == "" && (t.Role == "" || t.Name == "") && t.ID == "" &&
+		t.Field == "" && t.Text == "" && t.CSS == ""
+}

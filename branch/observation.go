@@ -1,0 +1,84 @@
+package branch
+
+// Observation is what a worker sees after a step. Strict hashes (DOM, AX,
+// network) must reproduce on replay; the screenshot hash is advisory.
+type Observation struct {
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	// Status is the HTTP status of the main document, 0 when unknown.
+	Status int `json:"status,omitempty"`
+	// DOMHash is the sha256 of the canonical DOM serialization.
+	DOMHash string `json:"dom_hash"`
+	// AXHash is the sha256 of the accessibility snapshot.
+	AXHash string `json:"ax_hash"`
+	// NetDigest is the sha256 over the step's network records in order.
+	NetDigest string `json:"net_digest"`
+	// ScreenshotHash is the artifact digest of the PNG screenshot (advisory).
+	ScreenshotHash string `json:"screenshot_hash,omitempty"`
+	// DOMArtifact and AXArtifact are the artifact digests of the stored
+	// canonical DOM and accessibility snapshot.
+	DOMArtifact string `json:"dom_artifact,omitempty"`
+	AXArtifact  string `json:"ax_artifact,omitempty"`
+	// Predicates holds the truth of every named predicate of the task.
+	Predicates map[string]bool `json:"predicates"`
+	// PredicateErrors names predicates whose evaluation failed (a js
+	// predicate that threw, say); they count as false.
+	PredicateErrors map[string]string `json:"predicate_errors,omitempty"`
+	// DeadEnds lists the dead-end detectors that fired on this page.
+	DeadEnds []string `json:"dead_ends,omitempty"`
+	// Affordances are the candidate next actions the page offers.
+	Affordances []Affordance `json:"affordances,omitempty"`
+	// VirtualTime is the pinned page clock in ms since the Unix epoch.
+	VirtualTime int64 `json:"virtual_time_ms"`
+}
+
+// Affordance is one interactive element of a page, as the planner sees it.
+type Affordance struct {
+	// Kind is link, button, textbox, number, email, select, checkbox,
+	// radio, textarea or search.
+	Kind    string   `json:"kind"`
+	Target  Target   `json:"target"`
+	Href    string   `json:"href,omitempty"`
+	Value   string   `json:"value,omitempty"`
+	Options []Option `json:"options,omitempty"`
+	Checked bool     `json:"checked,omitempty"`
+	// Required is the control's required attribute.
+	Required bool `json:"required,omitempty"`
+	// Region is the landmark the element sits in: header, nav, main,
+	// footer, form or aside.
+	Region string `json:"region,omitempty"`
+	// Form is the index of the enclosing form, -1 outside forms.
+	Form int `json:"form"`
+	// Submit reports whether activating the element submits its form.
+	Submit bool `json:"submit,omitempty"`
+}
+
+// Option is one choice of a select element.
+type Option struct {
+	Value    string `json:"value"`
+	Text     string `json:"text"`
+	Selected bool   `json:"selected,omitempty"`
+}
+
+// NetRecord is one request/response seen by a branch. Header values are
+// scrubbed before they are recorded.
+type NetRecord struct {
+	Seq         int               `json:"seq"`
+	Step        int               `json:"step"`
+	Method      string            `json:"method"`
+	URL         string            `json:"url"`
+	Type        string            `json:"resource_type,omitempty"`
+	ReqHeaders  map[string]string `json:"request_headers,omitempty"`
+	ReqBodyHash string            `json:"request_body_sha256,omitempty"`
+	Status      int               `json:"status"`
+	RespHeaders map[string]string `json:"response_headers,omitempty"`
+	BodyHash    string            `json:"body_sha256,omitempty"`
+	BodySize    int               `json:"body_size,omitempty"`
+	// Blocked is set when the branch was not allowed to send the request
+	// (a commit guard during speculation); Error when it failed.
+	Blocked bool   `json:"blocked,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Unsupported marks traffic the capture cannot record faithfully
+	// (WebSocket, server-sent events, service workers).
+	Unsupported string `json:"unsupported,omitempty"`
+}

@@ -1,0 +1,86 @@
+package task
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+)
+
+// digestForm is what the task digest covers: what the task is about, not
+// how hard to look (budgets, search, weights, prices) or which seed.
+type digestForm struct {
+	Version      int                `json:"version"`
+	Name         string             `json:"name"`
+	StartURL     string             `json:"start_url"`
+	Goal         Goal               `json:"goal"`
+	Inputs       map[string]Input   `json:"inputs,omitempty"`
+	RiskPatterns []string           `json:"risk_patterns"`
+	DeadEnds     []scoring.Detector `json:"dead_ends"`
+	Environment  Environment        `json:"environment"`
+	Commit       Commit             `json:"commit"`
+}
+
+// Digest returns the hex sha256 of the task's canonical form. Secrets are
+// references, so the digest never depends on their values; the start URL's
+// origin is folded to "{origin}".
+func (t *Task) Digest() string {
+	f := digestForm{Version: t.Version, Name: t.Name, StartURL: t.RelativeURL(t.StartURL), Goal: t.Goal,
+		Inputs: t.Inputs, RiskPatterns: t.RiskPatterns, DeadEnds: t.DeadEnds, Environment: t.Environment, Commit: t.Commit}
+	b, err := json.Marshal(f) // maps marshal with sorted keys
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(append([]byte("multiverse/task/v1\x00"), b...))
+	return hex.EncodeToString(sum[:])
+}
+
+// Origin returns scheme://host[:port] of the start URL.
+func (t *Task) Origin() string { return origin(t.StartURL) }
+
+// RelativeURL folds the start URL's origin in u to "{origin}", so URLs on
+// the task's site compare equal whatever address the site was served on.
+func (t *Task) RelativeURL(u string) string {
+	o := t.Origin()
+	if o != "" && strings.HasPrefix(u, o) && (len(u) == len(o) || u[len(o)] == '/' || u[len(o)] == '?') {
+		return "{origin}" + u[len(o):]
+	}
+	return u
+}
+
+// WithStartURL returns a copy of the task pointed at another start URL
+// (the same site served at another address, say). The seed stays: a
+// derived seed ignores the origin.
+func (t *Task) WithStartURL(u string) (*Task, error) {
+	c := *t
+	c.StartURL = u
+	if o := origin(u); o == "" || (!strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://")) {
+		return nil, &Error{File: t.file, Field: "start_url", Msg: "must be an absolute http(s) URL, found " + u}
+	}
+	if old := origin(t.StartURL); c.Commit.Site == hostOf(old) {
+		c.Commit.Site = hostOf(u)
+	}
+	return &c, nil
+}
+
+func hostOf(o string) string {
+	o = strings.TrimPrefix(strings.TrimPrefix(o, "https://"), "http://")
+	if i := strings.IndexAny(o, ":/"); i >= 0 {
+		o = o[:i]
+	}
+	return o
+}
+
+func seedFromDigest(d string) uint64 {
+	b, err := hex.DecodeString(d)
+	if err != nil || len(b) < 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(b[:8])
+}
+
+// Predicates returns every goal predicate (milestones, then success).
+func (t *Task) Predicates() []scoring.Predicate { return t.Goal.All() }

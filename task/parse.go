@@ -1,0 +1,486 @@
+package task
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+)
+
+// MaxFileSize bounds task files; larger files are refused unread.
+const MaxFileSize = 1 << 20
+
+// Load reads, parses and validates the task file at path.
+func Load(path string) (*Task, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read task file: %v", errors.Unwrap(err))}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read task file: %v", err)}
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("task file is larger than %d bytes", MaxFileSize)}
+	}
+	return Parse(path, data)
+}
+
+// Parse parses and validates a task from data; file names it in errors.
+func Parse(file string, data []byte) (*Task, error) {
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: file, Msg: fmt.Sprintf("task file is larger than %d bytes", MaxFileSize)}
+	}
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{File: file, Msg: "task file is empty"}
+		}
+		return nil, yamlError(file, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &Error{File: file, Line: extra.Line, Msg: "task file holds more than one YAML document"}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, yamlError(file, err)
+	}
+	doc := &root
+	if doc.Kind == yaml.DocumentNode {
+		if len(doc.Content) == 0 {
+			return nil, &Error{File: file, Msg: "task file is empty"}
+		}
+		doc = doc.Content[0]
+	}
+	d := &decoder{file: file}
+	t := &Task{file: file}
+	d.task(doc, t)
+	if d.err != nil {
+		return nil, d.err
+	}
+	v := &validator{file: file, root: doc}
+	v.defaults(t)
+	v.validate(t)
+	if v.err != nil {
+		return nil, v.err
+	}
+	if !t.SeedSet {
+		t.Seed = seedFromDigest(t.Digest())
+	}
+	return t, nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func yamlError(file string, err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		var line int
+		fmt.Sscanf(m[1], "%d", &line)
+		msg := m[2]
+		if strings.HasPrefix(msg, "did not find expected") {
+			// The YAML parser reports these at the 0-based line where the
+			// unclosed construct starts.
+			line++
+			msg += " (the construct starting on this line is not closed)"
+		}
+		return &Error{File: file, Line: line, Msg: "malformed YAML: " + msg}
+	}
+	return &Error{File: file, Msg: "malformed YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+}
+
+func (d *decoder) task(n *yaml.Node, t *Task) {
+	t.Inputs = map[string]Input{}
+	d.fields(n, "", map[string]func(*yaml.Node, string){
+		"version":     func(v *yaml.Node, p string) { d.integer(v, p, &t.Version) },
+		"name":        func(v *yaml.Node, p string) { d.str(v, p, &t.Name) },
+		"description": func(v *yaml.Node, p string) { d.str(v, p, &t.Description) },
+		"start_url":   func(v *yaml.Node, p string) { d.str(v, p, &t.StartURL) },
+		"seed": func(v *yaml.Node, p string) {
+			d.uint64(v, p, &t.Seed)
+			t.SeedSet = true
+		},
+		"goal":   func(v *yaml.Node, p string) { d.goal(v, p, &t.Goal) },
+		"inputs": func(v *yaml.Node, p string) { d.inputs(v, p, t.Inputs) },
+		"budgets": func(v *yaml.Node, p string) {
+			b := &t.Budgets
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"wall_clock":        func(v *yaml.Node, p string) { d.duration(v, p, &b.WallClock) },
+				"branch_wall_clock": func(v *yaml.Node, p string) { d.duration(v, p, &b.BranchWallClock) },
+				"steps_per_branch":  func(v *yaml.Node, p string) { d.integer(v, p, &b.StepsPerBranch) },
+				"total_branches":    func(v *yaml.Node, p string) { d.integer(v, p, &b.TotalBranches) },
+				"cost":              func(v *yaml.Node, p string) { d.float(v, p, &b.Cost) },
+				"action_timeout":    func(v *yaml.Node, p string) { d.duration(v, p, &b.ActionTimeout) },
+			})
+		},
+		"prices": func(v *yaml.Node, p string) {
+			t.Prices = map[string]float64{}
+			handlers := map[string]func(*yaml.Node, string){}
+			for _, k := range actionKinds {
+				k := k
+				handlers[k] = func(v *yaml.Node, p string) {
+					var f float64
+					d.float(v, p, &f)
+					t.Prices[k] = f
+				}
+			}
+			d.fields(v, p, handlers)
+		},
+		"search": func(v *yaml.Node, p string) {
+			s := &t.Search
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"strategy":       func(v *yaml.Node, p string) { d.str(v, p, &s.Strategy) },
+				"beam_width":     func(v *yaml.Node, p string) { d.integer(v, p, &s.BeamWidth) },
+				"min_beam_width": func(v *yaml.Node, p string) { d.integer(v, p, &s.MinBeamWidth) },
+				"max_children":   func(v *yaml.Node, p string) { d.integer(v, p, &s.MaxChildren) },
+				"stall_limit":    func(v *yaml.Node, p string) { d.integer(v, p, &s.StallLimit) },
+				"diversity":      func(v *yaml.Node, p string) { d.float(v, p, &s.Diversity) },
+				"workers":        func(v *yaml.Node, p string) { d.integer(v, p, &s.Workers) },
+			})
+		},
+		"weights": func(v *yaml.Node, p string) {
+			w := &t.Weights
+			*w = scoring.DefaultWeights()
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"progress":   func(v *yaml.Node, p string) { d.float(v, p, &w.Progress) },
+				"confidence": func(v *yaml.Node, p string) { d.float(v, p, &w.Confidence) },
+				"risk":       func(v *yaml.Node, p string) { d.float(v, p, &w.Risk) },
+				"cost":       func(v *yaml.Node, p string) { d.float(v, p, &w.Cost) },
+				"time":       func(v *yaml.Node, p string) { d.float(v, p, &w.Time) },
+			})
+		},
+		"risk_patterns": func(v *yaml.Node, p string) { d.strings(v, p, &t.RiskPatterns) },
+		"dead_ends": func(v *yaml.Node, p string) {
+			t.DeadEnds = []scoring.Detector{}
+			d.list(v, p, func(_ int, v *yaml.Node, p string) {
+				var det scoring.Detector
+				d.fields(v, p, map[string]func(*yaml.Node, string){
+					"name":  func(v *yaml.Node, p string) { d.str(v, p, &det.Name) },
+					"text":  func(v *yaml.Node, p string) { d.str(v, p, &det.Text) },
+					"url":   func(v *yaml.Node, p string) { d.str(v, p, &det.URL) },
+					"title": func(v *yaml.Node, p string) { d.str(v, p, &det.Title) },
+				})
+				t.DeadEnds = append(t.DeadEnds, det)
+			})
+		},
+		"environment": func(v *yaml.Node, p string) { d.environment(v, p, &t.Environment) },
+		"commit":      func(v *yaml.Node, p string) { d.commit(v, p, &t.Commit) },
+	})
+}
+
+var actionKinds = []string{branch.KindNavigate, branch.KindClick, branch.KindType, branch.KindSelect,
+	branch.KindCheck, branch.KindKeyPress, branch.KindScroll, branch.KindWaitFor, branch.KindEval}
+
+func (d *decoder) goal(n *yaml.Node, path string, g *Goal) {
+	d.fields(n, path, map[string]func(*yaml.Node, string){
+		"text":       func(v *yaml.Node, p string) { d.str(v, p, &g.Text) },
+		"milestones": func(v *yaml.Node, p string) { g.Milestones = d.predicates(v, p) },
+		"success":    func(v *yaml.Node, p string) { g.Success = d.predicates(v, p) },
+	})
+}
+
+func (d *decoder) predicates(n *yaml.Node, path string) []scoring.Predicate {
+	out := []scoring.Predicate{}
+	d.list(n, path, func(_ int, v *yaml.Node, p string) {
+		out = append(out, d.predicate(v, p, true))
+	})
+	return out
+}
+
+// predicate decodes a predicate mapping. named allows name and weight.
+func (d *decoder) predicate(n *yaml.Node, path string, named bool) scoring.Predicate {
+	var pr scoring.Predicate
+	textMatch := func(dst **scoring.TextMatch, allowShort bool) func(*yaml.Node, string) {
+		return func(v *yaml.Node, p string) {
+			m := &scoring.TextMatch{}
+			if v.Kind == yaml.ScalarNode && allowShort {
+				d.str(v, p, &m.Matches)
+				*dst = m
+				return
+			}
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"selector": func(v *yaml.Node, p string) { d.str(v, p, &m.Selector) },
+				"equals":   func(v *yaml.Node, p string) { d.str(v, p, &m.Equals) },
+				"contains": func(v *yaml.Node, p string) { d.str(v, p, &m.Contains) },
+				"matches":  func(v *yaml.Node, p string) { d.str(v, p, &m.Matches) },
+			})
+			*dst = m
+		}
+	}
+	handlers := map[string]func(*yaml.Node, string){
+		scoring.PredURLMatches:   func(v *yaml.Node, p string) { d.str(v, p, &pr.URLMatches) },
+		scoring.PredTitleMatches: func(v *yaml.Node, p string) { d.str(v, p, &pr.TitleMatches) },
+		scoring.PredVisible:      func(v *yaml.Node, p string) { d.str(v, p, &pr.Visible) },
+		scoring.PredHidden:       func(v *yaml.Node, p string) { d.str(v, p, &pr.Hidden) },
+		scoring.PredText:         textMatch(&pr.Text, true),
+		scoring.PredValue:        textMatch(&pr.Value, false),
+		scoring.PredCount: func(v *yaml.Node, p string) {
+			c := &scoring.CountMatch{}
+			if v.Kind == yaml.ScalarNode {
+				d.str(v, p, &c.Selector)
+				pr.Count = c
+				return
+			}
+			intp := func(dst **int) func(*yaml.Node, string) {
+				return func(v *yaml.Node, p string) {
+					var x int
+					d.integer(v, p, &x)
+					*dst = &x
+				}
+			}
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"selector": func(v *yaml.Node, p string) { d.str(v, p, &c.Selector) },
+				"min":      intp(&c.Min),
+				"max":      intp(&c.Max),
+				"equals":   intp(&c.Equals),
+			})
+			pr.Count = c
+		},
+		scoring.PredRequestSeen: func(v *yaml.Node, p string) {
+			r := &scoring.RequestMatch{}
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"method": func(v *yaml.Node, p string) { d.str(v, p, &r.Method) },
+				"url":    func(v *yaml.Node, p string) { d.str(v, p, &r.URL) },
+				"status": func(v *yaml.Node, p string) { d.str(v, p, &r.Status) },
+			})
+			pr.RequestSeen = r
+		},
+		scoring.PredJS: func(v *yaml.Node, p string) { d.str(v, p, &pr.JS) },
+		scoring.PredAll: func(v *yaml.Node, p string) {
+			pr.All = []scoring.Predicate{}
+			d.list(v, p, func(_ int, v *yaml.Node, p string) { pr.All = append(pr.All, d.predicate(v, p, false)) })
+		},
+		scoring.PredAny: func(v *yaml.Node, p string) {
+			pr.Any = []scoring.Predicate{}
+			d.list(v, p, func(_ int, v *yaml.Node, p string) { pr.Any = append(pr.Any, d.predicate(v, p, false)) })
+		},
+		scoring.PredNot: func(v *yaml.Node, p string) {
+			x := d.predicate(v, p, false)
+			pr.Not = &x
+		},
+	}
+	if named {
+		handlers["name"] = func(v *yaml.Node, p string) { d.str(v, p, &pr.Name) }
+		handlers["weight"] = func(v *yaml.Node, p string) { d.float(v, p, &pr.Weight) }
+	}
+	if n.Kind == yaml.MappingNode {
+		// Name the unknown predicate kind precisely, before the generic
+		// unknown-field message.
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if _, ok := handlers[k.Value]; !ok {
+				d.fail(k, joinPath(path, k.Value), "unknown predicate kind or field (predicate kinds: %s)", strings.Join(scoring.Kinds, ", "))
+				return pr
+			}
+		}
+	}
+	d.fields(n, path, handlers)
+	return pr
+}
+
+func (d *decoder) inputs(n *yaml.Node, path string, dst map[string]Input) {
+	if !d.ok() {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "must be a mapping of input names to values, found %s", kindName(n))
+		return
+	}
+	for i := 0; i+1 < len(n.Content) && d.ok(); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		p := joinPath(path, k.Value)
+		if _, dup := dst[k.Value]; dup {
+			d.fail(k, p, "duplicate input")
+			return
+		}
+		var in Input
+		if v.Kind == yaml.ScalarNode {
+			d.str(v, p, &in.Value)
+		} else {
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"value":       func(v *yaml.Node, p string) { d.str(v, p, &in.Value) },
+				"secret_env":  func(v *yaml.Node, p string) { d.str(v, p, &in.SecretEnv) },
+				"secret_file": func(v *yaml.Node, p string) { d.str(v, p, &in.SecretFile) },
+				"match":       func(v *yaml.Node, p string) { d.str(v, p, &in.Match) },
+			})
+		}
+		dst[k.Value] = in
+	}
+}
+
+func (d *decoder) environment(n *yaml.Node, path string, e *Environment) {
+	d.fields(n, path, map[string]func(*yaml.Node, string){
+		"viewport": func(v *yaml.Node, p string) {
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"width":  func(v *yaml.Node, p string) { d.integer(v, p, &e.Viewport.Width) },
+				"height": func(v *yaml.Node, p string) { d.integer(v, p, &e.Viewport.Height) },
+			})
+		},
+		"device_scale_factor": func(v *yaml.Node, p string) { d.float(v, p, &e.DeviceScaleFactor) },
+		"locale":              func(v *yaml.Node, p string) { d.str(v, p, &e.Locale) },
+		"timezone":            func(v *yaml.Node, p string) { d.str(v, p, &e.Timezone) },
+		"user_agent":          func(v *yaml.Node, p string) { d.str(v, p, &e.UserAgent) },
+		"clock": func(v *yaml.Node, p string) {
+			var s string
+			d.str(v, p, &s)
+			if !d.ok() {
+				return
+			}
+			c, err := time.Parse(time.RFC3339, s)
+			if err != nil {
+				d.fail(v, p, "must be an RFC 3339 time such as 2026-01-01T09:00:00Z, found %q", s)
+				return
+			}
+			e.Clock = c.UTC()
+		},
+		"step_advance": func(v *yaml.Node, p string) { d.duration(v, p, &e.StepAdvance) },
+	})
+}
+
+func (d *decoder) commit(n *yaml.Node, path string, c *Commit) {
+	d.fields(n, path, map[string]func(*yaml.Node, string){
+		"boundary": func(v *yaml.Node, p string) { c.Boundary = d.predicate(v, p, false) },
+		"site":     func(v *yaml.Node, p string) { d.str(v, p, &c.Site) },
+		"flow":     func(v *yaml.Node, p string) { d.str(v, p, &c.Flow) },
+		"intent": func(v *yaml.Node, p string) {
+			if v.Kind != yaml.MappingNode {
+				d.fail(v, p, "must be a mapping of field names to {selector, attr}, found %s", kindName(v))
+				return
+			}
+			for i := 0; i+1 < len(v.Content) && d.ok(); i += 2 {
+				k, fv := v.Content[i], resolve(v.Content[i+1])
+				f := IntentField{Name: k.Value}
+				d.field(fv, joinPath(p, k.Value), &f)
+				c.Intent = append(c.Intent, f)
+			}
+		},
+		"preconditions": func(v *yaml.Node, p string) { c.Preconditions = d.predicates(v, p) },
+		"action":        func(v *yaml.Node, p string) { c.Action = d.action(v, p) },
+		"idempotency": func(v *yaml.Node, p string) {
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"form_field": func(v *yaml.Node, p string) { d.str(v, p, &c.Idempotency.FormField) },
+				"header":     func(v *yaml.Node, p string) { d.str(v, p, &c.Idempotency.Header) },
+			})
+		},
+		"guard": func(v *yaml.Node, p string) {
+			d.list(v, p, func(_ int, v *yaml.Node, p string) {
+				var r RequestPattern
+				d.fields(v, p, map[string]func(*yaml.Node, string){
+					"method": func(v *yaml.Node, p string) { d.str(v, p, &r.Method) },
+					"url":    func(v *yaml.Node, p string) { d.str(v, p, &r.URL) },
+				})
+				c.Guard = append(c.Guard, r)
+			})
+		},
+		"confirm": func(v *yaml.Node, p string) {
+			cf := &c.Confirm
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"success": func(v *yaml.Node, p string) { cf.Success = d.predicate(v, p, false) },
+				"token":   func(v *yaml.Node, p string) { d.field(v, p, &cf.Token) },
+				"invoice": func(v *yaml.Node, p string) {
+					d.fields(v, p, map[string]func(*yaml.Node, string){
+						"link":     func(v *yaml.Node, p string) { d.str(v, p, &cf.Invoice.Link) },
+						"selector": func(v *yaml.Node, p string) { d.str(v, p, &cf.Invoice.Selector) },
+					})
+				},
+				"probe": func(v *yaml.Node, p string) {
+					d.fields(v, p, map[string]func(*yaml.Node, string){
+						"url":  func(v *yaml.Node, p string) { d.str(v, p, &cf.Probe.URL) },
+						"json": func(v *yaml.Node, p string) { d.str(v, p, &cf.Probe.JSON) },
+					})
+				},
+				"timeout": func(v *yaml.Node, p string) { d.duration(v, p, &cf.Timeout) },
+			})
+		},
+		"nonce": func(v *yaml.Node, p string) { d.str(v, p, &c.Nonce) },
+	})
+}
+
+// field decodes {selector, attr} or a bare selector string.
+func (d *decoder) field(n *yaml.Node, path string, f *IntentField) {
+	if n.Kind == yaml.ScalarNode {
+		d.str(n, path, &f.Selector)
+		return
+	}
+	d.fields(n, path, map[string]func(*yaml.Node, string){
+		"selector": func(v *yaml.Node, p string) { d.str(v, p, &f.Selector) },
+		"attr":     func(v *yaml.Node, p string) { d.str(v, p, &f.Attr) },
+	})
+}
+
+// action decodes {click: target}, {type: {target..., value|input}} and the
+// like: one key naming the kind.
+func (d *decoder) action(n *yaml.Node, path string) branch.Action {
+	var a branch.Action
+	if !d.ok() {
+		return a
+	}
+	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
+		d.fail(n, path, "must be a mapping with exactly one action kind (%s)", strings.Join(actionKinds, ", "))
+		return a
+	}
+	k, v := n.Content[0], resolve(n.Content[1])
+	p := joinPath(path, k.Value)
+	a.Kind = k.Value
+	if !branch.KnownKind(a.Kind) {
+		d.fail(k, p, "unknown action kind (known: %s)", strings.Join(actionKinds, ", "))
+		return a
+	}
+	switch a.Kind {
+	case branch.KindNavigate:
+		d.str(v, p, &a.URL)
+		return a
+	case branch.KindKeyPress, branch.KindEval, branch.KindScroll:
+		if v.Kind == yaml.ScalarNode {
+			d.str(v, p, &a.Value)
+			return a
+		}
+	}
+	t := &branch.Target{}
+	if v.Kind == yaml.ScalarNode {
+		d.str(v, p, &t.Text)
+		a.Target = t
+		return a
+	}
+	d.fields(v, p, map[string]func(*yaml.Node, string){
+		"testid":     func(v *yaml.Node, p string) { d.str(v, p, &t.TestID) },
+		"aria_label": func(v *yaml.Node, p string) { d.str(v, p, &t.AriaLabel) },
+		"role":       func(v *yaml.Node, p string) { d.str(v, p, &t.Role) },
+		"name":       func(v *yaml.Node, p string) { d.str(v, p, &t.Name) },
+		"id":         func(v *yaml.Node, p string) { d.str(v, p, &t.ID) },
+		"field":      func(v *yaml.Node, p string) { d.str(v, p, &t.Field) },
+		"text":       func(v *yaml.Node, p string) { d.str(v, p, &t.Text) },
+		"css":        func(v *yaml.Node, p string) { d.str(v, p, &t.CSS) },
+		"value":      func(v *yaml.Node, p string) { d.str(v, p, &a.Value) },
+		"input":      func(v *yaml.Node, p string) { d.str(v, p, &a.Input) },
+	})
+	a.Target = t
+	return a
+}
+
+// origin returns scheme://host[:port] of a URL string, "" if unparsable.
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// defaultName derives a task name from its file name.
+func defaultName(file string) string {
+	base := filepath.Base(file)
+	return strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
+}

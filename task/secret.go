@@ -1,0 +1,65 @@
+package task
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Resolve returns the value of an input, reading a secret from the
+// environment or its file. It is called by the process that types the
+// value, never by the loader, and its result must not be logged.
+func (in Input) Resolve() (string, error) {
+	switch {
+	case in.SecretEnv != "":
+		v, ok := os.LookupEnv(in.SecretEnv)
+		if !ok {
+			return "", fmt.Errorf("%w: environment variable %s is not set", ErrSecretMissing, in.SecretEnv)
+		}
+		return v, nil
+	case in.SecretFile != "":
+		b, err := os.ReadFile(in.SecretFile)
+		if err != nil {
+			return "", fmt.Errorf("%w: secret file %s: %v", ErrSecretMissing, in.SecretFile, err)
+		}
+		return strings.TrimRight(string(b), "\r\n"), nil
+	}
+	return in.Value, nil
+}
+
+// CheckSecrets resolves every secret input once, so a run fails before it
+// starts when one is missing. The values are discarded.
+func (t *Task) CheckSecrets() error {
+	names := make([]string, 0, len(t.Inputs))
+	for n := range t.Inputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		in := t.Inputs[n]
+		if !in.Secret() {
+			continue
+		}
+		if _, err := in.Resolve(); err != nil {
+			return &Error{File: t.file, Line: 0, Field: "inputs." + n, Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+// SecretValues resolves every secret input and returns the values, for
+// scrubbing: whatever holds them must never write them anywhere.
+func (t *Task) SecretValues() []string {
+	var out []string
+	for _, in := range t.Inputs {
+		if !in.Secret() {
+			continue
+		}
+		if v, err := in.Resolve(); err == nil && v != "" {
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

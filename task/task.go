@@ -1,0 +1,161 @@
+package task
+
+import (
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+)
+
+// SchemaVersion is the task file version this package reads.
+const SchemaVersion = 1
+
+// Task is a validated task spec with every default filled in.
+type Task struct {
+	Version     int    `json:"version"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	StartURL    string `json:"start_url"`
+	// Seed is the run seed. When the file has none it is derived from the
+	// task digest (SeedSet is false then).
+	Seed    uint64 `json:"seed"`
+	SeedSet bool   `json:"seed_set"`
+
+	Goal         Goal               `json:"goal"`
+	Inputs       map[string]Input   `json:"inputs,omitempty"`
+	Budgets      Budgets            `json:"budgets"`
+	Prices       map[string]float64 `json:"prices"`
+	Search       Search             `json:"search"`
+	Weights      scoring.Weights    `json:"weights"`
+	RiskPatterns []string           `json:"risk_patterns"`
+	DeadEnds     []scoring.Detector `json:"dead_ends"`
+	Environment  Environment        `json:"environment"`
+	Commit       Commit             `json:"commit"`
+	file         string
+}
+
+// Goal is the task's goal: free text for the planner, predicates for
+// scoring.
+type Goal struct {
+	Text string `json:"text"`
+	scoring.Goal
+}
+
+// Input is a value the planner may type or select. Exactly one of Value,
+// SecretEnv, SecretFile is set. Match is a regular expression over a form
+// field's label, name, id and placeholder that says where the input goes;
+// by default the input's own name, with _ and - read as spaces.
+type Input struct {
+	Value      string `json:"value,omitempty"`
+	SecretEnv  string `json:"secret_env,omitempty"`
+	SecretFile string `json:"secret_file,omitempty"`
+	Match      string `json:"match"`
+}
+
+// Secret reports whether the input's value is a secret.
+func (in Input) Secret() bool { return in.SecretEnv != "" || in.SecretFile != "" }
+
+// Budgets cap a run. Zero means no cap for Cost; every other budget has a
+// default.
+type Budgets struct {
+	WallClock       Duration `json:"wall_clock"`
+	BranchWallClock Duration `json:"branch_wall_clock"`
+	StepsPerBranch  int      `json:"steps_per_branch"`
+	TotalBranches   int      `json:"total_branches"`
+	Cost            float64  `json:"cost,omitempty"`
+	ActionTimeout   Duration `json:"action_timeout"`
+}
+
+// Search configures the frontier.
+type Search struct {
+	Strategy     string  `json:"strategy"`
+	BeamWidth    int     `json:"beam_width"`
+	MinBeamWidth int     `json:"min_beam_width"`
+	MaxChildren  int     `json:"max_children"`
+	StallLimit   int     `json:"stall_limit"`
+	Diversity    float64 `json:"diversity"`
+	Workers      int     `json:"workers"`
+}
+
+// Environment is the frozen browser environment of every branch.
+type Environment struct {
+	Viewport          Viewport  `json:"viewport"`
+	DeviceScaleFactor float64   `json:"device_scale_factor"`
+	Locale            string    `json:"locale"`
+	Timezone          string    `json:"timezone"`
+	UserAgent         string    `json:"user_agent"`
+	Clock             time.Time `json:"clock"`
+	StepAdvance       Duration  `json:"step_advance"`
+}
+
+// Viewport is a size in CSS pixels.
+type Viewport struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// Commit says where speculation stops and how the one side effect is made.
+type Commit struct {
+	Boundary      scoring.Predicate   `json:"boundary"`
+	Site          string              `json:"site"`
+	Flow          string              `json:"flow"`
+	Intent        []IntentField       `json:"intent"`
+	Preconditions []scoring.Predicate `json:"preconditions,omitempty"`
+	Action        branch.Action       `json:"action"`
+	Idempotency   Idempotency         `json:"idempotency"`
+	Guard         []RequestPattern    `json:"guard"`
+	Confirm       Confirm             `json:"confirm"`
+	Nonce         string              `json:"nonce,omitempty"`
+}
+
+// IntentField is one field of the business intent, read from the boundary
+// page: the text of Selector, or its attribute Attr.
+type IntentField struct {
+	Name     string `json:"name"`
+	Selector string `json:"selector"`
+	Attr     string `json:"attr,omitempty"`
+}
+
+// Idempotency says how the commit action carries the idempotency key: in a
+// form field (a CSS selector of an input whose value is set to the key) or
+// an HTTP header on the commit request.
+type Idempotency struct {
+	FormField string `json:"form_field,omitempty"`
+	Header    string `json:"header,omitempty"`
+}
+
+// RequestPattern matches requests: Method ("" any) and URL, a regular
+// expression over the full URL.
+type RequestPattern struct {
+	Method string `json:"method,omitempty"`
+	URL    string `json:"url"`
+}
+
+// Confirm says how to recognise and record a successful commit.
+type Confirm struct {
+	Success scoring.Predicate `json:"success"`
+	// Token is where the confirmation token (an order id) is read from.
+	Token IntentField `json:"token"`
+	// Invoice, when set, is a link (by visible text) or selector whose
+	// target is downloaded and stored by hash.
+	Invoice InvoiceSpec `json:"invoice,omitempty"`
+	// Probe asks the site whether a commit with the key exists, for crash
+	// recovery: URL may contain {key}; JSON is a dotted path to the token.
+	Probe   Probe    `json:"probe,omitempty"`
+	Timeout Duration `json:"timeout"`
+}
+
+// InvoiceSpec locates the invoice link.
+type InvoiceSpec struct {
+	Link     string `json:"link,omitempty"`
+	Selector string `json:"selector,omitempty"`
+}
+
+// Probe is an HTTP GET that finds an existing commit by key.
+type Probe struct {
+	URL  string `json:"url,omitempty"`
+	JSON string `json:"json,omitempty"`
+}
+
+// File returns the path the task was loaded from ("" for Parse).
+func (t *Task) File() string { return t.file }

@@ -1,0 +1,172 @@
+package task
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadExample(t *testing.T) {
+	tk, err := Load("../examples/procure-team-plan.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk.Name != "procure-team-plan" || tk.Seed != 7 || !tk.SeedSet {
+		t.Fatalf("name/seed: %q %d", tk.Name, tk.Seed)
+	}
+	if got := len(tk.Goal.Milestones) + len(tk.Goal.Success); got != 7 {
+		t.Fatalf("goal predicates = %d, want 7", got)
+	}
+	if !tk.Goal.Milestones[0].Sticky || tk.Goal.Success[0].Sticky {
+		t.Fatal("milestones must be sticky and success predicates not")
+	}
+	if tk.Commit.Action.Kind != "click" || tk.Commit.Action.Target.Name != "Place order" {
+		t.Fatalf("commit action = %+v", tk.Commit.Action)
+	}
+	if len(tk.Commit.Intent) != 6 || tk.Commit.Intent[4].Attr != "data-amount" {
+		t.Fatalf("intent = %+v", tk.Commit.Intent)
+	}
+	if tk.Budgets.StepsPerBranch != 12 || tk.Environment.Viewport.Width != 1280 {
+		t.Fatalf("defaults not applied: %+v %+v", tk.Budgets, tk.Environment)
+	}
+	if tk.Inputs["seats"].Match == "" {
+		t.Fatal("input match default missing")
+	}
+}
+
+func TestDigestIgnoresOriginAndSearch(t *testing.T) {
+	a, err := Load("../examples/procure-team-plan.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := a.WithStartURL("http://127.0.0.1:39999/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Search.Workers = 1
+	b.Budgets.WallClock *= 2
+	if a.Digest() != b.Digest() {
+		t.Fatal("digest depends on the site's address or on search settings")
+	}
+	c := *a
+	c.Commit.Nonce = "second purchase"
+	if c.Digest() == a.Digest() {
+		t.Fatal("digest ignores the commit nonce")
+	}
+	if got := b.RelativeURL("http://127.0.0.1:39999/pricing?x=1"); got != "{origin}/pricing?x=1" {
+		t.Fatalf("RelativeURL = %q", got)
+	}
+}
+
+// TestBadTasks runs every testdata/bad-*.yaml file and checks the error
+// names the line and field written in the file's first comment line:
+// "# want: LINE FIELD: substring".
+func TestBadTasks(t *testing.T) {
+	files, err := filepath.Glob("testdata/bad-*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no bad fixtures: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := strings.Cut(string(data), "\n")
+			want := strings.TrimSpace(strings.TrimPrefix(first, "# want:"))
+			_, err = Load(f)
+			if err == nil {
+				t.Fatalf("loaded without error; want %q", want)
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error does not wrap ErrInvalid: %v", err)
+			}
+			var te *Error
+			if !errors.As(err, &te) {
+				t.Fatalf("not a *task.Error: %T", err)
+			}
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("error %q does not contain %q", err, want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestGoodTasks(t *testing.T) {
+	files, _ := filepath.Glob("testdata/good-*.yaml")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if _, err := Load(f); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	_, err := Load("testdata/does-not-exist.yaml")
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "does-not-exist.yaml") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSecrets(t *testing.T) {
+	tk, err := Parse("mem.yaml", []byte(minimal+"inputs:\n  card: {secret_env: MV_TEST_CARD}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1 := tk.Digest()
+	if err := tk.CheckSecrets(); err == nil || !strings.Contains(err.Error(), "MV_TEST_CARD") {
+		t.Fatalf("missing secret not reported: %v", err)
+	}
+	t.Setenv("MV_TEST_CARD", "4111111111111111")
+	if err := tk.CheckSecrets(); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := tk.Inputs["card"].Resolve(); v != "4111111111111111" {
+		t.Fatalf("resolve = %q", v)
+	}
+	if tk.Digest() != d1 || strings.Contains(tk.Digest(), "4111") {
+		t.Fatal("digest depends on the secret value")
+	}
+}
+
+const minimal = `start_url: http://127.0.0.1:8555/
+goal:
+  success:
+    - {name: done, url_matches: /done}
+commit:
+  boundary: {url_matches: /review}
+  intent: {total: '#total'}
+  action: {click: {text: Buy}}
+  idempotency: {header: Idempotency-Key}
+  confirm:
+    success: {url_matches: /thanks}
+    token: '#order'
+`
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(minimal))
+	if b, err := os.ReadFile("../examples/procure-team-plan.yaml"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte("goal: [1, 2\n"))
+	f.Add([]byte("start_url: &a x\ngoal: *a\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tk, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error does not wrap ErrInvalid: %v", err)
+			}
+			return
+		}
+		if tk.Digest() == "" {
+			t.Fatal("valid task with empty digest")
+		}
+	})
+}

@@ -1,0 +1,429 @@
+package task
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+)
+
+// Defaults applied by Parse.
+const (
+	DefaultWallClock       = 3 * time.Minute
+	DefaultBranchWallClock = 60 * time.Second
+	DefaultStepsPerBranch  = 14
+	DefaultTotalBranches   = 200
+	DefaultActionTimeout   = 10 * time.Second
+	DefaultBeamWidth       = 4
+	DefaultMinBeamWidth    = 2
+	DefaultMaxChildren     = 4
+	DefaultStallLimit      = 3
+	DefaultDiversity       = 0.25
+	DefaultWorkers         = 4
+	DefaultConfirmTimeout  = 20 * time.Second
+	DefaultUserAgent       = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) MultiverseAgent/1.0"
+)
+
+// DefaultClock is the pinned page clock when a task names none.
+var DefaultClock = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+
+// DefaultRiskPatterns are always in force: the planner never proposes an
+// action whose target matches one. A task's risk_patterns add to them.
+var DefaultRiskPatterns = []string{
+	`(?i)\b(place|submit|confirm|complete)\s+(the\s+|my\s+|your\s+)?(order|purchase|payment)\b`,
+	`(?i)\bpay(\s+now)?\b`,
+	`(?i)\b(buy|purchase)\s+now\b`,
+	`(?i)\bdelete\b`,
+	`(?i)\bcancel\s+(my\s+|the\s+)?(subscription|account|plan|order)\b`,
+	`(?i)\bunsubscribe\b`,
+}
+
+// Strategies the search understands.
+var Strategies = []string{"beam"}
+
+type validator struct {
+	file string
+	root *yaml.Node
+	err  *Error
+}
+
+func (v *validator) fail(path, format string, args ...any) {
+	if v.err != nil {
+		return
+	}
+	v.err = &Error{File: v.file, Line: lineOf(v.root, path), Field: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// lineOf finds the line of a dotted path ("goal.success[1].text") in the
+// YAML tree; it falls back to the deepest ancestor found.
+func lineOf(n *yaml.Node, path string) int {
+	if n == nil {
+		return 0
+	}
+	line := n.Line
+	if path == "" {
+		return line
+	}
+	for _, seg := range splitPath(path) {
+		n = resolve(n)
+		if n == nil {
+			break
+		}
+		if seg.index >= 0 {
+			if n.Kind != yaml.SequenceNode || seg.index >= len(n.Content) {
+				break
+			}
+			n = n.Content[seg.index]
+			line = n.Line
+			continue
+		}
+		if n.Kind != yaml.MappingNode {
+			break
+		}
+		found := false
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == seg.key {
+				line = n.Content[i].Line
+				n = n.Content[i+1]
+				found = true
+				break
+			}
+		}
+		if !found {
+			break
+		}
+	}
+	return line
+}
+
+type segment struct {
+	key   string
+	index int
+}
+
+func splitPath(path string) []segment {
+	var out []segment
+	for _, part := range strings.Split(path, ".") {
+		for part != "" {
+			i := strings.IndexByte(part, '[')
+			if i < 0 {
+				out = append(out, segment{key: part, index: -1})
+				break
+			}
+			if i > 0 {
+				out = append(out, segment{key: part[:i], index: -1})
+			}
+			j := strings.IndexByte(part[i:], ']')
+			if j < 0 {
+				break
+			}
+			n, _ := strconv.Atoi(part[i+1 : i+j])
+			out = append(out, segment{index: n})
+			part = part[i+j+1:]
+		}
+	}
+	return out
+}
+
+func (v *validator) defaults(t *Task) {
+	if t.Version == 0 {
+		t.Version = SchemaVersion
+	}
+	if t.Name == "" {
+		t.Name = defaultName(t.file)
+	}
+	b := &t.Budgets
+	setDur(&b.WallClock, DefaultWallClock)
+	setDur(&b.BranchWallClock, DefaultBranchWallClock)
+	setDur(&b.ActionTimeout, DefaultActionTimeout)
+	setInt(&b.StepsPerBranch, DefaultStepsPerBranch)
+	setInt(&b.TotalBranches, DefaultTotalBranches)
+	if t.Prices == nil {
+		t.Prices = map[string]float64{}
+	}
+	for _, k := range actionKinds {
+		if _, ok := t.Prices[k]; !ok {
+			t.Prices[k] = 1
+		}
+	}
+	s := &t.Search
+	if s.Strategy == "" {
+		s.Strategy = "beam"
+	}
+	setInt(&s.BeamWidth, DefaultBeamWidth)
+	setInt(&s.MinBeamWidth, min(DefaultMinBeamWidth, s.BeamWidth))
+	setInt(&s.MaxChildren, DefaultMaxChildren)
+	setInt(&s.StallLimit, DefaultStallLimit)
+	setInt(&s.Workers, DefaultWorkers)
+	if s.Diversity == 0 {
+		s.Diversity = DefaultDiversity
+	}
+	if t.Weights == (scoring.Weights{}) {
+		t.Weights = scoring.DefaultWeights()
+	}
+	t.RiskPatterns = append(append([]string{}, DefaultRiskPatterns...), t.RiskPatterns...)
+	if t.DeadEnds == nil {
+		t.DeadEnds = scoring.DefaultDetectors()
+	}
+	e := &t.Environment
+	setInt(&e.Viewport.Width, 1280)
+	setInt(&e.Viewport.Height, 800)
+	if e.DeviceScaleFactor == 0 {
+		e.DeviceScaleFactor = 1
+	}
+	if e.Locale == "" {
+		e.Locale = "en-US"
+	}
+	if e.Timezone == "" {
+		e.Timezone = "UTC"
+	}
+	if e.UserAgent == "" {
+		e.UserAgent = DefaultUserAgent
+	}
+	if e.Clock.IsZero() {
+		e.Clock = DefaultClock
+	}
+	setDur(&e.StepAdvance, time.Second)
+	c := &t.Commit
+	if c.Site == "" {
+		if u, err := url.Parse(t.StartURL); err == nil {
+			c.Site = u.Hostname()
+		}
+	}
+	if c.Flow == "" {
+		c.Flow = t.Name
+	}
+	setDur(&c.Confirm.Timeout, DefaultConfirmTimeout)
+	for name, in := range t.Inputs {
+		if in.Match == "" {
+			in.Match = "(?i)" + regexp.QuoteMeta(strings.NewReplacer("_", " ", "-", " ").Replace(name))
+			t.Inputs[name] = in
+		}
+	}
+	for i := range c.Preconditions {
+		if c.Preconditions[i].Name == "" {
+			c.Preconditions[i].Name = fmt.Sprintf("precondition_%d", i+1)
+		}
+	}
+}
+
+func setDur(d *Duration, def time.Duration) {
+	if *d == 0 {
+		*d = Duration(def)
+	}
+}
+
+func setInt(i *int, def int) {
+	if *i == 0 {
+		*i = def
+	}
+}
+
+func (v *validator) predicate(path string, p *scoring.Predicate) {
+	if v.err != nil {
+		return
+	}
+	if err := p.Validate(); err != nil {
+		var fe *scoring.FieldError
+		if errors.As(err, &fe) {
+			v.fail(joinPathRel(path, fe.Path), "%s", fe.Msg)
+			return
+		}
+		v.fail(path, "%v", err)
+	}
+}
+
+func joinPathRel(path, rel string) string {
+	if rel == "" {
+		return path
+	}
+	return path + "." + rel
+}
+
+func (v *validator) regex(path, expr string) {
+	if _, err := regexp.Compile(expr); err != nil {
+		v.fail(path, "bad regular expression: %v", err)
+	}
+}
+
+func (v *validator) validate(t *Task) {
+	if t.Version != SchemaVersion {
+		v.fail("version", "unsupported task version %d (this Multiverse reads version %d)", t.Version, SchemaVersion)
+	}
+	if t.StartURL == "" {
+		v.fail("start_url", "is required")
+	} else if u, err := url.Parse(t.StartURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		v.fail("start_url", "must be an absolute http(s) URL, found %q", t.StartURL)
+	}
+	g := t.Goal
+	if len(g.Milestones)+len(g.Success) == 0 {
+		v.fail("goal", "needs at least one predicate under milestones or success")
+	}
+	names := map[string]string{}
+	for _, list := range []struct {
+		field string
+		preds []scoring.Predicate
+	}{{"goal.milestones", g.Milestones}, {"goal.success", g.Success}} {
+		for i := range list.preds {
+			p := &list.preds[i]
+			path := fmt.Sprintf("%s[%d]", list.field, i)
+			if p.Name == "" {
+				v.fail(path+".name", "a goal predicate needs a name")
+			} else if prev, dup := names[p.Name]; dup {
+				v.fail(path+".name", "name %q is already used by %s", p.Name, prev)
+			}
+			names[p.Name] = path
+			v.predicate(path, p)
+		}
+	}
+	for i := range t.Goal.Milestones {
+		t.Goal.Milestones[i].Sticky = true
+	}
+	for name, in := range t.Inputs {
+		path := "inputs." + name
+		n := 0
+		for _, s := range []string{in.Value, in.SecretEnv, in.SecretFile} {
+			if s != "" {
+				n++
+			}
+		}
+		if n > 1 {
+			v.fail(path, "set exactly one of value, secret_env, secret_file")
+		}
+		if in.SecretEnv != "" && !envName.MatchString(in.SecretEnv) {
+			v.fail(path+".secret_env", "%q is not an environment variable name", in.SecretEnv)
+		}
+		v.regex(path+".match", in.Match)
+	}
+	b := t.Budgets
+	positive := []struct {
+		path string
+		val  int
+	}{{"budgets.steps_per_branch", b.StepsPerBranch}, {"budgets.total_branches", b.TotalBranches},
+		{"search.beam_width", t.Search.BeamWidth}, {"search.min_beam_width", t.Search.MinBeamWidth},
+		{"search.max_children", t.Search.MaxChildren}, {"search.stall_limit", t.Search.StallLimit},
+		{"search.workers", t.Search.Workers}, {"environment.viewport.width", t.Environment.Viewport.Width},
+		{"environment.viewport.height", t.Environment.Viewport.Height}}
+	for _, p := range positive {
+		if p.val < 1 {
+			v.fail(p.path, "must be at least 1, found %d", p.val)
+		}
+	}
+	if b.Cost < 0 {
+		v.fail("budgets.cost", "must not be negative")
+	}
+	for k, p := range t.Prices {
+		if p < 0 {
+			v.fail("prices."+k, "must not be negative")
+		}
+	}
+	s := t.Search
+	if !contains(Strategies, s.Strategy) {
+		v.fail("search.strategy", "unknown strategy %q (known: %s)", s.Strategy, strings.Join(Strategies, ", "))
+	}
+	if s.MinBeamWidth > s.BeamWidth {
+		v.fail("search.min_beam_width", "must not exceed beam_width (%d)", s.BeamWidth)
+	}
+	if s.Diversity < 0 || s.Diversity >= 1 {
+		v.fail("search.diversity", "must be in [0, 1), found %g", s.Diversity)
+	}
+	for i, p := range t.RiskPatterns[len(DefaultRiskPatterns):] {
+		v.regex(fmt.Sprintf("risk_patterns[%d]", i), p)
+	}
+	for i, det := range t.DeadEnds {
+		if err := det.Validate(); err != nil {
+			var fe *scoring.FieldError
+			path := fmt.Sprintf("dead_ends[%d]", i)
+			if errors.As(err, &fe) {
+				v.fail(joinPathRel(path, fe.Path), "%s", fe.Msg)
+			} else {
+				v.fail(path, "%v", err)
+			}
+		}
+	}
+	e := t.Environment
+	if e.DeviceScaleFactor <= 0 || e.DeviceScaleFactor > 4 {
+		v.fail("environment.device_scale_factor", "must be in (0, 4]")
+	}
+	if _, err := time.LoadLocation(e.Timezone); err != nil {
+		v.fail("environment.timezone", "unknown time zone %q", e.Timezone)
+	}
+	v.commit(t)
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *validator) commit(t *Task) {
+	c := &t.Commit
+	if v.err != nil {
+		return
+	}
+	if c.Boundary.Kind() == "" && c.Action.Kind == "" && len(c.Intent) == 0 {
+		v.fail("commit", "is required: a task must say where speculation stops and how to commit")
+		return
+	}
+	if c.Boundary.Kind() == "" {
+		v.fail("commit.boundary", "is required: the predicate that says speculation stops here")
+	}
+	v.predicate("commit.boundary", &c.Boundary)
+	if len(c.Intent) == 0 {
+		v.fail("commit.intent", "needs at least one field: the business intent the idempotency key is made of")
+	}
+	for _, f := range c.Intent {
+		if f.Selector == "" {
+			v.fail("commit.intent."+f.Name+".selector", "is required")
+		}
+	}
+	for i := range c.Preconditions {
+		v.predicate(fmt.Sprintf("commit.preconditions[%d]", i), &c.Preconditions[i])
+	}
+	if c.Action.Kind == "" {
+		v.fail("commit.action", "is required: the action that makes the side effect")
+	} else if err := c.Action.Validate(); err != nil {
+		v.fail("commit.action", "%s", strings.TrimPrefix(err.Error(), "branch: "))
+	}
+	id := c.Idempotency
+	if (id.FormField == "") == (id.Header == "") {
+		v.fail("commit.idempotency", "set exactly one of form_field (a selector) or header (a header name)")
+	}
+	for i, g := range c.Guard {
+		path := fmt.Sprintf("commit.guard[%d]", i)
+		if g.URL == "" {
+			v.fail(path+".url", "is required")
+		}
+		v.regex(path+".url", g.URL)
+	}
+	cf := c.Confirm
+	if cf.Success.Kind() == "" {
+		v.fail("commit.confirm.success", "is required: the predicate that says the commit succeeded")
+	}
+	v.predicate("commit.confirm.success", &cf.Success)
+	if cf.Token.Selector == "" {
+		v.fail("commit.confirm.token", "is required: where the confirmation token (an order id) is shown")
+	}
+	if cf.Invoice.Link != "" && cf.Invoice.Selector != "" {
+		v.fail("commit.confirm.invoice", "set only one of link, selector")
+	}
+	if (cf.Probe.URL == "") != (cf.Probe.JSON == "") {
+		v.fail("commit.confirm.probe", "set both url and json, or neither")
+	}
+	if c.Site == "" {
+		v.fail("commit.site", "is required when start_url has no host")
+	}
+}
