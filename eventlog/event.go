@@ -1,0 +1,64 @@
+package eventlog
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Event is one entry of a run's log. The JSON form (tags below) is the form
+// of events.jsonl in bundles and of the CLI's --json output.
+type Event struct {
+	// RunID names the run (a ULID). Required.
+	RunID string `json:"run_id"`
+	// Seq is the 1-based, dense position of the event in its run, assigned
+	// by Append.
+	Seq int64 `json:"seq"`
+	// Time is the wall time the thing happened, set by the caller; Append
+	// uses the current time if it is zero and stores it in UTC.
+	Time time.Time `json:"time"`
+	// VirtualTime is the branch's pinned page clock in milliseconds, 0 when
+	// not applicable.
+	VirtualTime int64 `json:"virtual_time_ms"`
+	// Kind says what happened, one of the Kind constants or a newer kind.
+	// Required.
+	Kind string `json:"kind"`
+	// BranchID names the branch the event concerns, if any.
+	BranchID string `json:"branch_id,omitempty"`
+	// TraceID is the W3C trace id (32 lowercase hex digits), if any.
+	TraceID string `json:"trace_id,omitempty"`
+	// SpanID is the W3C span id (16 lowercase hex digits), if any.
+	SpanID string `json:"span_id,omitempty"`
+	// ParentSpanID is the W3C id of the parent span, if any.
+	ParentSpanID string `json:"parent_span_id,omitempty"`
+	// Payload is the kind-specific body, a JSON value, stored canonicalized.
+	Payload json.RawMessage `json:"payload,omitempty"`
+	// Artifacts lists digests of artifacts the event references.
+	Artifacts []string `json:"artifacts,omitempty"`
+	// PrevHash is the Hash of the previous event of the run, or
+	// Genesis(RunID) for Seq 1. Assigned by Append.
+	PrevHash string `json:"prev_hash"`
+	// Hash commits to this event and, through PrevHash, to every earlier
+	// one. Assigned by Append; see the package documentation.
+	Hash string `json:"hash"`
+}
+
+// Event kinds the orchestrator appends. The list is open: Append accepts any
+// non-empty kind, so newer kinds do not need a schema change.
+const (
+	KindRunStart     = "run_start"     // run manifest: task digest, versions, environment, seeds, budgets
+	KindBranchFork   = "branch_fork"   // a child branch was created from a parent
+	KindActionStart  = "action_start"  // a worker began an action
+	KindActionEnd    = "action_end"    // an action finished (status, duration, error code)
+	KindNav          = "nav"           // the page navigated
+	KindDOMSnapshot  = "dom_snapshot"  // a canonical DOM / AX tree was captured
+	KindNet          = "net"           // a request/response pair was captured
+	KindMetricUpdate = "metric_update" // a branch's score vector changed
+	KindBudgetDebit  = "budget_debit"  // a budget was charged
+	KindBranchPruned = "branch_pruned" // a branch was cut, with the reason
+	KindBranchDone   = "branch_done"   // a branch reached the boundary or a dead end
+	KindError        = "error"         // something failed
+	KindCommitStart  = "commit_start"  // the committer took over
+	KindCommitEnd    = "commit_end"    // the commit finished (committed, aborted, failed)
+	KindLedger       = "ledger"        // a commit ledger row changed
+	KindRunEnd       = "run_end"       // the run finished
+)
