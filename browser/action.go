@@ -1,0 +1,339 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+)
+
+// Action error codes, stable across processes (they travel in results and
+// events).
+const (
+	CodeSelectorNotFound  = "selector_not_found"
+	CodeElementHidden     = "element_hidden"
+	CodeElementDisabled   = "element_disabled"
+	CodeNavigationTimeout = "navigation_timeout"
+	CodePageError         = "page_error"
+	CodePageCrash         = "page_crash"
+	CodeHTTPError         = "http_error"
+	CodeTimeout           = "timeout"
+	CodeUnsupported       = "unsupported_action_type"
+	CodeRedactedValue     = "redacted_value"
+	CodeInputMissing      = "input_missing"
+	CodeGuardBlocked      = "guard_blocked"
+)
+
+// Statuses of an executed action.
+const (
+	StatusOK     = "ok"
+	StatusHealed = "healed"
+	StatusFailed = "failed"
+)
+
+var errNetworkBusy = errors.New("browser: network did not settle")
+
+// ActionError is a failed action with a stable code.
+type ActionError struct {
+	Code string
+	Msg  string
+}
+
+func (e *ActionError) Error() string { return e.Code + ": " + e.Msg }
+
+// StepResult is the outcome of one action.
+type StepResult struct {
+	Step     int    `json:"step"`
+	Status   string `json:"status"`
+	Code     string `json:"code,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Strategy string `json:"strategy,omitempty"` // target strategy that resolved
+	Start    time.Time
+	End      time.Time
+	// VirtualTime is the page clock after the step settled, in ms.
+	VirtualTime int64 `json:"virtual_time_ms"`
+}
+
+// Resolver returns the value of a task input by name.
+type Resolver func(name string) (string, error)
+
+// RedactedPlaceholder is what plans carry instead of a removed value; it
+// must never be typed.
+const RedactedPlaceholder = "[redacted]"
+
+// Do executes one action, waits for the page to settle, and advances the
+// page clock by one step. A failed action returns a StepResult with status
+// failed and a code; the error is reserved for a session that can no
+// longer be used (closed, browser lost, context cancelled).
+func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (StepResult, error) {
+	if s.bctx == nil {
+		return StepResult{}, ErrSessionClosed
+	}
+	res := StepResult{Step: s.step + 1, Start: time.Now()}
+	s.mu.Lock()
+	s.step++
+	s.mu.Unlock()
+	strategy, err := s.do(ctx, a, inputs)
+	res.Strategy = strategy
+	if err == nil {
+		err = s.settle(ctx)
+	} else if ctx.Err() == nil {
+		// Even a failed action may have changed the page; let it settle
+		// so the observation after it is stable.
+		s.settle(ctx)
+	}
+	res.End = time.Now()
+	res.VirtualTime = s.vt.UnixMilli()
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	if rerr := s.rt.Err(); rerr != nil {
+		return res, rerr
+	}
+	res.Status = StatusOK
+	if strategy != "" && strings.HasPrefix(strategy, "healed:") {
+		res.Status = StatusHealed
+		res.Strategy = strings.TrimPrefix(strategy, "healed:")
+	}
+	if s.Crashed() {
+		err = &ActionError{Code: CodePageCrash, Msg: "the page crashed"}
+	}
+	if err != nil {
+		var ae *ActionError
+		if !errors.As(err, &ae) {
+			ae = classify(err)
+		}
+		res.Status, res.Code, res.Error = StatusFailed, ae.Code, ae.Msg
+	}
+	return res, nil
+}
+
+func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (string, error) {
+	timeout := playwright.Float(float64(s.opts.Env.ActionTimeout.Milliseconds()))
+	value := a.Value
+	if a.Input != "" {
+		if inputs == nil {
+			return "", &ActionError{Code: CodeInputMissing, Msg: "input " + a.Input + " is not available"}
+		}
+		v, err := inputs(a.Input)
+		if err != nil {
+			return "", &ActionError{Code: CodeInputMissing, Msg: err.Error()}
+		}
+		value = v
+	}
+	if value == RedactedPlaceholder {
+		return "", &ActionError{Code: CodeRedactedValue, Msg: "refusing to type a redacted placeholder"}
+	}
+	switch a.Kind {
+	case branch.KindNavigate:
+		resp, err := s.page.Goto(a.URL, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateLoad, Timeout: timeout})
+		if err != nil {
+			return "", err
+		}
+		if resp != nil && resp.Status() >= 500 {
+			return "", &ActionError{Code: CodeHTTPError, Msg: fmt.Sprintf("%s answered %d", a.URL, resp.Status())}
+		}
+		return "", nil
+	case branch.KindScroll:
+		dy, _ := strconv.ParseFloat(value, 64)
+		if dy == 0 {
+			dy = 600
+		}
+		return "", s.page.Mouse().Wheel(0, dy)
+	case branch.KindEval:
+		_, err := s.page.Evaluate(value)
+		return "", err
+	case branch.KindKeyPress:
+		if a.Target == nil {
+			return "", s.page.Keyboard().Press(value)
+		}
+	case branch.KindWaitFor:
+		if a.Target == nil {
+			d, err := time.ParseDuration(value)
+			if err != nil {
+				return "", &ActionError{Code: CodeUnsupported, Msg: "wait_for needs a target or a duration"}
+			}
+			return "", s.advance(ctx, d)
+		}
+	}
+	if a.Target == nil {
+		return "", &ActionError{Code: CodeUnsupported, Msg: a.Kind + " needs a target"}
+	}
+	loc, strategy, err := s.resolve(a.Target)
+	if err != nil {
+		return "", err
+	}
+	switch a.Kind {
+	case branch.KindClick:
+		err = loc.Click(playwright.LocatorClickOptions{Timeout: timeout})
+	case branch.KindType:
+		err = loc.Fill(value, playwright.LocatorFillOptions{Timeout: timeout})
+	case branch.KindSelect:
+		_, err = loc.SelectOption(playwright.SelectOptionValues{Values: &[]string{value}}, playwright.LocatorSelectOptionOptions{Timeout: timeout})
+		if err != nil && !isTimeout(err) {
+			_, err = loc.SelectOption(playwright.SelectOptionValues{Labels: &[]string{value}}, playwright.LocatorSelectOptionOptions{Timeout: timeout})
+		}
+	case branch.KindCheck:
+		err = loc.SetChecked(value != "false", playwright.LocatorSetCheckedOptions{Timeout: timeout})
+	case branch.KindKeyPress:
+		err = loc.Press(value, playwright.LocatorPressOptions{Timeout: timeout})
+	case branch.KindWaitFor:
+		err = loc.WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateVisible, Timeout: timeout})
+	default:
+		err = &ActionError{Code: CodeUnsupported, Msg: "unknown action kind " + a.Kind}
+	}
+	return strategy, err
+}
+
+// resolve walks the target's strategies in order and returns the first
+// locator that names exactly one element (visible when several match).
+// The strategy name is prefixed "healed:" when an earlier strategy the
+// target carried no longer resolved.
+func (s *Session) resolve(t *branch.Target) (playwright.Locator, string, error) {
+	type strat struct {
+		name string
+		loc  func() playwright.Locator
+	}
+	var list []strat
+	add := func(name, v string, f func() playwright.Locator) {
+		if v != "" {
+			list = append(list, strat{name, f})
+		}
+	}
+	p := s.page
+	add("testid", t.TestID, func() playwright.Locator { return p.Locator(attrSel("data-testid", t.TestID)) })
+	add("aria_label", t.AriaLabel, func() playwright.Locator { return p.Locator(attrSel("aria-label", t.AriaLabel)) })
+	if t.Role != "" && t.Name != "" {
+		add("role", t.Role, func() playwright.Locator {
+			return p.GetByRole(playwright.AriaRole(t.Role), playwright.PageGetByRoleOptions{Name: t.Name, Exact: playwright.Bool(true)})
+		})
+	}
+	add("id", t.ID, func() playwright.Locator { return p.Locator(attrSel("id", t.ID)) })
+	add("field", t.Field, func() playwright.Locator { return p.Locator(attrSel("name", t.Field)) })
+	add("text", t.Text, func() playwright.Locator {
+		return p.GetByText(t.Text, playwright.PageGetByTextOptions{Exact: playwright.Bool(true)})
+	})
+	add("css", t.CSS, func() playwright.Locator { return p.Locator(t.CSS) })
+	if len(list) == 0 {
+		return nil, "", &ActionError{Code: CodeSelectorNotFound, Msg: "the target has no strategy"}
+	}
+	var sawHidden bool
+	for i, st := range list {
+		loc := st.loc()
+		n, err := loc.Count()
+		if err != nil || n == 0 {
+			continue
+		}
+		if n > 1 {
+			loc = loc.Filter(playwright.LocatorFilterOptions{Visible: playwright.Bool(true)})
+			if n, err = loc.Count(); err != nil || n != 1 {
+				continue
+			}
+		}
+		if vis, err := loc.IsVisible(); err == nil && !vis {
+			sawHidden = true
+			continue
+		}
+		name := st.name
+		if i > 0 {
+			name = "healed:" + name
+		}
+		return loc, name, nil
+	}
+	if sawHidden {
+		return nil, "", &ActionError{Code: CodeElementHidden, Msg: "target " + t.Describe() + " is not visible"}
+	}
+	return nil, "", &ActionError{Code: CodeSelectorNotFound, Msg: "no strategy found target " + t.Describe()}
+}
+
+func attrSel(attr, v string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return "[" + attr + `="` + r.Replace(v) + `"]`
+}
+
+// settle waits for the page to load and the network to go quiet, then
+// advances the pinned clock by one step (running due timers) and waits
+// again.
+func (s *Session) settle(ctx context.Context) error {
+	deadline := time.Now().Add(s.opts.Env.ActionTimeout)
+	if err := s.waitLoad(deadline); err != nil {
+		return err
+	}
+	if err := s.waitQuiet(ctx, deadline); err != nil {
+		return classify(err)
+	}
+	return s.advance(ctx, s.opts.Env.StepAdvance)
+}
+
+func (s *Session) advance(ctx context.Context, d time.Duration) error {
+	deadline := time.Now().Add(s.opts.Env.ActionTimeout)
+	if err := s.bctx.Clock().RunFor(d.Milliseconds()); err != nil {
+		return fmt.Errorf("browser: advancing the page clock: %w", err)
+	}
+	s.vt = s.vt.Add(d)
+	if err := s.waitLoad(deadline); err != nil {
+		return err
+	}
+	if err := s.waitQuiet(ctx, deadline); err != nil {
+		return classify(err)
+	}
+	return nil
+}
+
+func (s *Session) waitLoad(deadline time.Time) error {
+	remaining := time.Until(deadline)
+	if remaining <= 0 {
+		return &ActionError{Code: CodeNavigationTimeout, Msg: "the page did not finish loading"}
+	}
+	err := s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad,
+		Timeout: playwright.Float(float64(remaining.Milliseconds()))})
+	if err != nil {
+		if isTimeout(err) {
+			return &ActionError{Code: CodeNavigationTimeout, Msg: "the page did not finish loading within " + s.opts.Env.ActionTimeout.String()}
+		}
+		return classify(err)
+	}
+	return nil
+}
+
+func isTimeout(err error) bool {
+	return errors.Is(err, playwright.ErrTimeout) || strings.Contains(err.Error(), "Timeout")
+}
+
+// classify maps a Playwright error to an ActionError with a stable code.
+func classify(err error) *ActionError {
+	var ae *ActionError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	msg := err.Error()
+	short := msg
+	if i := strings.Index(short, "\n"); i > 0 {
+		short = short[:i]
+	}
+	switch {
+	case errors.Is(err, errNetworkBusy):
+		return &ActionError{Code: CodeNavigationTimeout, Msg: "the network did not settle"}
+	case strings.Contains(msg, "net::ERR_BLOCKED_BY_CLIENT"):
+		return &ActionError{Code: CodeGuardBlocked, Msg: short}
+	case strings.Contains(msg, "net::ERR_TOO_MANY_REDIRECTS"), strings.Contains(msg, "net::ERR_"):
+		return &ActionError{Code: CodePageError, Msg: short}
+	case strings.Contains(msg, "not enabled") || strings.Contains(msg, "disabled"):
+		return &ActionError{Code: CodeElementDisabled, Msg: short}
+	case strings.Contains(msg, "not visible") || strings.Contains(msg, "intercepts pointer events"):
+		return &ActionError{Code: CodeElementHidden, Msg: short}
+	case strings.Contains(msg, "page.goto") && isTimeout(err):
+		return &ActionError{Code: CodeNavigationTimeout, Msg: short}
+	case isTimeout(err):
+		return &ActionError{Code: CodeTimeout, Msg: short}
+	case strings.Contains(msg, "crash"):
+		return &ActionError{Code: CodePageCrash, Msg: short}
+	}
+	return &ActionError{Code: CodePageError, Msg: short}
+}

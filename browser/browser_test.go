@@ -1,0 +1,192 @@
+package browser_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+	"github.com/multiverse-orchestrator/multiverse/sites"
+)
+
+// One Chromium for the package; a session (context) per test.
+var (
+	rtOnce sync.Once
+	rt     *browser.Runtime
+	rtErr  error
+)
+
+func runtime(t *testing.T) *browser.Runtime {
+	t.Helper()
+	rtOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		rt, rtErr = browser.Launch(ctx, browser.Options{})
+	})
+	if rtErr != nil {
+		t.Fatalf("launch: %v", rtErr)
+	}
+	return rt
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if rt != nil {
+		rt.Close()
+	}
+	os.Exit(code)
+}
+
+func vendor(t *testing.T, k sites.Knobs) *httptest.Server {
+	t.Helper()
+	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(v)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func session(t *testing.T, origin string, seed uint64, guard ...browser.GuardPattern) *browser.Session {
+	t.Helper()
+	store, err := artifacts.OpenFS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := runtime(t).NewSession(context.Background(), browser.SessionOptions{
+		Env:     browser.Env{ActionTimeout: 5 * time.Second},
+		RunSeed: seed, Origin: origin, Store: store, Guard: guard, Record: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func do(t *testing.T, s *browser.Session, a branch.Action) browser.StepResult {
+	t.Helper()
+	r, err := s.Do(context.Background(), a, func(name string) (string, error) { return "v-" + name, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func click(testid string) branch.Action {
+	return branch.Action{Kind: branch.KindClick, Target: &branch.Target{TestID: testid}}
+}
+
+func TestNavigateClickObserve(t *testing.T) {
+	srv := vendor(t, sites.Knobs{})
+	s := session(t, srv.URL, 1)
+	if r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"}); r.Status != browser.StatusOK {
+		t.Fatalf("navigate: %+v", r)
+	}
+	if r := do(t, s, click("nav-pricing")); r.Status != browser.StatusOK {
+		t.Fatalf("click: %+v", r)
+	}
+	probe := scoring.Probe{Kind: scoring.ProbeElement, Selector: "[data-testid=billing-shown]"}
+	snap, err := s.Observe(context.Background(), browser.ObserveSpec{Probes: []scoring.Probe{probe}, Text: true, Screenshot: true, Store: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(snap.Obs.URL, "/pricing") || snap.Obs.Title == "" || snap.Obs.Status != 200 {
+		t.Fatalf("obs = %q %q %d", snap.Obs.URL, snap.Obs.Title, snap.Obs.Status)
+	}
+	if a := snap.Answers[probe]; !a.Found || !a.Visible || a.Text == "" {
+		t.Fatalf("probe answer = %+v", a)
+	}
+	if snap.Obs.ScreenshotHash == "" || snap.Obs.DOMArtifact == "" || len(snap.Obs.DOMHash) != 64 {
+		t.Fatalf("hashes missing: %+v", snap.Obs)
+	}
+	var choose bool
+	for _, a := range snap.Obs.Affordances {
+		if a.Target.Name == "Choose Team" && a.Kind == "link" {
+			choose = true
+		}
+	}
+	if !choose {
+		t.Fatalf("no Choose Team affordance in %d affordances", len(snap.Obs.Affordances))
+	}
+	if got := snap.Obs.VirtualTime - time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC).UnixMilli(); got != 2000 {
+		t.Fatalf("virtual time advanced %d ms over two steps, want 2000", got)
+	}
+}
+
+// TestDeterminism: with chaos that uses Math.random, Date, performance.now
+// and timers, two sessions with the same seed reach the same strict hashes;
+// another seed differs.
+func TestDeterminism(t *testing.T) {
+	srv := vendor(t, sites.Knobs{PageRandom: true, TimerRace: true, LateBanner: true})
+	run := func(seed uint64) (string, string) {
+		s := session(t, srv.URL, seed)
+		do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
+		do(t, s, click("nav-pricing"))
+		snap, err := s.Observe(context.Background(), browser.ObserveSpec{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(snap.DOM, "Session") {
+			t.Fatalf("page-random chaos not in DOM")
+		}
+		return snap.Obs.DOMHash, snap.Obs.AXHash
+	}
+	d1, a1 := run(42)
+	d2, a2 := run(42)
+	d3, _ := run(43)
+	if d1 != d2 || a1 != a2 {
+		t.Fatalf("same seed, different hashes: %s/%s vs %s/%s", d1, a1, d2, a2)
+	}
+	if d1 == d3 {
+		t.Fatal("different seeds gave the same DOM although the page shows Math.random")
+	}
+}
+
+func TestGuardBlocksOrders(t *testing.T) {
+	srv := vendor(t, sites.Knobs{})
+	guard := browser.GuardPattern{Method: "POST", URL: mustRE(`/orders`)}
+	s := session(t, srv.URL, 1, guard)
+	do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/checkout/review?plan=team&billing=monthly&seats=10&country=DE&email=a%40b.example"})
+	r := do(t, s, click("place-order"))
+	_ = r
+	if len(s.Blocked()) != 1 || !strings.HasPrefix(s.Blocked()[0], "POST ") {
+		t.Fatalf("blocked = %v", s.Blocked())
+	}
+	var seen bool
+	for _, n := range s.NetSince(0) {
+		if n.Method == "POST" && n.Blocked {
+			seen = true
+		}
+	}
+	if !seen {
+		t.Fatal("blocked request not recorded")
+	}
+}
+
+func TestSelectorNotFound(t *testing.T) {
+	srv := vendor(t, sites.Knobs{})
+	s := session(t, srv.URL, 1)
+	do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
+	r := do(t, s, click("no-such-thing"))
+	if r.Status != browser.StatusFailed || r.Code != browser.CodeSelectorNotFound {
+		t.Fatalf("result = %+v", r)
+	}
+}
+
+func TestServerError(t *testing.T) {
+	srv := vendor(t, sites.Knobs{FailStatus: map[string]int{"/": 500}})
+	s := session(t, srv.URL, 1)
+	r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
+	if r.Status != browser.StatusFailed || r.Code != browser.CodeHTTPError {
+		t.Fatalf("result = %+v", r)
+	}
+}

@@ -1,0 +1,234 @@
+package browser
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+)
+
+// netRec is a network record being filled in as events arrive.
+type netRec struct {
+	branch.NetRecord
+	done bool
+}
+
+// listen records every request of the context. Playwright delivers events
+// on its dispatch goroutine, which must never block on a driver call, so
+// anything that needs a round trip (the response, its body) runs in a
+// goroutine; the in-flight count covers it until it is stored.
+func (s *Session) listen() {
+	s.bctx.On("page", func(p playwright.Page) {
+		if s.page != nil && p != s.page {
+			s.setPage(p) // follow popups: the newest page is the branch's page
+		}
+	})
+	s.bctx.On("request", func(req playwright.Request) {
+		rec := &netRec{}
+		rec.Method = req.Method()
+		rec.URL = s.scrubURL(req.URL())
+		rec.Type = req.ResourceType()
+		rec.ReqHeaders = s.scrubHeaders(req.Headers())
+		if body, err := req.PostDataBuffer(); err == nil && len(body) > 0 {
+			rec.ReqBodyHash = sha(body)
+		}
+		s.mu.Lock()
+		rec.Seq = len(s.net) + 1
+		rec.Step = s.step
+		s.net = append(s.net, rec)
+		s.byReq[req] = rec
+		s.inflight++
+		s.lastBusy = time.Now()
+		s.mu.Unlock()
+	})
+	s.bctx.On("requestfinished", func(req playwright.Request) {
+		go s.finish(req, "")
+	})
+	s.bctx.On("requestfailed", func(req playwright.Request) {
+		msg := "failed"
+		if err := req.Failure(); err != nil {
+			msg = err.Error()
+		}
+		go s.finish(req, msg)
+	})
+}
+
+func (s *Session) finish(req playwright.Request, failure string) {
+	s.mu.Lock()
+	rec := s.byReq[req]
+	s.mu.Unlock()
+	if rec == nil {
+		return
+	}
+	var status int
+	var headers map[string]string
+	var bodyHash string
+	var size int
+	if failure == "" {
+		if resp, err := req.Response(); err == nil && resp != nil {
+			status = resp.Status()
+			headers = s.scrubHeaders(resp.Headers())
+			if status < 300 || status >= 400 {
+				if body, err := resp.Body(); err == nil {
+					size = len(body)
+					bodyHash = sha(body)
+					if s.opts.Record && s.opts.Store != nil {
+						s.opts.Store.Put(context.Background(), body)
+					}
+				}
+			}
+			if ct := headers["content-type"]; strings.HasPrefix(ct, "text/event-stream") {
+				s.mu.Lock()
+				rec.Unsupported = "server-sent events"
+				s.mu.Unlock()
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec.Status, rec.RespHeaders, rec.BodyHash, rec.BodySize = status, headers, bodyHash, size
+	if failure != "" {
+		rec.Error = failure
+		if s.blocked[rec.Method+" "+req.URL()] > 0 {
+			rec.Blocked = true
+		}
+	}
+	if rec.Type == "document" && req.Frame() == s.page.MainFrame() {
+		s.docStatus = status
+	}
+	rec.done = true
+	delete(s.byReq, req)
+	s.inflight--
+	s.lastBusy = time.Now()
+}
+
+// waitQuiet waits until no request is in flight and none started for the
+// quiet window, or until deadline.
+func (s *Session) waitQuiet(ctx context.Context, deadline time.Time) error {
+	const quiet = 40 * time.Millisecond
+	for {
+		s.mu.Lock()
+		busy := s.inflight > 0
+		since := time.Since(s.lastBusy)
+		s.mu.Unlock()
+		if !busy && since >= quiet {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errNetworkBusy
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// NetSince returns the finished network records of steps >= step, in the
+// order the requests started.
+func (s *Session) NetSince(step int) []branch.NetRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []branch.NetRecord
+	for _, r := range s.net {
+		if r.Step >= step {
+			out = append(out, r.NetRecord)
+		}
+	}
+	return out
+}
+
+// Blocked returns the guarded requests the session refused to send.
+func (s *Session) Blocked() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.blocked))
+	for k := range s.blocked {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Unsupported lists traffic the capture cannot record faithfully.
+func (s *Session) Unsupported() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]string{}, s.unsupported...)
+	for _, r := range s.net {
+		if r.Unsupported != "" {
+			out = append(out, r.Unsupported+" "+r.URL)
+		}
+	}
+	return out
+}
+
+// netDigest is the sha256 over the step's records: method, URL with the
+// task origin folded, status and body hash, one line each, in order.
+func (s *Session) netDigest(recs []branch.NetRecord) string {
+	var b strings.Builder
+	for _, r := range recs {
+		u := r.URL
+		if o := s.opts.Origin; o != "" && strings.HasPrefix(u, o) {
+			u = "{origin}" + u[len(o):]
+		}
+		b.WriteString(r.Method + " " + u + " " + itoa(r.Status) + " " + r.BodyHash)
+		if r.Blocked {
+			b.WriteString(" blocked")
+		}
+		b.WriteString("\n")
+	}
+	return sha([]byte(b.String()))
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var d [20]byte
+	i := len(d)
+	for n > 0 {
+		i--
+		d[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		d[i] = '-'
+	}
+	return string(d[i:])
+}
+
+var sensitiveHeaders = map[string]bool{"authorization": true, "cookie": true, "set-cookie": true,
+	"proxy-authorization": true, "x-csrf-token": true, "x-xsrf-token": true, "x-api-key": true}
+
+func (s *Session) scrubHeaders(h map[string]string) map[string]string {
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		lk := strings.ToLower(k)
+		if s.opts.Scrub != nil {
+			out[lk] = s.opts.Scrub.Header(lk, v)
+		} else if sensitiveHeaders[lk] {
+			out[lk] = "[redacted]"
+		} else {
+			out[lk] = v
+		}
+	}
+	return out
+}
+
+func (s *Session) scrubURL(u string) string {
+	if s.opts.Scrub != nil {
+		return s.opts.Scrub.URL(u)
+	}
+	return u
+}

@@ -1,0 +1,150 @@
+package browser
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+)
+
+// DriverVersion is the Playwright driver (npm playwright-core) version the
+// pinned playwright-go speaks. A test checks it against the module.
+const DriverVersion = "1.52.0"
+
+// ErrChromiumNotFound and ErrDriverNotFound say the machine lacks a part;
+// their messages say how to install it.
+var (
+	ErrChromiumNotFound = errors.New("browser: Chromium not found")
+	ErrDriverNotFound   = errors.New("browser: Playwright driver not found")
+)
+
+// ChromiumCandidates are the system paths tried, in order, after the flag
+// and MULTIVERSE_CHROMIUM.
+var ChromiumCandidates = []string{
+	"/usr/bin/chromium",
+	"/usr/bin/chromium-browser",
+	"/usr/bin/google-chrome-stable",
+	"/usr/bin/google-chrome",
+	"/snap/bin/chromium",
+	"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+	"/Applications/Chromium.app/Contents/MacOS/Chromium",
+}
+
+// FindChromium returns the Chromium executable: explicit, then the
+// MULTIVERSE_CHROMIUM environment variable, then system paths, then PATH,
+// then a browser installed by Playwright's own installer.
+func FindChromium(explicit string) (string, error) {
+	try := func(p, from string) (string, error) {
+		st, err := os.Stat(p)
+		if err != nil || st.IsDir() {
+			return "", fmt.Errorf("%w: %s %q does not exist", ErrChromiumNotFound, from, p)
+		}
+		return p, nil
+	}
+	if explicit != "" {
+		return try(explicit, "--chromium")
+	}
+	if env := os.Getenv("MULTIVERSE_CHROMIUM"); env != "" {
+		return try(env, "MULTIVERSE_CHROMIUM")
+	}
+	for _, p := range ChromiumCandidates {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		matches, _ := filepath.Glob(filepath.Join(home, ".cache", "ms-playwright", "chromium-*", "chrome-linux", "chrome"))
+		sort.Sort(sort.Reverse(sort.StringSlice(matches)))
+		if len(matches) > 0 {
+			return matches[0], nil
+		}
+	}
+	return "", fmt.Errorf("%w: install it with `sudo apt-get install chromium` (Debian/Ubuntu) or `make deps`, or point --chromium / MULTIVERSE_CHROMIUM at a Chromium or Chrome executable", ErrChromiumNotFound)
+}
+
+// Driver is a located Playwright driver: Dir holds package/cli.js; Node is
+// the node executable that runs it.
+type Driver struct {
+	Dir  string
+	Node string
+}
+
+// FindDriver locates the driver: explicit, then PLAYWRIGHT_DRIVER_PATH,
+// then the project-local cache (.cache/playwright-driver/VERSION below the
+// working directory or the executable's directory and its parents), then
+// playwright-go's own install location. Node comes from the driver
+// directory, then PLAYWRIGHT_NODEJS_PATH, then PATH.
+func FindDriver(explicit string) (Driver, error) {
+	var candidates []string
+	if explicit != "" {
+		candidates = []string{explicit}
+	} else {
+		if env := os.Getenv("PLAYWRIGHT_DRIVER_PATH"); env != "" {
+			candidates = append(candidates, env)
+		}
+		rel := filepath.Join(".cache", "playwright-driver", DriverVersion)
+		var roots []string
+		if wd, err := os.Getwd(); err == nil {
+			roots = append(roots, wd)
+		}
+		if exe, err := os.Executable(); err == nil {
+			roots = append(roots, filepath.Dir(exe))
+		}
+		for _, r := range roots {
+			for d := r; ; d = filepath.Dir(d) {
+				candidates = append(candidates, filepath.Join(d, rel))
+				if filepath.Dir(d) == d {
+					break
+				}
+			}
+		}
+		if cache, err := os.UserCacheDir(); err == nil {
+			candidates = append(candidates, filepath.Join(cache, "ms-playwright-go", DriverVersion))
+		}
+	}
+	for _, dir := range candidates {
+		if _, err := os.Stat(filepath.Join(dir, "package", "cli.js")); err != nil {
+			continue
+		}
+		node, err := findNode(dir)
+		if err != nil {
+			return Driver{}, err
+		}
+		return Driver{Dir: dir, Node: node}, nil
+	}
+	where := "the project's .cache/playwright-driver/" + DriverVersion
+	if explicit != "" {
+		where = explicit
+	}
+	return Driver{}, fmt.Errorf("%w: no playwright-core %s in %s: run `make deps` (it installs npm playwright-core@%s there), or set --driver / PLAYWRIGHT_DRIVER_PATH to a directory holding package/cli.js", ErrDriverNotFound, DriverVersion, where, DriverVersion)
+}
+
+func findNode(dir string) (string, error) {
+	name := "node"
+	if runtime.GOOS == "windows" {
+		name = "node.exe"
+	}
+	if p := filepath.Join(dir, name); fileExists(p) {
+		return p, nil
+	}
+	if env := os.Getenv("PLAYWRIGHT_NODEJS_PATH"); env != "" && fileExists(env) {
+		return env, nil
+	}
+	if p, err := exec.LookPath("node"); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%w: node not found: install Node.js (`sudo apt-get install nodejs`) or put node in %s", ErrDriverNotFound, dir)
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}

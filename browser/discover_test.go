@@ -1,0 +1,60 @@
+package browser
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestDriverVersionMatchesModule keeps DriverVersion in step with the
+// playwright-go version in go.mod: the driver must be exactly the one it
+// speaks.
+func TestDriverVersionMatchesModule(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/playwright-community/playwright-go").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	src, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "run.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`playwrightCliVersion\s*=\s*"([^"]+)"`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("playwrightCliVersion not found in playwright-go's run.go")
+	}
+	if string(m[1]) != DriverVersion {
+		t.Fatalf("DriverVersion = %s, playwright-go pins %s", DriverVersion, m[1])
+	}
+}
+
+func TestFindChromiumExplicitMissing(t *testing.T) {
+	_, err := FindChromium("/no/such/chromium")
+	if !errors.Is(err, ErrChromiumNotFound) || !strings.Contains(err.Error(), "/no/such/chromium") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestFindDriverExplicitMissing(t *testing.T) {
+	_, err := FindDriver(t.TempDir())
+	if !errors.Is(err, ErrDriverNotFound) || !strings.Contains(err.Error(), "make deps") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestFindDriverLayout(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "package"), 0o755)
+	os.WriteFile(filepath.Join(dir, "package", "cli.js"), []byte("//"), 0o644)
+	os.WriteFile(filepath.Join(dir, "node"), []byte("#!/bin/sh\n"), 0o755)
+	d, err := FindDriver(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Dir != dir || d.Node != filepath.Join(dir, "node") {
+		t.Fatalf("driver = %+v", d)
+	}
+}

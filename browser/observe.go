@@ -1,0 +1,150 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+)
+
+// ObserveSpec says what to look at.
+type ObserveSpec struct {
+	Probes []scoring.Probe
+	// Text asks for the page text (dead-end detectors need it).
+	Text bool
+	// Screenshot stores a PNG screenshot (advisory hash).
+	Screenshot bool
+	// Store keeps the canonical DOM and accessibility snapshot as
+	// artifacts (their hashes are always computed).
+	Store bool
+	// MaxAffordances bounds the affordance list (default 120).
+	MaxAffordances int
+}
+
+// Snapshot is a raw observation: what the page showed, before scoring.
+type Snapshot struct {
+	Obs     branch.Observation
+	Answers map[scoring.Probe]scoring.Answer
+	Text    string
+	// DOM and AX are the canonical DOM serialization and the
+	// accessibility snapshot.
+	DOM string
+	AX  string
+}
+
+type observeResult struct {
+	DOM         string               `json:"dom"`
+	Affordances []branch.Affordance  `json:"affordances"`
+	Answers     []scoring.Answer     `json:"answers"`
+	Text        string               `json:"text"`
+	Ready       string               `json:"ready"`
+}
+
+// Observe looks at the page after the last step: URL, title, hashes,
+// affordances and probe answers, and the network digest of the step's
+// requests.
+func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, error) {
+	if s.bctx == nil {
+		return Snapshot{}, ErrSessionClosed
+	}
+	if s.Crashed() {
+		return Snapshot{}, &ActionError{Code: CodePageCrash, Msg: "the page crashed"}
+	}
+	max := spec.MaxAffordances
+	if max == 0 {
+		max = 120
+	}
+	// playwright-go serializes only map[string]any and slices of any.
+	probes := make([]any, len(spec.Probes))
+	for i, p := range spec.Probes {
+		probes[i] = map[string]any{"kind": p.Kind, "selector": p.Selector, "script": p.Script}
+	}
+	volatile := make([]any, len(s.opts.Volatile))
+	for i, v := range s.opts.Volatile {
+		volatile[i] = v
+	}
+	arg := map[string]any{"probes": probes, "text": spec.Text, "max": max, "volatile": volatile}
+	raw, err := s.page.Evaluate(observeScript, arg)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("browser: observing %s: %w", s.page.URL(), err)
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("browser: observation: %w", err)
+	}
+	var res observeResult
+	if err := json.Unmarshal(b, &res); err != nil {
+		return Snapshot{}, fmt.Errorf("browser: observation: %w", err)
+	}
+	if len(res.Answers) != len(spec.Probes) {
+		return Snapshot{}, fmt.Errorf("browser: observation answered %d of %d probes", len(res.Answers), len(spec.Probes))
+	}
+	snap := Snapshot{DOM: res.DOM, Text: res.Text, Answers: make(map[scoring.Probe]scoring.Answer, len(spec.Probes))}
+	for i, p := range spec.Probes {
+		snap.Answers[p] = res.Answers[i]
+	}
+	title, _ := s.page.Title()
+	ax, err := s.page.Locator("body").AriaSnapshot(playwright.LocatorAriaSnapshotOptions{Timeout: playwright.Float(5000)})
+	if err != nil {
+		ax = ""
+	}
+	snap.AX = ax
+	stepNet := s.NetSince(s.step)
+	s.mu.Lock()
+	status := s.docStatus
+	s.mu.Unlock()
+	o := branch.Observation{
+		URL:         s.scrubURL(s.page.URL()),
+		Title:       title,
+		Status:      status,
+		DOMHash:     sha([]byte(res.DOM)),
+		AXHash:      sha([]byte(ax)),
+		NetDigest:   s.netDigest(stepNet),
+		Affordances: res.Affordances,
+		VirtualTime: s.vt.UnixMilli(),
+	}
+	if spec.Store && s.opts.Store != nil {
+		if d, err := s.opts.Store.Put(ctx, []byte(res.DOM)); err == nil {
+			o.DOMArtifact = string(d)
+		}
+		if d, err := s.opts.Store.Put(ctx, []byte(ax)); err == nil {
+			o.AXArtifact = string(d)
+		}
+	}
+	if spec.Screenshot && s.opts.Store != nil {
+		png, err := s.page.Screenshot(playwright.PageScreenshotOptions{
+			Type:       playwright.ScreenshotTypePng,
+			Animations: playwright.ScreenshotAnimationsDisabled,
+			Caret:      playwright.ScreenshotCaretHide,
+			Timeout:    playwright.Float(10000),
+		})
+		if err == nil {
+			if d, err := s.opts.Store.Put(ctx, png); err == nil {
+				o.ScreenshotHash = string(d)
+			}
+		}
+	}
+	snap.Obs = o
+	return snap, nil
+}
+
+// Read returns the text of the first element matching selector, or its
+// attribute attr; ok is false when no element matches.
+func (s *Session) Read(ctx context.Context, selector, attr string) (value string, ok bool, err error) {
+	v, err := s.page.Evaluate(readScript, []any{selector, attr})
+	if err != nil {
+		return "", false, fmt.Errorf("browser: reading %s: %w", selector, err)
+	}
+	if v == nil {
+		return "", false, nil
+	}
+	str, isStr := v.(string)
+	if !isStr {
+		return fmt.Sprint(v), true, nil
+	}
+	return str, true, nil
+}

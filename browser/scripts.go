@@ -1,0 +1,251 @@
+package browser
+
+import "fmt"
+
+// determinismScript pins the sources of randomness a page can reach. It is
+// installed after the Playwright clock, so its performance.now wins. The
+// PRNG is seeded per document from the run seed and the document URL, so a
+// document's random stream depends only on what the branch did to reach it.
+//
+// It must not read the clock while it runs: in a new document the
+// Playwright clock restores its paused state only after init scripts ran,
+// and an early Date.now() makes it drift. performance.now therefore counts
+// from the session's clock origin, read lazily.
+func determinismScript(runSeed uint64, clockOrigin int64) string {
+	return fmt.Sprintf(`(() => {
+  const base = %d >>> 0, base2 = %d >>> 0;
+  let h = 2166136261 ^ base;
+  const href = String(location.href);
+  for (let i = 0; i < href.length; i++) { h ^= href.charCodeAt(i); h = Math.imul(h, 16777619); }
+  let s = (h ^ base2) | 0;
+  const next = () => {
+    s = (s + 0x6D2B79F5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const def = (obj, name, fn) => { try { Object.defineProperty(obj, name, { value: fn, configurable: true, writable: true }); } catch (e) {} };
+  def(Math, 'random', next);
+  if (typeof crypto !== 'undefined') {
+    def(crypto, 'getRandomValues', (arr) => {
+      const bytes = new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
+      for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(next() * 256);
+      return arr;
+    });
+    def(crypto, 'randomUUID', () => {
+      const b = new Uint8Array(16);
+      for (let i = 0; i < 16; i++) b[i] = Math.floor(next() * 256);
+      b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
+      const x = Array.from(b, v => v.toString(16).padStart(2, '0')).join('');
+      return x.slice(0, 8) + '-' + x.slice(8, 12) + '-' + x.slice(12, 16) + '-' + x.slice(16, 20) + '-' + x.slice(20);
+    });
+  }
+  const origin = %d;
+  if (typeof performance !== 'undefined') {
+    def(performance, 'now', () => Date.now() - origin);
+    try { Object.defineProperty(performance, 'timeOrigin', { value: origin, configurable: true }); } catch (e) {}
+  }
+})();`, uint32(runSeed), uint32(runSeed>>32), clockOrigin)
+}
+
+// observeScript runs in the page and returns everything an observation
+// needs in one round trip: the canonical DOM, affordances, probe answers
+// and, when asked, the page text. Its argument is
+// {probes: [{kind, selector, script}], text: bool, max: int, volatile: [..]}.
+const observeScript = `(arg) => {
+  const norm = (s) => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
+  const volatile = new Set(arg.volatile || []);
+  // Canonical DOM: elements with sorted attributes, live form state as
+  // pseudo-attributes, collapsed text, no comments.
+  const out = [];
+  const ser = (node) => {
+    if (node.nodeType === 3) { const t = norm(node.nodeValue); if (t) out.push(JSON.stringify(t)); return; }
+    if (node.nodeType !== 1) return;
+    const tag = node.localName;
+    const attrs = [];
+    for (const a of node.attributes) if (!volatile.has(a.name)) attrs.push([a.name, a.value]);
+    if (tag === 'input' || tag === 'textarea' || tag === 'select') {
+      attrs.push(['::value', String(node.value)]);
+      if (node.type === 'checkbox' || node.type === 'radio') attrs.push(['::checked', String(node.checked)]);
+    }
+    if (tag === 'details' || tag === 'dialog') attrs.push(['::open', String(node.open)]);
+    attrs.sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+    out.push('<' + tag + attrs.map(([k, v]) => ' ' + k + '=' + JSON.stringify(v)).join('') + '>');
+    if (tag !== 'template') for (const c of node.childNodes) ser(c);
+    if (node.shadowRoot) { out.push('<#shadow>'); for (const c of node.shadowRoot.childNodes) ser(c); out.push('</#shadow>'); }
+    out.push('</' + tag + '>');
+  };
+  if (document.documentElement) ser(document.documentElement);
+
+  const visible = (el) => {
+    if (!el.isConnected) return false;
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0) return false;
+    if (el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return false;
+    const st = getComputedStyle(el);
+    return st.visibility !== 'hidden' && st.display !== 'none';
+  };
+  const implicitRole = (el) => {
+    const tag = el.localName, type = (el.getAttribute('type') || '').toLowerCase();
+    if (tag === 'a' && el.hasAttribute('href')) return 'link';
+    if (tag === 'button') return 'button';
+    if (tag === 'select') return (el.multiple || el.size > 1) ? 'listbox' : 'combobox';
+    if (tag === 'textarea') return 'textbox';
+    if (tag === 'input') {
+      if (['submit', 'button', 'reset', 'image'].includes(type)) return 'button';
+      if (type === 'checkbox') return 'checkbox';
+      if (type === 'radio') return 'radio';
+      if (type === 'number') return 'spinbutton';
+      if (type === 'search') return 'searchbox';
+      if (type === 'range') return 'slider';
+      if (['', 'text', 'email', 'tel', 'url', 'password'].includes(type)) return 'textbox';
+    }
+    if (tag === 'summary') return 'button';
+    return '';
+  };
+  const labelText = (el) => {
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) return norm(lb.split(/\s+/).map(id => { const x = document.getElementById(id); return x ? x.innerText || x.textContent : ''; }).join(' '));
+    if (el.labels && el.labels.length) return norm(Array.from(el.labels, l => l.innerText || l.textContent).join(' '));
+    return '';
+  };
+  const accName = (el) => {
+    const al = el.getAttribute('aria-label');
+    if (al && norm(al)) return norm(al);
+    const lt = labelText(el);
+    if (lt) return lt;
+    const tag = el.localName, type = (el.getAttribute('type') || '').toLowerCase();
+    if (tag === 'input' && ['submit', 'button', 'reset'].includes(type)) return norm(el.value || (type === 'submit' ? 'Submit' : ''));
+    if (tag === 'a' || tag === 'button' || tag === 'summary' || el.getAttribute('role')) {
+      const t = norm(el.innerText || el.textContent);
+      if (t) return t;
+      const img = el.querySelector('img[alt]');
+      if (img) return norm(img.getAttribute('alt'));
+    }
+    return norm(el.getAttribute('title') || el.getAttribute('placeholder') || '');
+  };
+  const cssPath = (el) => {
+    if (el.id && document.querySelectorAll('#' + CSS.escape(el.id)).length === 1) return '#' + CSS.escape(el.id);
+    const parts = [];
+    for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
+      const tid = e.getAttribute('data-testid');
+      if (tid && document.querySelectorAll('[data-testid="' + CSS.escape(tid) + '"]').length === 1) { parts.unshift('[data-testid="' + tid + '"]'); break; }
+      if (e.id && e !== el && document.querySelectorAll('#' + CSS.escape(e.id)).length === 1) { parts.unshift('#' + CSS.escape(e.id)); break; }
+      let i = 1;
+      for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === e.localName) i++;
+      parts.unshift(e.localName + ':nth-of-type(' + i + ')');
+    }
+    return parts.join(' > ');
+  };
+  const region = (el) => {
+    const r = el.closest('dialog,[role=dialog],[aria-modal=true],header,nav,main,footer,aside,form,[role=navigation],[role=banner],[role=contentinfo],[role=main]');
+    if (!r) return '';
+    const role = r.getAttribute('role');
+    if (r.localName === 'dialog' || role === 'dialog' || r.getAttribute('aria-modal') === 'true') return 'dialog';
+    if (role === 'navigation') return 'nav';
+    if (role === 'banner') return 'header';
+    if (role === 'contentinfo') return 'footer';
+    if (role === 'main') return 'main';
+    return r.localName;
+  };
+  const near = (el) => {
+    const fs = el.closest('fieldset');
+    if (fs) { const lg = fs.querySelector('legend'); if (lg) return norm(lg.innerText).slice(0, 60); }
+    const card = el.closest('[data-testid],section,article,li,form');
+    if (card) { const h = card.querySelector('h1,h2,h3,h4'); if (h) return norm(h.innerText).slice(0, 60); }
+    return '';
+  };
+  const obscured = (el) => {
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
+    const top = document.elementFromPoint(x, y);
+    return !!top && top !== el && !el.contains(top) && !(el.labels && Array.from(el.labels).some(l => l.contains(top)));
+  };
+  const forms = Array.from(document.forms);
+  const affordances = [];
+  const sel = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],[role=tab],[role=menuitem],[role=checkbox],[role=switch]';
+  for (const el of document.querySelectorAll(sel)) {
+    if (affordances.length >= (arg.max || 120)) break;
+    if (!visible(el) || el.disabled || el.getAttribute('aria-disabled') === 'true') continue;
+    const tag = el.localName, type = (el.getAttribute('type') || '').toLowerCase();
+    const role = el.getAttribute('role') || implicitRole(el);
+    let kind = role === 'link' ? 'link' : 'button';
+    if (tag === 'select') kind = 'select';
+    else if (tag === 'textarea') kind = 'textarea';
+    else if (tag === 'input') {
+      if (['submit', 'button', 'reset', 'image'].includes(type)) kind = 'button';
+      else if (type === 'checkbox' || type === 'radio') kind = type;
+      else if (type === 'number') kind = 'number';
+      else if (type === 'email') kind = 'email';
+      else if (type === 'search') kind = 'search';
+      else kind = 'textbox';
+    }
+    const r = el.getBoundingClientRect();
+    const form = el.form ? forms.indexOf(el.form) : -1;
+    const a = {
+      kind,
+      target: {
+        testid: el.getAttribute('data-testid') || undefined,
+        aria_label: norm(el.getAttribute('aria-label')) || undefined,
+        role: role || undefined,
+        name: accName(el) || undefined,
+        id: el.id || undefined,
+        field: el.getAttribute('name') || undefined,
+        text: (kind === 'link' || kind === 'button') ? (norm(el.innerText || el.value).slice(0, 80) || undefined) : undefined,
+        css: cssPath(el),
+        near: near(el) || undefined,
+        box: { x: Math.round(r.left), y: Math.round(r.top), w: Math.round(r.width), h: Math.round(r.height) },
+      },
+      region: obscured(el) ? 'obscured' : region(el),
+      form,
+    };
+    if (tag === 'a') a.href = el.href;
+    if (tag === 'select') a.options = Array.from(el.options, o => ({ value: o.value, text: norm(o.text), selected: o.selected || undefined }));
+    if (tag === 'input' || tag === 'textarea' || tag === 'select') a.value = String(el.value);
+    if (type === 'checkbox' || type === 'radio') a.checked = el.checked;
+    if (el.required) a.required = true;
+    if (form >= 0 && (kind === 'button') && (tag === 'button' ? (type === '' || type === 'submit') : type === 'submit' || type === 'image')) a.submit = true;
+    affordances.push(a);
+  }
+
+  const answers = [];
+  for (const p of (arg.probes || [])) {
+    const ans = {};
+    try {
+      if (p.kind === 'element') {
+        const all = document.querySelectorAll(p.selector);
+        ans.count = all.length;
+        const el = all[0];
+        if (el) {
+          ans.found = true;
+          ans.visible = visible(el);
+          ans.text = norm(el.innerText !== undefined && el.innerText !== '' ? el.innerText : el.textContent);
+          if ('value' in el) ans.value = String(el.value);
+          else if (el.hasAttribute('value')) ans.value = el.getAttribute('value');
+        }
+      } else if (p.kind === 'js') {
+        ans.truthy = !!(new Function('return (' + p.script + ');'))();
+      } else if (p.kind === 'body') {
+        ans.text = norm(document.body ? document.body.innerText : '');
+      }
+    } catch (e) { ans.error = String(e && e.message || e); }
+    answers.push(ans);
+  }
+  return {
+    dom: out.join(''),
+    affordances,
+    answers,
+    text: arg.text ? (document.body ? document.body.innerText : '').slice(0, 262144) : '',
+    ready: document.readyState,
+  };
+}`
+
+// readScript reads a field for the committer: the text of the first
+// element matching selector, or one of its attributes.
+const readScript = `([selector, attr]) => {
+  const el = document.querySelector(selector);
+  if (!el) return null;
+  if (attr) return el.getAttribute(attr);
+  return String(el.innerText !== undefined && el.innerText !== '' ? el.innerText : el.textContent).replace(/\s+/g, ' ').trim();
+}`

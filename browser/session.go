@@ -1,0 +1,259 @@
+package browser
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/playwright-community/playwright-go"
+
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
+)
+
+// Env is the frozen environment of a session.
+type Env struct {
+	Width, Height     int
+	DeviceScaleFactor float64
+	Locale            string
+	Timezone          string
+	UserAgent         string
+	// Clock is the page clock at the start of the session; it advances by
+	// StepAdvance after every action and never on its own.
+	Clock         time.Time
+	StepAdvance   time.Duration
+	ActionTimeout time.Duration
+}
+
+// GuardPattern names requests a speculative session must not send.
+type GuardPattern struct {
+	Method string // "" any
+	URL    *regexp.Regexp
+}
+
+// Matches reports whether the request is guarded.
+func (g GuardPattern) Matches(method, url string) bool {
+	return (g.Method == "" || strings.EqualFold(g.Method, method)) && g.URL != nil && g.URL.MatchString(url)
+}
+
+// Putter stores artifacts by content hash.
+type Putter interface {
+	Put(ctx context.Context, data []byte) (artifacts.Digest, error)
+}
+
+// Scrubber removes secrets and personal data from what is recorded.
+type Scrubber interface {
+	Header(name, value string) string
+	URL(u string) string
+}
+
+// SessionOptions configure a session.
+type SessionOptions struct {
+	Env     Env
+	RunSeed uint64
+	// Origin is the task's start origin; recorded URLs on it are folded to
+	// "{origin}" in network digests so that they do not depend on the port
+	// the site was served on.
+	Origin string
+	Guard  []GuardPattern
+	Store  Putter
+	Scrub  Scrubber
+	// Volatile lists attributes left out of the canonical DOM.
+	Volatile []string
+	// Record keeps response bodies in the artifact store.
+	Record bool
+}
+
+// Session is one branch's isolated browser context. It is not safe for
+// concurrent use: one goroutine drives it.
+type Session struct {
+	rt    *Runtime
+	opts  SessionOptions
+	bctx  playwright.BrowserContext
+	page  playwright.Page
+	vt    time.Time // the pinned page clock
+	step  int
+
+	mu        sync.Mutex
+	net       []*netRec
+	byReq     map[playwright.Request]*netRec
+	inflight  int
+	lastBusy  time.Time
+	blocked   map[string]int // method+" "+url -> times blocked
+	crashed   bool
+	dialogs   []string
+	pageErrs  []string
+	unsupported []string
+	docStatus int
+}
+
+// ErrSessionClosed is returned by a closed session.
+var ErrSessionClosed = errors.New("browser: session closed")
+
+// NewSession opens an isolated context with the frozen environment, pinned
+// clock, seeded randomness and guards installed, and a blank page.
+func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session, error) {
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	e := opts.Env
+	if e.Width == 0 {
+		e.Width, e.Height = 1280, 800
+	}
+	if e.DeviceScaleFactor == 0 {
+		e.DeviceScaleFactor = 1
+	}
+	if e.StepAdvance == 0 {
+		e.StepAdvance = time.Second
+	}
+	if e.ActionTimeout == 0 {
+		e.ActionTimeout = 10 * time.Second
+	}
+	if e.Clock.IsZero() {
+		e.Clock = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	}
+	opts.Env = e
+	co := playwright.BrowserNewContextOptions{
+		Viewport:          &playwright.Size{Width: e.Width, Height: e.Height},
+		DeviceScaleFactor: playwright.Float(e.DeviceScaleFactor),
+		ReducedMotion:     playwright.ReducedMotionReduce,
+		ServiceWorkers:    playwright.ServiceWorkerPolicyBlock,
+		AcceptDownloads:   playwright.Bool(false),
+		ColorScheme:       playwright.ColorSchemeLight,
+	}
+	if e.Locale != "" {
+		co.Locale = playwright.String(e.Locale)
+		co.ExtraHttpHeaders = map[string]string{"Accept-Language": e.Locale}
+	}
+	if e.Timezone != "" {
+		co.TimezoneId = playwright.String(e.Timezone)
+	}
+	if e.UserAgent != "" {
+		co.UserAgent = playwright.String(e.UserAgent)
+	}
+	bctx, err := r.browser.NewContext(co)
+	if err != nil {
+		return nil, fmt.Errorf("browser: new context: %w", err)
+	}
+	s := &Session{rt: r, opts: opts, bctx: bctx, vt: e.Clock, byReq: map[playwright.Request]*netRec{}, blocked: map[string]int{}}
+	fail := func(what string, err error) (*Session, error) {
+		bctx.Close()
+		return nil, fmt.Errorf("browser: %s: %w", what, err)
+	}
+	bctx.SetDefaultTimeout(float64(e.ActionTimeout.Milliseconds()))
+	bctx.SetDefaultNavigationTimeout(float64(e.ActionTimeout.Milliseconds()))
+	ms := e.Clock.UnixMilli()
+	if err := bctx.Clock().Install(playwright.ClockInstallOptions{Time: ms}); err != nil {
+		return fail("installing the page clock", err)
+	}
+	if err := bctx.Clock().PauseAt(ms); err != nil {
+		return fail("pausing the page clock", err)
+	}
+	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(determinismScript(opts.RunSeed, ms))}); err != nil {
+		return fail("installing the determinism script", err)
+	}
+	if len(opts.Guard) > 0 {
+		err := bctx.Route(func(u string) bool {
+			for _, g := range opts.Guard {
+				if g.URL != nil && g.URL.MatchString(u) {
+					return true
+				}
+			}
+			return false
+		}, s.guardRoute)
+		if err != nil {
+			return fail("installing guards", err)
+		}
+	}
+	s.listen()
+	page, err := bctx.NewPage()
+	if err != nil {
+		return fail("new page", err)
+	}
+	s.setPage(page)
+	return s, nil
+}
+
+// guardRoute blocks guarded requests and lets the rest through. Route
+// callbacks must not block the driver's event loop.
+func (s *Session) guardRoute(route playwright.Route) {
+	go func() {
+		req := route.Request()
+		for _, g := range s.opts.Guard {
+			if g.Matches(req.Method(), req.URL()) {
+				s.mu.Lock()
+				s.blocked[req.Method()+" "+req.URL()]++
+				s.mu.Unlock()
+				route.Abort("blockedbyclient")
+				return
+			}
+		}
+		route.Continue()
+	}()
+}
+
+func (s *Session) setPage(p playwright.Page) {
+	s.page = p
+	p.On("crash", func() {
+		s.mu.Lock()
+		s.crashed = true
+		s.mu.Unlock()
+	})
+	p.On("dialog", func(d playwright.Dialog) {
+		s.mu.Lock()
+		s.dialogs = append(s.dialogs, d.Type()+": "+d.Message())
+		s.mu.Unlock()
+		go d.Dismiss()
+	})
+	p.On("pageerror", func(err error) {
+		s.mu.Lock()
+		if len(s.pageErrs) < 20 {
+			s.pageErrs = append(s.pageErrs, err.Error())
+		}
+		s.mu.Unlock()
+	})
+	p.On("websocket", func(ws playwright.WebSocket) {
+		s.mu.Lock()
+		s.unsupported = append(s.unsupported, "websocket "+ws.URL())
+		s.mu.Unlock()
+	})
+}
+
+// Close closes the context. It is idempotent.
+func (s *Session) Close() error {
+	if s.bctx == nil {
+		return nil
+	}
+	err := s.bctx.Close()
+	s.bctx = nil
+	return err
+}
+
+// VirtualTime returns the pinned page clock.
+func (s *Session) VirtualTime() time.Time { return s.vt }
+
+// Step returns the number of actions executed so far.
+func (s *Session) Step() int { return s.step }
+
+// URL returns the current page URL.
+func (s *Session) URL() string { return s.page.URL() }
+
+// Crashed reports whether the page crashed.
+func (s *Session) Crashed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.crashed
+}
+
+// Page exposes the current page for the committer's own steps.
+func (s *Session) Page() playwright.Page { return s.page }
+
+func sha(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

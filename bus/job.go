@@ -1,0 +1,149 @@
+package bus
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Header names this package sets on job and result messages.
+const (
+	HeaderRunID    = "Mv-Run-Id"
+	HeaderBranchID = "Mv-Branch-Id"
+	HeaderAttempt  = "Mv-Attempt"
+
+	// maxIDLen bounds run and branch ids (a ULID is 26 characters).
+	maxIDLen = 128
+)
+
+// Job is one branch to execute, as a worker receives it.
+type Job struct {
+	RunID    string
+	BranchID string
+	// Attempt is the delivery count: 1 on the first delivery.
+	Attempt int
+	// Data is the payload the orchestrator published.
+	Data []byte
+	// Header holds every header of the job message: the ones the caller set
+	// (W3C traceparent among them), Mv-Run-Id, Mv-Branch-Id and Nats-Msg-Id.
+	// It is the handler's own copy; what it holds when the handler returns is
+	// carried on the result (see the package documentation).
+	Header nats.Header
+}
+
+// JobMsgID is the Nats-Msg-Id of the job of a branch. The server drops a
+// second job with the same id within the 10 minute duplicate window.
+func JobMsgID(runID, branchID string) string { return "job." + runID + "." + branchID }
+
+// ResultMsgID is the Nats-Msg-Id of the result of one attempt of a branch.
+func ResultMsgID(runID, branchID string, attempt int) string {
+	return fmt.Sprintf("result.%s.%s.%d", runID, branchID, attempt)
+}
+
+// PublishJob queues the job of one branch on mv.jobs.<run_id> and waits for
+// the JetStream ack (the job is on disk when it returns nil). hdr is copied,
+// never modified; the headers Mv-Run-Id, Mv-Branch-Id and Nats-Msg-Id
+// "job.<run_id>.<branch_id>" are added. Publishing the same run and branch
+// again within 10 minutes is de-duplicated by the server and still returns
+// nil, so a retry after an unknown outcome is safe; a branch that must run
+// again needs a new branch id. Ids that are not single subject tokens return
+// an error wrapping [ErrInvalidID].
+func (c *Client) PublishJob(ctx context.Context, runID, branchID string, data []byte, hdr nats.Header) error {
+	if err := validateID("run", runID); err != nil {
+		return err
+	}
+	if err := validateID("branch", branchID); err != nil {
+		return err
+	}
+	msg := &nats.Msg{
+		Subject: jobsPrefix + runID,
+		Data:    data,
+		Header:  cloneHeader(hdr),
+	}
+	msg.Header.Set(HeaderRunID, runID)
+	msg.Header.Set(HeaderBranchID, branchID)
+	msg.Header.Set(jetstream.MsgIDHeader, JobMsgID(runID, branchID))
+	if _, err := c.js.PublishMsg(ctx, msg, jetstream.WithExpectStream(JobsStream)); err != nil {
+		return fmt.Errorf("bus: publish job %s/%s: %w", runID, branchID, err)
+	}
+	return nil
+}
+
+// Pending returns how many jobs of the run are still in MV_JOBS: queued,
+// running (delivered and not yet acked), waiting for redelivery, or dead
+// (deliveries exhausted) until [Client.DeadJobs] collects them.
+func (c *Client) Pending(ctx context.Context, runID string) (uint64, error) {
+	if err := validateID("run", runID); err != nil {
+		return 0, err
+	}
+	subj := jobsPrefix + runID
+	info, err := c.jobs.Info(ctx, jetstream.WithSubjectFilter(subj))
+	if err != nil {
+		return 0, fmt.Errorf("bus: pending %s: %w", runID, err)
+	}
+	return info.State.Subjects[subj], nil
+}
+
+// decodeJob builds a Job from a message of MV_JOBS. delivered is the
+// delivery count from the message metadata (or the advisory).
+func decodeJob(subject string, hdr nats.Header, data []byte, delivered uint64) (Job, error) {
+	bad := func(reason string) (Job, error) {
+		return Job{}, &DecodeError{Kind: "job", Subject: subject, Reason: reason}
+	}
+	runID, ok := strings.CutPrefix(subject, jobsPrefix)
+	if !ok || validateID("run", runID) != nil {
+		return bad("subject is not mv.jobs.<run_id>")
+	}
+	if h := hdr.Get(HeaderRunID); h != "" && h != runID {
+		return bad(fmt.Sprintf("%s %q does not match the subject", HeaderRunID, h))
+	}
+	branchID := hdr.Get(HeaderBranchID)
+	if err := validateID("branch", branchID); err != nil {
+		return bad(fmt.Sprintf("%s %q is not a valid id", HeaderBranchID, branchID))
+	}
+	if delivered == 0 {
+		return bad("delivery count is 0")
+	}
+	attempt := math.MaxInt32
+	if delivered < math.MaxInt32 {
+		attempt = int(delivered)
+	}
+	return Job{
+		RunID:    runID,
+		BranchID: branchID,
+		Attempt:  attempt,
+		Data:     data,
+		Header:   cloneHeader(hdr),
+	}, nil
+}
+
+// validateID checks that id is one NATS subject token of printable,
+// non-space characters.
+func validateID(kind, id string) error {
+	if id == "" {
+		return fmt.Errorf("%w: empty %s id", ErrInvalidID, kind)
+	}
+	if len(id) > maxIDLen {
+		return fmt.Errorf("%w: %s id longer than %d bytes", ErrInvalidID, kind, maxIDLen)
+	}
+	for _, r := range id {
+		if r == '.' || r == '*' || r == '>' || r == unicode.ReplacementChar || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return fmt.Errorf("%w: %s id %q must be one subject token (no '.', '*', '>' or spaces)", ErrInvalidID, kind, id)
+		}
+	}
+	return nil
+}
+
+// cloneHeader returns a deep copy of h; never nil.
+func cloneHeader(h nats.Header) nats.Header {
+	out := make(nats.Header, len(h)+4)
+	for k, v := range h {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}

@@ -1,0 +1,144 @@
+package bus
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Defaults of the client options.
+const (
+	DefaultAckWait    = 30 * time.Second
+	DefaultMaxDeliver = 4
+	DefaultReplicas   = 1
+
+	minAckWait  = 100 * time.Millisecond
+	maxReplicas = 5
+)
+
+// defaultBackoff is the redelivery delay after a failed handler when
+// WithBackoff is not given.
+var defaultBackoff = [...]time.Duration{500 * time.Millisecond, 2 * time.Second, 5 * time.Second}
+
+// Option configures a [Client]. Every option validates its argument and
+// returns an error wrapping [ErrInvalidOption] when it cannot be used.
+type Option func(*options) error
+
+type options struct {
+	name       string
+	ackWait    time.Duration
+	maxDeliver int
+	backoff    []time.Duration
+	replicas   int
+	logger     *slog.Logger
+}
+
+func defaultOptions() options {
+	return options{
+		name:       "multiverse",
+		ackWait:    DefaultAckWait,
+		maxDeliver: DefaultMaxDeliver,
+		backoff:    append([]time.Duration(nil), defaultBackoff[:]...),
+		replicas:   DefaultReplicas,
+		logger:     slog.New(slog.DiscardHandler),
+	}
+}
+
+// WithName sets the connection name the server shows for this client
+// (default "multiverse"). It must not be empty.
+func WithName(name string) Option {
+	return func(o *options) error {
+		if name == "" {
+			return fmt.Errorf("%w: empty connection name", ErrInvalidOption)
+		}
+		o.name = name
+		return nil
+	}
+}
+
+// WithAckWait sets how long the server waits for an ack or a heartbeat before
+// it redelivers a job (default 30s, at least 100ms). Workers send in-progress
+// heartbeats every AckWait/3. It applies to the durable consumer [Client.Work]
+// creates or updates; the last worker to start wins when they disagree.
+func WithAckWait(d time.Duration) Option {
+	return func(o *options) error {
+		if d < minAckWait {
+			return fmt.Errorf("%w: ack wait %s is below %s", ErrInvalidOption, d, minAckWait)
+		}
+		o.ackWait = d
+		return nil
+	}
+}
+
+// WithMaxDeliver sets how many times a job is delivered before it is given up
+// and reported by [Client.DeadJobs] (default 4, at least 1).
+func WithMaxDeliver(n int) Option {
+	return func(o *options) error {
+		if n < 1 {
+			return fmt.Errorf("%w: max deliver %d is below 1", ErrInvalidOption, n)
+		}
+		o.maxDeliver = n
+		return nil
+	}
+}
+
+// WithBackoff sets the redelivery delays after a failed handler: the n-th
+// failure of a job waits d[n-1] before the job is delivered again, the last
+// value repeating (default 500ms, 2s, 5s). At least one delay is needed and none may be negative; a
+// zero delay redelivers at once. The delays are applied by the worker (a
+// delayed nak), not by the consumer configuration, so AckWait keeps governing
+// heartbeats and crashed workers.
+func WithBackoff(d ...time.Duration) Option {
+	return func(o *options) error {
+		if len(d) == 0 {
+			return fmt.Errorf("%w: backoff needs at least one delay", ErrInvalidOption)
+		}
+		for _, v := range d {
+			if v < 0 {
+				return fmt.Errorf("%w: negative backoff delay %s", ErrInvalidOption, v)
+			}
+		}
+		o.backoff = append([]time.Duration(nil), d...)
+		return nil
+	}
+}
+
+// WithReplicas sets the replica count of the streams Connect creates or
+// updates (default 1; 1 to 5, and never more than the cluster has servers).
+func WithReplicas(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > maxReplicas {
+			return fmt.Errorf("%w: replicas %d not in 1..%d", ErrInvalidOption, n, maxReplicas)
+		}
+		o.replicas = n
+		return nil
+	}
+}
+
+// WithLogger sets the logger for connection events and worker failures
+// (default: discard). It must not be nil.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidOption)
+		}
+		o.logger = l
+		return nil
+	}
+}
+
+// backoffFor returns the delay before the next delivery after the given
+// failed attempt (1-based).
+func (o *options) backoffFor(attempt int) time.Duration {
+	if len(o.backoff) == 0 {
+		return 0
+	}
+	i := attempt - 1
+	if i < 0 {
+		i = 0
+	}
+	if i >= len(o.backoff) {
+		i = len(o.backoff) - 1
+	}
+	return o.backoff[i]
+}

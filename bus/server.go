@@ -1,0 +1,156 @@
+package bus
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Defaults of [ServerConfig].
+const (
+	DefaultHost       = "127.0.0.1"
+	DefaultServerName = "multiverse"
+
+	// defaultStartTimeout bounds StartEmbedded when ctx has no deadline.
+	defaultStartTimeout = 30 * time.Second
+)
+
+// ServerConfig configures the embedded NATS server. The zero value is not
+// usable: StoreDir is required.
+type ServerConfig struct {
+	// StoreDir is where the JetStream file store lives (the data dir's nats/
+	// folder). Required. Restarting on the same StoreDir keeps the streams,
+	// the consumers and every unacked job.
+	StoreDir string
+	// Host is the listen address, default "127.0.0.1". Use "0.0.0.0" (or a
+	// public address) so remote workers can join.
+	Host string
+	// Port is the client port; 0 picks a free port. A fixed port lets remote
+	// workers join.
+	Port int
+	// Name is the server name, default "multiverse".
+	Name string
+	// Logger receives the server's own log lines (notices at Info, warnings at
+	// Warn, errors at Error, debug and trace at Debug). Nil means the server
+	// logs nothing: it never writes to stdout or stderr.
+	Logger *slog.Logger
+}
+
+// Server is a running embedded NATS server with JetStream enabled.
+type Server struct {
+	ns *server.Server
+}
+
+// StartEmbedded starts a NATS server in this process with JetStream on a file
+// store in cfg.StoreDir that fsyncs every write before acknowledging it. The
+// server installs no signal handlers and logs only to cfg.Logger. It returns
+// once the server accepts connections; if that does not happen before ctx ends
+// (30s when ctx has no deadline) or the server fails (for example the port is
+// taken), the server is shut down and an error wrapping [ErrServerStart] is
+// returned. A bad cfg returns an error wrapping [ErrInvalidConfig].
+func StartEmbedded(ctx context.Context, cfg ServerConfig) (*Server, error) {
+	if cfg.StoreDir == "" {
+		return nil, fmt.Errorf("%w: StoreDir is required", ErrInvalidConfig)
+	}
+	if cfg.Port < 0 || cfg.Port > 65535 {
+		return nil, fmt.Errorf("%w: port %d not in 0..65535", ErrInvalidConfig, cfg.Port)
+	}
+	if cfg.Host == "" {
+		cfg.Host = DefaultHost
+	}
+	if cfg.Name == "" {
+		cfg.Name = DefaultServerName
+	}
+	port := cfg.Port
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	opts := &server.Options{
+		ServerName: cfg.Name,
+		Host:       cfg.Host,
+		Port:       port,
+		JetStream:  true,
+		StoreDir:   cfg.StoreDir,
+		SyncAlways: true,
+		NoSigs:     true,
+		NoLog:      true,
+		// No HTTP monitoring, no cluster, no leafnodes: a single process
+		// server. deploy/ configures clusters for the distributed mode.
+	}
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	logger := newServerLogger(cfg.Logger)
+	debug := cfg.Logger != nil && cfg.Logger.Enabled(ctx, slog.LevelDebug)
+	ns.SetLoggerV2(logger, debug, false, false)
+
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, defaultStartTimeout)
+		defer cancel()
+	}
+	ns.Start()
+	for {
+		if ns.ReadyForConnections(25 * time.Millisecond) {
+			return &Server{ns: ns}, nil
+		}
+		select {
+		case ferr := <-logger.fatal:
+			shutdown(ns)
+			return nil, fmt.Errorf("%w: %w", ErrServerStart, ferr)
+		case <-ctx.Done():
+			shutdown(ns)
+			return nil, fmt.Errorf("%w: not ready: %w", ErrServerStart, ctx.Err())
+		default:
+		}
+	}
+}
+
+// ClientURL returns the URL clients use to reach the server, with the port
+// actually bound (useful when Port was 0).
+func (s *Server) ClientURL() string { return s.ns.ClientURL() }
+
+// Shutdown stops the server and waits until it has stopped; the file store
+// is flushed and closed. It is safe to call more than once.
+func (s *Server) Shutdown() { shutdown(s.ns) }
+
+func shutdown(ns *server.Server) {
+	ns.Shutdown()
+	ns.WaitForShutdown()
+}
+
+// serverLogger adapts the server's logger interface to slog and remembers the
+// first fatal error so StartEmbedded can report it.
+type serverLogger struct {
+	l     *slog.Logger
+	fatal chan error
+}
+
+var _ server.Logger = (*serverLogger)(nil)
+
+func newServerLogger(l *slog.Logger) *serverLogger {
+	if l == nil {
+		l = slog.New(slog.DiscardHandler)
+	}
+	return &serverLogger{l: l.With("component", "nats-server"), fatal: make(chan error, 1)}
+}
+
+func (s *serverLogger) Noticef(format string, v ...any) { s.l.Info(fmt.Sprintf(format, v...)) }
+func (s *serverLogger) Warnf(format string, v ...any)   { s.l.Warn(fmt.Sprintf(format, v...)) }
+func (s *serverLogger) Errorf(format string, v ...any)  { s.l.Error(fmt.Sprintf(format, v...)) }
+func (s *serverLogger) Debugf(format string, v ...any)  { s.l.Debug(fmt.Sprintf(format, v...)) }
+func (s *serverLogger) Tracef(format string, v ...any)  { s.l.Debug(fmt.Sprintf(format, v...)) }
+
+// Fatalf logs at Error and records the error; it never exits the process.
+func (s *serverLogger) Fatalf(format string, v ...any) {
+	err := fmt.Errorf(format, v...)
+	s.l.Error(err.Error(), "fatal", true)
+	select {
+	case s.fatal <- err:
+	default:
+	}
+}
