@@ -37,11 +37,11 @@ type Snapshot struct {
 }
 
 type observeResult struct {
-	DOM         string               `json:"dom"`
-	Affordances []branch.Affordance  `json:"affordances"`
-	Answers     []scoring.Answer     `json:"answers"`
-	Text        string               `json:"text"`
-	Ready       string               `json:"ready"`
+	DOM         string              `json:"dom"`
+	Affordances []branch.Affordance `json:"affordances"`
+	Answers     []scoring.Answer    `json:"answers"`
+	Text        string              `json:"text"`
+	Ready       string              `json:"ready"`
 }
 
 // Observe looks at the page after the last step: URL, title, hashes,

@@ -72,24 +72,24 @@ type SessionOptions struct {
 // Session is one branch's isolated browser context. It is not safe for
 // concurrent use: one goroutine drives it.
 type Session struct {
-	rt    *Runtime
-	opts  SessionOptions
-	bctx  playwright.BrowserContext
-	page  playwright.Page
-	vt    time.Time // the pinned page clock
-	step  int
+	rt   *Runtime
+	opts SessionOptions
+	bctx playwright.BrowserContext
+	page playwright.Page
+	vt   time.Time // the pinned page clock
+	step int
 
-	mu        sync.Mutex
-	net       []*netRec
-	byReq     map[playwright.Request]*netRec
-	inflight  int
-	lastBusy  time.Time
-	blocked   map[string]int // method+" "+url -> times blocked
-	crashed   bool
-	dialogs   []string
-	pageErrs  []string
+	mu          sync.Mutex
+	net         []*netRec
+	byReq       map[playwright.Request]*netRec
+	inflight    int
+	lastBusy    time.Time
+	blocked     map[string]int // method+" "+url -> times blocked
+	crashed     bool
+	dialogs     []string
+	pageErrs    []string
 	unsupported []string
-	docStatus int
+	docStatus   int
 }
 
 // ErrSessionClosed is returned by a closed session.
