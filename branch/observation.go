@@ -51,6 +51,10 @@ type Affordance struct {
 	Form int `json:"form"`
 	// Submit reports whether activating the element submits its form.
 	Submit bool `json:"submit,omitempty"`
+	// Holds names the task input whose value the field currently holds.
+	// The worker sets it from the raw value before scrubbing Value, so the
+	// planner can tell a filled field without ever seeing the value.
+	Holds string `json:"holds,omitempty"`
 }
 
 // Option is one choice of a select element.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 )
 
 // Plan is an ordered list of actions: a branch's immutable prefix.
@@ -38,10 +39,18 @@ type digestTarget struct {
 }
 
 // Canonical returns the canonical JSON of the plan used for digests.
-func (p Plan) Canonical() []byte {
+func (p Plan) Canonical() []byte { return p.canonical("") }
+
+// canonical folds origin ("scheme://host:port") in URLs to "{origin}" so
+// the same plan on the same site served at another address compares equal.
+func (p Plan) canonical(origin string) []byte {
 	out := make([]digestAction, len(p))
 	for i, a := range p {
-		d := digestAction{Kind: a.Kind, URL: a.URL, Value: a.Value, Input: a.Input}
+		u := a.URL
+		if origin != "" && strings.HasPrefix(u, origin) {
+			u = "{origin}" + u[len(origin):]
+		}
+		d := digestAction{Kind: a.Kind, URL: u, Value: a.Value, Input: a.Input}
 		if t := a.Target; t != nil {
 			d.Target = &digestTarget{TestID: t.TestID, AriaLabel: t.AriaLabel, Role: t.Role, Name: t.Name,
 				ID: t.ID, Field: t.Field, Text: t.Text, CSS: t.CSS}
@@ -56,13 +65,13 @@ func (p Plan) Canonical() []byte {
 }
 
 // Digest returns the plan digest: hex sha256 over the task digest, a
-// newline, and the canonical plan.
-func (p Plan) Digest(taskDigest string) string {
+// newline, and the canonical plan with the task's start origin folded.
+func (p Plan) Digest(taskDigest, origin string) string {
 	h := sha256.New()
 	h.Write([]byte("multiverse/plan/v1\x00"))
 	h.Write([]byte(taskDigest))
 	h.Write([]byte("\n"))
-	h.Write(p.Canonical())
+	h.Write(p.canonical(origin))
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -14,6 +14,7 @@ import (
 // netRec is a network record being filled in as events arrive.
 type netRec struct {
 	branch.NetRecord
+	raw  string // the unscrubbed URL, for the strict network digest only
 	done bool
 }
 
@@ -30,7 +31,8 @@ func (s *Session) listen() {
 	s.bctx.On("request", func(req playwright.Request) {
 		rec := &netRec{}
 		rec.Method = req.Method()
-		rec.URL = s.scrubURL(req.URL())
+		rec.raw = req.URL()
+		rec.URL = s.scrubURL(rec.raw)
 		rec.Type = req.ResourceType()
 		rec.ReqHeaders = s.scrubHeaders(req.Headers())
 		if body, err := req.PostDataBuffer(); err == nil && len(body) > 0 {
@@ -129,8 +131,8 @@ func (s *Session) waitQuiet(ctx context.Context, deadline time.Time) error {
 	}
 }
 
-// NetSince returns the finished network records of steps >= step, in the
-// order the requests started.
+// NetSince returns the network records of steps >= step, in the order the
+// requests started.
 func (s *Session) NetSince(step int) []branch.NetRecord {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -141,6 +143,19 @@ func (s *Session) NetSince(step int) []branch.NetRecord {
 		}
 	}
 	return out
+}
+
+// netDigestSince computes the strict network digest of steps >= step.
+func (s *Session) netDigestSince(step int) string {
+	s.mu.Lock()
+	var recs []netRec
+	for _, r := range s.net {
+		if r.Step >= step {
+			recs = append(recs, *r)
+		}
+	}
+	s.mu.Unlock()
+	return s.netDigest(recs)
 }
 
 // Blocked returns the guarded requests the session refused to send.
@@ -168,12 +183,13 @@ func (s *Session) Unsupported() []string {
 	return out
 }
 
-// netDigest is the sha256 over the step's records: method, URL with the
-// task origin folded, status and body hash, one line each, in order.
-func (s *Session) netDigest(recs []branch.NetRecord) string {
+// netDigest is the sha256 over the step's records: method, unscrubbed URL
+// with the task origin folded, status and body hash, one line each, in
+// order. It is a hash, never the URLs themselves, that leaves the session.
+func (s *Session) netDigest(recs []netRec) string {
 	var b strings.Builder
 	for _, r := range recs {
-		u := r.URL
+		u := r.raw
 		if o := s.opts.Origin; o != "" && strings.HasPrefix(u, o) {
 			u = "{origin}" + u[len(o):]
 		}
@@ -224,6 +240,13 @@ func (s *Session) scrubHeaders(h map[string]string) map[string]string {
 		}
 	}
 	return out
+}
+
+func (s *Session) scrubText(t string) string {
+	if s.opts.Scrub != nil {
+		return s.opts.Scrub.Text(t)
+	}
+	return t
 }
 
 func (s *Session) scrubURL(u string) string {

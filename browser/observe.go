@@ -93,7 +93,6 @@ func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 		ax = ""
 	}
 	snap.AX = ax
-	stepNet := s.NetSince(s.step)
 	s.mu.Lock()
 	status := s.docStatus
 	s.mu.Unlock()
@@ -103,15 +102,16 @@ func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 		Status:      status,
 		DOMHash:     sha([]byte(res.DOM)),
 		AXHash:      sha([]byte(ax)),
-		NetDigest:   s.netDigest(stepNet),
+		NetDigest:   s.netDigestSince(s.step),
 		Affordances: res.Affordances,
 		VirtualTime: s.vt.UnixMilli(),
 	}
 	if spec.Store && s.opts.Store != nil {
-		if d, err := s.opts.Store.Put(ctx, []byte(res.DOM)); err == nil {
+		// Hashes cover what the page showed; stored copies are scrubbed.
+		if d, err := s.opts.Store.Put(ctx, []byte(s.scrubText(res.DOM))); err == nil {
 			o.DOMArtifact = string(d)
 		}
-		if d, err := s.opts.Store.Put(ctx, []byte(ax)); err == nil {
+		if d, err := s.opts.Store.Put(ctx, []byte(s.scrubText(ax))); err == nil {
 			o.AXArtifact = string(d)
 		}
 	}

@@ -50,6 +50,7 @@ type Putter interface {
 type Scrubber interface {
 	Header(name, value string) string
 	URL(u string) string
+	Text(t string) string
 }
 
 // SessionOptions configure a session.

@@ -1,0 +1,110 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// SetValue sets the value of the first element matching selector (the
+// committer writes the idempotency key into a hidden form field with it).
+func (s *Session) SetValue(ctx context.Context, selector, value string) error {
+	found, err := s.page.Evaluate(`([sel, v]) => {
+  const el = document.querySelector(sel);
+  if (!el) return false;
+  el.value = v;
+  el.setAttribute('value', v);
+  return true;
+}`, []any{selector, value})
+	if err != nil {
+		return fmt.Errorf("browser: setting %s: %w", selector, err)
+	}
+	if ok, _ := found.(bool); !ok {
+		return &ActionError{Code: CodeSelectorNotFound, Msg: "no element matches " + selector}
+	}
+	return nil
+}
+
+// InjectHeader adds a header to every request matching one of patterns
+// (any non-GET request when patterns is empty) from now on.
+func (s *Session) InjectHeader(patterns []GuardPattern, name, value string) error {
+	return s.bctx.Route("**/*", func(route playwright.Route) {
+		go func() {
+			req := route.Request()
+			match := len(patterns) == 0 && req.Method() != "GET"
+			for _, p := range patterns {
+				if p.Matches(req.Method(), req.URL()) {
+					match = true
+				}
+			}
+			if !match {
+				route.Fallback()
+				return
+			}
+			h := req.Headers()
+			h[name] = value
+			route.Fallback(playwright.RouteFallbackOptions{Headers: h})
+		}()
+	})
+}
+
+// Fetch GETs a URL (relative URLs resolve against the page) with the
+// session's cookies, outside the page, and returns status and body.
+func (s *Session) Fetch(ctx context.Context, raw string) (int, []byte, error) {
+	base, err := url.Parse(s.page.URL())
+	if err != nil {
+		return 0, nil, fmt.Errorf("browser: page URL: %w", err)
+	}
+	ref, err := url.Parse(raw)
+	if err != nil {
+		return 0, nil, fmt.Errorf("browser: %q: %w", raw, err)
+	}
+	u := base.ResolveReference(ref).String()
+	resp, err := s.bctx.Request().Get(u, playwright.APIRequestContextGetOptions{
+		Timeout: playwright.Float(float64(s.opts.Env.ActionTimeout.Milliseconds()))})
+	if err != nil {
+		return 0, nil, fmt.Errorf("browser: fetching %s: %w", s.scrubURL(u), err)
+	}
+	defer resp.Dispose()
+	body, err := resp.Body()
+	if err != nil {
+		return resp.Status(), nil, fmt.Errorf("browser: reading %s: %w", s.scrubURL(u), err)
+	}
+	return resp.Status(), body, nil
+}
+
+// Screenshot stores a screenshot of the page and returns its digest.
+func (s *Session) Screenshot(ctx context.Context) (string, error) {
+	if s.opts.Store == nil {
+		return "", fmt.Errorf("browser: no artifact store")
+	}
+	png, err := s.page.Screenshot(playwright.PageScreenshotOptions{Type: playwright.ScreenshotTypePng,
+		Animations: playwright.ScreenshotAnimationsDisabled, Caret: playwright.ScreenshotCaretHide})
+	if err != nil {
+		return "", fmt.Errorf("browser: screenshot: %w", err)
+	}
+	d, err := s.opts.Store.Put(ctx, png)
+	return string(d), err
+}
+
+// Href returns the absolute href of the first link whose visible text
+// contains text (or the first element matching selector when text is "").
+func (s *Session) Href(ctx context.Context, text, selector string) (string, error) {
+	var loc playwright.Locator
+	if text != "" {
+		loc = s.page.GetByRole("link", playwright.PageGetByRoleOptions{Name: text}).First()
+	} else {
+		loc = s.page.Locator(selector).First()
+	}
+	v, err := loc.Evaluate(`(el) => el.href || el.getAttribute('href') || ''`, nil, playwright.LocatorEvaluateOptions{Timeout: playwright.Float(3000)})
+	if err != nil {
+		return "", fmt.Errorf("browser: finding the invoice link: %w", err)
+	}
+	h, _ := v.(string)
+	if h == "" {
+		return "", fmt.Errorf("browser: the invoice link has no href")
+	}
+	return h, nil
+}

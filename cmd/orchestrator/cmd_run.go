@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/examples"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/sites"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// runFlags are the flags run and demo share.
+type runFlags struct {
+	workers    int
+	dataDir    string
+	seed       string
+	json       bool
+	nats       string
+	natsListen string
+	chromium   string
+	driver     string
+	headful    bool
+	startURL   string
+	noShots    bool
+	quiet      bool
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.workers, "workers", -1, "in-process worker slots (default: the task's search.workers; 0: remote workers only)")
+	fs.StringVar(&f.dataDir, "data-dir", orchestrator.DefaultDataDir, "where the event log, ledger, artifacts and JetStream store live")
+	fs.StringVar(&f.seed, "seed", "", "run seed (default: the task's seed, else derived from the task digest)")
+	fs.BoolVar(&f.json, "json", false, "print the summary as JSON")
+	fs.StringVar(&f.nats, "nats", "", "join an existing NATS server or cluster (comma-separated URLs) instead of the embedded one")
+	fs.StringVar(&f.natsListen, "nats-listen", "", "make the embedded NATS server listen on host:port for remote workers")
+	fs.StringVar(&f.chromium, "chromium", "", "Chromium executable (default: MULTIVERSE_CHROMIUM, then system paths)")
+	fs.StringVar(&f.driver, "driver", "", "Playwright driver directory (default: PLAYWRIGHT_DRIVER_PATH, then .cache/playwright-driver)")
+	fs.BoolVar(&f.headful, "headful", false, "show the browser windows")
+	fs.BoolVar(&f.noShots, "no-screenshots", false, "skip per-branch screenshots")
+	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
+}
+
+func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, error) {
+	if f.seed != "" {
+		s, err := strconv.ParseUint(f.seed, 0, 64)
+		if err != nil {
+			return orchestrator.Config{}, badInput("--seed %q is not a non-negative whole number", f.seed)
+		}
+		t.Seed, t.SeedSet = s, true
+	}
+	if f.workers < -1 {
+		return orchestrator.Config{}, badInput("--workers must not be negative")
+	}
+	cfg := orchestrator.Config{Task: t, DataDir: f.dataDir, Workers: f.workers, NATSURL: f.nats, NATSListen: f.natsListen,
+		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful}, NoScreenshots: f.noShots}
+	if !f.json && !f.quiet && isTTY(stderr) {
+		cfg.Progress = newProgressLine(stderr).update
+	}
+	return cfg, nil
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var f runFlags
+	f.register(fs)
+	fs.StringVar(&f.startURL, "start-url", "", "override the task's start_url (the same site at another address)")
+	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator run TASK.yaml [flags]"); fs.PrintDefaults() }
+	pos, err := parse(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	t, err := task.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	if f.startURL != "" {
+		if t, err = t.WithStartURL(f.startURL); err != nil {
+			return err
+		}
+	}
+	cfg, err := f.config(t, stderr)
+	if err != nil {
+		return err
+	}
+	sum, err := orchestrator.Run(ctx, cfg)
+	printSummary(stdout, sum, err, f.json)
+	return err
+}
+
+func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	var f runFlags
+	f.register(fs)
+	latency := fs.Duration("latency", 100*time.Millisecond, "demo site response latency")
+	ab := fs.String("ab", "A", "demo site A/B variant: A, B or random")
+	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator demo [flags]"); fs.PrintDefaults() }
+	pos, err := parse(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		fs.Usage()
+		return errUsage
+	}
+	data, err := examples.FS.ReadFile(examples.DemoTask)
+	if err != nil {
+		return err
+	}
+	t, err := task.Parse("examples/"+examples.DemoTask, data)
+	if err != nil {
+		return err
+	}
+	knobs := sites.DefaultKnobs()
+	knobs.Latency = *latency
+	knobs.ABVariant = *ab
+	if err := os.MkdirAll(filepath.Join(f.dataDir, "demo-site"), 0o755); err != nil {
+		return badInput("data dir %s: %v", f.dataDir, err)
+	}
+	vendor, err := sites.NewVendor(sites.VendorOptions{Knobs: knobs, OrdersFile: filepath.Join(f.dataDir, "demo-site", "orders.json")})
+	if err != nil {
+		return badInput("demo site: %v", err)
+	}
+	srv, err := sites.Serve(ctx, vendor, "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("demo site: %w", err)
+	}
+	defer srv.Close(context.Background())
+	if t, err = t.WithStartURL(srv.URL() + "/"); err != nil {
+		return err
+	}
+	cfg, err := f.config(t, stderr)
+	if err != nil {
+		return err
+	}
+	if !f.json {
+		fmt.Fprintf(stdout, "demo site (Nimbus Cloud) serving at %s with %s latency, variant %s\n", srv.URL(), *latency, *ab)
+	}
+	sum, err := orchestrator.Run(ctx, cfg)
+	orders, oerr := countOrders(ctx, srv.URL())
+	if f.json {
+		out := map[string]any{"summary": sum, "site_orders": orders}
+		if err != nil {
+			out["error"] = err.Error()
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(out)
+		return err
+	}
+	printSummary(stdout, sum, err, false)
+	if oerr != nil {
+		fmt.Fprintf(stdout, "demo site orders API: %v\n", oerr)
+	} else {
+		fmt.Fprintf(stdout, "demo site orders API (%s/api/orders): %d order(s)", srv.URL(), len(orders))
+		for i, o := range orders {
+			if i == 0 {
+				fmt.Fprint(stdout, ":")
+			}
+			fmt.Fprintf(stdout, " %s", o)
+		}
+		fmt.Fprintln(stdout)
+	}
+	return err
+}
+
+// countOrders asks the demo site's orders API which orders it holds.
+func countOrders(ctx context.Context, base string) ([]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/orders", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Orders []struct {
+			ID string `json:"id"`
+		} `json:"orders"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return nil, fmt.Errorf("decoding /api/orders: %w", err)
+	}
+	ids := make([]string, len(body.Orders))
+	for i, o := range body.Orders {
+		ids[i] = o.ID
+	}
+	return ids, nil
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/sites"
+)
+
+func cmdSite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("site", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:8555", "listen address")
+	latency := fs.Duration("latency", 100*time.Millisecond, "response latency")
+	ab := fs.String("ab", "", "A/B variant: A, B or random")
+	orders := fs.String("orders-file", "", "keep orders in this JSON file across restarts")
+	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator site [flags]"); fs.PrintDefaults() }
+	pos, err := parse(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		fs.Usage()
+		return errUsage
+	}
+	k := sites.DefaultKnobs()
+	k.Latency, k.ABVariant = *latency, *ab
+	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k, OrdersFile: *orders})
+	if err != nil {
+		return badInput("%v", err)
+	}
+	srv, err := sites.Serve(ctx, v, *addr)
+	if err != nil {
+		return badInput("listening on %s: %v", *addr, err)
+	}
+	fmt.Fprintf(stdout, "demo vendor site serving at %s (knobs: %s/__admin/knobs, orders: %s/api/orders); Ctrl-C stops it\n", srv.URL(), srv.URL(), srv.URL())
+	<-ctx.Done()
+	return srv.Close(context.Background())
+}

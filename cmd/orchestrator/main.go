@@ -1,0 +1,86 @@
+// Command orchestrator runs Multiverse tasks: it explores many candidate
+// paths of a web task at once in isolated Chromium contexts, commits
+// exactly one winning path, and records everything for audit and replay.
+//
+// Usage:
+//
+//	orchestrator run TASK.yaml [--workers N] [--data-dir DIR] [--seed S] [--json]
+//	orchestrator demo [--workers N] [--data-dir DIR] [--json]
+//	orchestrator site [--addr 127.0.0.1:8555]
+//	orchestrator ledger list [--data-dir DIR] [--json]
+//	orchestrator events RUN_ID [--branch ID] [--data-dir DIR] [--json]
+//
+// Exit codes: 0 committed, 1 internal error, 2 bad input, 3 no branch
+// reached the commit boundary within budget, 4 commit aborted, 5 Chromium or
+// the Playwright driver missing, 6 site unreachable.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+)
+
+const usage = `usage: orchestrator COMMAND [flags]
+
+commands:
+  run TASK.yaml      run a task against its site
+  demo               run the example task against the embedded demo site
+  site               serve the demo vendor site alone
+  ledger list        list the commit ledger
+  events RUN_ID      show a run's event log (--branch ID for one branch)
+  runs               list the runs in the event log
+
+common flags: --data-dir DIR (default ./.multiverse), --json
+run 'orchestrator COMMAND -h' for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return orchestrator.ExitBadInput
+	}
+	cmd, rest := args[0], args[1:]
+	var err error
+	switch cmd {
+	case "run":
+		err = cmdRun(ctx, rest, stdout, stderr)
+	case "demo":
+		err = cmdDemo(ctx, rest, stdout, stderr)
+	case "site":
+		err = cmdSite(ctx, rest, stdout, stderr)
+	case "ledger":
+		err = cmdLedger(ctx, rest, stdout, stderr)
+	case "events":
+		err = cmdEvents(ctx, rest, stdout, stderr)
+	case "runs":
+		err = cmdRuns(ctx, rest, stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "orchestrator: unknown command %q\n\n%s", cmd, usage)
+		return orchestrator.ExitBadInput
+	}
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, errUsage) {
+		return orchestrator.ExitBadInput
+	}
+	fmt.Fprintf(stderr, "orchestrator: %s\n", oneLine(err.Error()))
+	return orchestrator.ExitCode(err)
+}

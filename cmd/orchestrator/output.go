@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+)
+
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progressLine redraws one status line on a terminal.
+type progressLine struct {
+	w  io.Writer
+	mu sync.Mutex
+}
+
+func newProgressLine(w io.Writer) *progressLine { return &progressLine{w: w} }
+
+func (p *progressLine) update(pr orchestrator.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pr.Phase == "commit" {
+		fmt.Fprintf(p.w, "\r\033[K[%5.1fs] committing the winner…", pr.Elapsed.Seconds())
+		return
+	}
+	fmt.Fprintf(p.w, "\r\033[K[%5.1fs / %s] wave %d · frontier %d · running %d/%d workers · %d branches · best J %.3f",
+		pr.Elapsed.Seconds(), pr.Budget, pr.Wave, pr.Frontier, pr.Running, pr.Workers, pr.Executed, pr.BestJ)
+}
+
+func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) {
+	if asJSON {
+		out := map[string]any{"summary": s}
+		if err != nil {
+			out["error"] = err.Error()
+			out["exit_code"] = orchestrator.ExitCode(err)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.Encode(out)
+		return
+	}
+	if isTTY(os.Stderr) {
+		fmt.Fprint(os.Stderr, "\r\033[K")
+	}
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(w, "Multiverse run %s: task %s, seed %d\n", s.RunID, s.Task, s.Seed)
+	b := s.Branches
+	fmt.Fprintf(w, "  search    %d branches explored in %d waves (%d workers, up to %d at once); %d forked, %d pruned, %d failed, %d at the boundary\n",
+		b.Executed, s.Waves, s.Workers, s.MaxConcurrent, b.Forked, b.Pruned, b.Failed, b.Boundary)
+	if len(s.Pruned) > 0 {
+		keys := make([]string, 0, len(s.Pruned))
+		for k := range s.Pruned {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s %d", k, s.Pruned[k])
+		}
+		fmt.Fprintf(w, "  pruned    %s\n", strings.Join(parts, ", "))
+	}
+	if win := s.Winner; win != nil {
+		fmt.Fprintf(w, "  winner    branch %s, plan %s, J %.3f (progress %.2f)\n", win.BranchID, short(win.PlanDigest), win.Score.J, win.Score.Progress)
+		for i, st := range win.Steps {
+			fmt.Fprintf(w, "            %2d. %s\n", i+1, st)
+		}
+	}
+	if c := s.Commit; c != nil && c.EntryID != "" {
+		switch {
+		case c.Existing:
+			fmt.Fprintf(w, "  commit    already committed earlier: order %s (ledger entry %s); nothing was sent to the site\n", c.OrderID, c.EntryID)
+		case c.Recovered:
+			fmt.Fprintf(w, "  commit    recovered an interrupted commit: order %s (ledger entry %s)\n", c.OrderID, c.EntryID)
+		case c.State == "committed":
+			fmt.Fprintf(w, "  commit    order %s placed (ledger entry %s)\n", c.OrderID, c.EntryID)
+		default:
+			fmt.Fprintf(w, "  commit    %s (ledger entry %s): %s\n", c.State, c.EntryID, c.Error)
+		}
+		fmt.Fprintf(w, "  ledger    %s  key %s\n", c.State, c.Key)
+		if len(c.Artifacts) > 0 {
+			keys := make([]string, 0, len(c.Artifacts))
+			for k := range c.Artifacts {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				fmt.Fprintf(w, "            %-24s sha256:%s\n", k, c.Artifacts[k])
+			}
+		}
+		for _, sk := range c.Skipped {
+			fmt.Fprintf(w, "  skipped   %s\n", sk)
+		}
+	}
+	fmt.Fprintf(w, "  records   data dir %s\n", s.Paths.DataDir)
+	fmt.Fprintf(w, "            events    %s  (orchestrator events %s --data-dir %s)\n", s.Paths.Events, s.RunID, s.Paths.DataDir)
+	fmt.Fprintf(w, "            ledger    %s  (orchestrator ledger list --data-dir %s)\n", s.Paths.Ledger, s.Paths.DataDir)
+	fmt.Fprintf(w, "            artifacts %s\n", s.Paths.Artifacts)
+	status := s.Status
+	if err != nil {
+		status += ": " + oneLine(err.Error())
+	}
+	fmt.Fprintf(w, "  result    %s in %s\n", status, s.Elapsed.Round(10*time.Millisecond))
+}
+
+func short(d string) string {
+	if len(d) > 12 {
+		return d[:12]
+	}
+	return d
+}

@@ -1,0 +1,23 @@
+// Package commit is the single writer of Multiverse: the only component
+// allowed to cause the side effect a task exists for (placing an order).
+//
+// Protocol, per candidate branch, best first:
+//
+//  1. Preflight: re-materialize the branch in a fresh session (no guards)
+//     and re-check that the commit boundary and the task's preconditions
+//     hold. A candidate that no longer holds is skipped and the next one is
+//     tried.
+//  2. Read the business intent from the boundary page; its canonical sha256
+//     makes the idempotency key commit:<site>:<flow>:<sha256>. The key does
+//     not depend on the path, so two paths to the same purchase are the
+//     same commit.
+//  3. Take the ledger's single-writer lock and write the intent row
+//     durably before any side effect. An existing committed row ends the
+//     commit with no side effect; an intent left by a crash is resolved by
+//     probing the site for the key, and otherwise retried with the same
+//     key.
+//  4. Perform the commit action carrying the key (form field or header),
+//     record the request/response transcript, confirm, extract the token,
+//     keep the evidence (pre-submit DOM, transcript, confirmation
+//     screenshot, invoice) by hash, and finalize the row.
+package commit

@@ -1,0 +1,52 @@
+package orchestrator
+
+import (
+	"errors"
+
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/commit"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// Errors callers branch on; ExitCode maps them to the CLI's exit codes.
+var (
+	// ErrNoBoundary: no branch reached the commit boundary with its goal
+	// met within the budgets.
+	ErrNoBoundary = errors.New("orchestrator: no branch reached the commit boundary within budget")
+	// ErrSiteUnreachable: the start URL cannot be loaded (connection
+	// refused, DNS, 5xx, redirect loop).
+	ErrSiteUnreachable = errors.New("orchestrator: the site is unreachable")
+	// ErrBadInput: a flag or the data dir is unusable.
+	ErrBadInput = errors.New("orchestrator: bad input")
+)
+
+// Exit codes of the CLI. DESIGN.md lists 0-4; 5 and 6 separate a missing
+// browser part and an unreachable site from bad input.
+const (
+	ExitOK          = 0
+	ExitInternal    = 1
+	ExitBadInput    = 2
+	ExitNoBoundary  = 3
+	ExitAborted     = 4
+	ExitEnvironment = 5
+	ExitSite        = 6
+)
+
+// ExitCode maps an error of Run (or of loading a task) to an exit code.
+func ExitCode(err error) int {
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, task.ErrInvalid), errors.Is(err, ErrBadInput), errors.Is(err, task.ErrSecretMissing):
+		return ExitBadInput
+	case errors.Is(err, ErrNoBoundary):
+		return ExitNoBoundary
+	case errors.Is(err, commit.ErrNoCandidate), errors.Is(err, commit.ErrSubmitFailed):
+		return ExitAborted
+	case errors.Is(err, browser.ErrChromiumNotFound), errors.Is(err, browser.ErrDriverNotFound):
+		return ExitEnvironment
+	case errors.Is(err, ErrSiteUnreachable):
+		return ExitSite
+	}
+	return ExitInternal
+}

@@ -1,0 +1,153 @@
+package orchestrator
+
+import (
+	"sort"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/planner"
+)
+
+// logResult records what the worker did for a branch: the action span,
+// the observation, the step's requests and the budget debit.
+func (r *run) logResult(search *planner.Search, n *planner.Node) {
+	res := r.results[n.ID]
+	if res == nil {
+		return
+	}
+	last := n.Action()
+	span := newSpanID()
+	if len(res.Steps) > 0 {
+		st := res.Steps[len(res.Steps)-1]
+		r.rec.addSpan(st.Start, 0, "action_start", n.ID, span, map[string]any{
+			"step": st.Step, "action": last.Describe(), "kind": last.Kind, "replayed_prefix": len(res.Steps) - 1,
+			"prefix_ms": res.Timing.Prefix, "context_ms": res.Timing.Context, "worker": res.Worker, "attempt": res.Attempt,
+			"plan_digest": n.Digest})
+		r.rec.addSpan(st.End, st.VirtualTime, "action_end", n.ID, span, map[string]any{
+			"step": st.Step, "status": st.Status, "code": st.Code, "error": r.sc.Text(st.Error), "strategy": st.Strategy,
+			"duration_ms": st.End.Sub(st.Start).Milliseconds(), "replayed": st.Replayed})
+	}
+	if o := res.Obs; o != nil {
+		r.rec.addSpan(time.Time{}, o.VirtualTime, "nav", n.ID, span, map[string]any{"url": o.URL, "title": o.Title, "status": o.Status})
+		r.rec.addSpan(time.Time{}, o.VirtualTime, "dom_snapshot", n.ID, span, map[string]any{
+			"dom_hash": o.DOMHash, "ax_hash": o.AXHash, "net_digest": o.NetDigest, "screenshot": o.ScreenshotHash,
+			"dom_artifact": o.DOMArtifact, "ax_artifact": o.AXArtifact, "predicates": o.Predicates,
+			"dead_ends": o.DeadEnds, "affordances": len(o.Affordances), "at_boundary": res.AtBoundary},
+			o.DOMArtifact, o.AXArtifact, o.ScreenshotHash)
+	}
+	for _, nr := range res.Net {
+		r.rec.addSpan(time.Time{}, 0, "net", n.ID, span, map[string]any{"method": nr.Method, "url": nr.URL, "status": nr.Status,
+			"type": nr.Type, "body_sha256": nr.BodyHash, "blocked": nr.Blocked, "error": nr.Error})
+	}
+	for _, b := range res.Blocked {
+		r.rec.addSpan(time.Time{}, 0, "guard_blocked", n.ID, span, map[string]any{"request": r.sc.URL(b)})
+	}
+	for _, u := range res.Unsupported {
+		r.rec.addSpan(time.Time{}, 0, "unsupported_traffic", n.ID, span, map[string]any{"what": r.sc.Text(u)})
+	}
+	if res.Status != "ok" {
+		r.rec.addSpan(time.Time{}, 0, "error", n.ID, span, map[string]any{"where": "branch", "code": res.ErrCode,
+			"error": r.sc.Text(res.ErrMsg), "step": res.ErrStep})
+	}
+	t := r.t
+	r.rec.add(time.Time{}, 0, "budget_debit", n.ID, map[string]any{
+		"actions": len(res.Steps), "cost": n.Cost, "spent": search.Spent(), "cost_budget": t.Budgets.Cost,
+		"branches": search.Executed(), "branch_budget": t.Budgets.TotalBranches,
+		"elapsed_ms": time.Since(r.start).Milliseconds(), "wall_clock_budget_ms": t.Budgets.WallClock.D().Milliseconds(),
+		"branch_ms": res.Timing.Total})
+}
+
+// logSearch records the search's decisions.
+func (r *run) logSearch(evs []planner.Event) {
+	for _, e := range evs {
+		switch e.Kind {
+		case "fork":
+			n := e.Node
+			r.rec.add(time.Time{}, 0, "branch_fork", n.ID, map[string]any{
+				"parent": n.ParentID, "plan_digest": n.Digest, "seed": n.Seed, "depth": n.Depth,
+				"action": n.Action().Describe(), "prior": e.Detail["prior"], "utility": e.Detail["utility"],
+				"reason": e.Detail["reason"], "plan": n.Plan})
+		case "prune":
+			n := e.Node
+			rule := e.Detail["rule"].(string)
+			r.rec.add(time.Time{}, 0, "branch_pruned", n.ID, map[string]any{"rule": rule, "detail": e.Detail["detail"],
+				"state": n.State, "plan_digest": n.Digest, "j": n.Score.J, "progress": n.Score.Progress})
+		case "score":
+			n := e.Node
+			r.rec.add(time.Time{}, 0, "metric_update", n.ID, e.Detail)
+		case "width":
+			r.rec.add(time.Time{}, 0, "beam_width", "", e.Detail)
+		}
+	}
+}
+
+func (r *run) countBranches(search *planner.Search) {
+	c := BranchCounts{}
+	var explored []string
+	for _, n := range search.Nodes() {
+		c.Forked++
+		switch n.State {
+		case planner.StateExplored:
+			c.Explored++
+		case planner.StateBoundary:
+			c.Boundary++
+		case planner.StatePruned:
+			c.Pruned++
+		case planner.StateFailed:
+			c.Failed++
+		}
+		if n.Prune != nil {
+			r.sum.Pruned[n.Prune.Rule]++
+		}
+		if n.Outcome != nil {
+			c.Executed++
+			explored = append(explored, n.Digest)
+		}
+	}
+	sort.Strings(explored)
+	r.sum.Branches = c
+	r.sum.Explored = explored
+	r.sum.Spent = search.Spent()
+	r.sum.MaxConcurrent = r.maxConcurrent()
+}
+
+// maxConcurrent sweeps the action spans of every result and returns the
+// largest number that overlapped.
+func (r *run) maxConcurrent() int {
+	type edge struct {
+		t     time.Time
+		delta int
+	}
+	var edges []edge
+	for _, res := range r.results {
+		if len(res.Steps) == 0 {
+			continue
+		}
+		edges = append(edges, edge{res.Started, 1}, edge{res.Steps[len(res.Steps)-1].End, -1})
+	}
+	sort.Slice(edges, func(i, j int) bool {
+		if !edges[i].t.Equal(edges[j].t) {
+			return edges[i].t.Before(edges[j].t)
+		}
+		return edges[i].delta < edges[j].delta
+	})
+	cur, best := 0, 0
+	for _, e := range edges {
+		cur += e.delta
+		best = max(best, cur)
+	}
+	return best
+}
+
+func (r *run) progress(search *planner.Search, running int, phase string) {
+	if r.cfg.Progress == nil {
+		return
+	}
+	best := 0.0
+	for _, n := range search.Nodes() {
+		if n.Outcome != nil && n.Score.J > best {
+			best = n.Score.J
+		}
+	}
+	r.cfg.Progress(Progress{Elapsed: time.Since(r.start), Budget: r.t.Budgets.WallClock.D(), Wave: r.sum.Waves,
+		Frontier: search.Pending(), Running: running, Workers: r.workers, Executed: search.Executed(), BestJ: best, Phase: phase})
+}

@@ -1,0 +1,121 @@
+package orchestrator
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+)
+
+// recorder buffers a run's events and appends them in batches. It carries
+// the run's trace id and hands out span ids, so events correlate with
+// traces (W3C trace context).
+type recorder struct {
+	log     *eventlog.Log
+	runID   string
+	traceID string
+	runSpan string
+
+	mu    sync.Mutex
+	buf   []eventlog.Event
+	spans map[string]string // branch id -> span id
+	err   error
+}
+
+func newRecorder(log *eventlog.Log, runID string) *recorder {
+	id, _ := ulid.ParseStrict(runID)
+	return &recorder{log: log, runID: runID, traceID: hex.EncodeToString(id[:]), runSpan: newSpanID(), spans: map[string]string{}}
+}
+
+func newSpanID() string {
+	var b [8]byte
+	for {
+		rand.Read(b[:])
+		if b != [8]byte{} {
+			return hex.EncodeToString(b[:])
+		}
+	}
+}
+
+// branchSpan returns the span id of a branch, creating it once.
+func (r *recorder) branchSpan(branchID string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.spans[branchID]
+	if !ok {
+		s = newSpanID()
+		r.spans[branchID] = s
+	}
+	return s
+}
+
+// add buffers an event. A zero t means now. The span is the branch's
+// span (the run's for run-level events) unless span is given.
+func (r *recorder) add(t time.Time, vt int64, kind, branchID string, payload any, arts ...string) {
+	r.addSpan(t, vt, kind, branchID, "", payload, arts...)
+}
+
+func (r *recorder) addSpan(t time.Time, vt int64, kind, branchID, span string, payload any, arts ...string) {
+	parent := r.runSpan
+	if span == "" {
+		if branchID == "" {
+			span, parent = r.runSpan, ""
+		} else {
+			span = r.branchSpan(branchID)
+		}
+	} else if branchID != "" {
+		parent = r.branchSpan(branchID)
+	}
+	var raw json.RawMessage
+	if payload != nil {
+		b, err := json.Marshal(payload)
+		if err == nil {
+			raw = b
+		}
+	}
+	var clean []string
+	for _, a := range arts {
+		if a != "" {
+			clean = append(clean, a)
+		}
+	}
+	if t.IsZero() {
+		t = time.Now()
+	}
+	r.mu.Lock()
+	r.buf = append(r.buf, eventlog.Event{RunID: r.runID, Time: t.UTC(), VirtualTime: vt, Kind: kind, BranchID: branchID,
+		TraceID: r.traceID, SpanID: span, ParentSpanID: parent, Payload: raw, Artifacts: clean})
+	r.mu.Unlock()
+}
+
+// flush appends the buffered events in one transaction. The first error
+// sticks and is returned by every later flush.
+func (r *recorder) flush(ctx context.Context) error {
+	r.mu.Lock()
+	buf := r.buf
+	r.buf = nil
+	r.mu.Unlock()
+	if len(buf) == 0 {
+		return r.err
+	}
+	if _, err := r.log.AppendBatch(context.WithoutCancel(ctx), buf); err != nil && r.err == nil {
+		r.err = err
+	}
+	return r.err
+}
+
+// Record implements commit.Recorder: it appends at once.
+func (r *recorder) Record(ctx context.Context, kind, branchID string, payload any, arts ...string) {
+	r.add(time.Time{}, 0, kind, branchID, payload, arts...)
+	r.flush(ctx)
+}
+
+var zeroTime time.Time
+
+func timeSince(t time.Time) time.Duration { return time.Since(t) }

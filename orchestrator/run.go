@@ -1,0 +1,448 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/planner"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
+	"github.com/multiverse-orchestrator/multiverse/task"
+	"github.com/multiverse-orchestrator/multiverse/worker"
+)
+
+// DefaultDataDir is where a run's records go unless told otherwise.
+const DefaultDataDir = ".multiverse"
+
+// Config configures Run. Task is required; the zero value of every other
+// field is a working default.
+type Config struct {
+	Task    *task.Task
+	DataDir string
+	// Workers is the number of in-process worker slots; negative means
+	// the task's search.workers. Zero runs only remote workers.
+	Workers int
+	// NATSURL joins an existing NATS server or cluster instead of starting
+	// the embedded one; NATSListen makes the embedded one listen on
+	// host:port so remote workers can join.
+	NATSURL    string
+	NATSListen string
+	Browser    browser.Options
+	Logger     *slog.Logger
+	// Progress, when set, is called as the run advances (for a live
+	// status line).
+	Progress func(Progress)
+	// NoScreenshots skips per-branch screenshots (faster; the commit still
+	// keeps its confirmation screenshot).
+	NoScreenshots bool
+}
+
+// Progress is a snapshot of a running search.
+type Progress struct {
+	Elapsed, Budget time.Duration
+	Wave            int
+	Frontier        int
+	Running         int
+	Workers         int
+	Executed        int
+	BestJ           float64
+	Phase           string
+}
+
+// ResultGrace is how long past a branch's own wall clock budget the
+// orchestrator waits for its result before counting it lost.
+const ResultGrace = 30 * time.Second
+
+// Run executes the task end to end and returns its summary. The error is
+// nil only when the run committed (or found its commit already in the
+// ledger); ExitCode maps it to the CLI's exit code. The summary is
+// returned whenever the run got far enough to have an id.
+func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	start := time.Now()
+	t := cfg.Task
+	if t == nil {
+		return nil, fmt.Errorf("%w: no task", ErrBadInput)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if err := t.CheckSecrets(); err != nil {
+		return nil, err
+	}
+	workers := cfg.Workers
+	if workers < 0 {
+		workers = t.Search.Workers
+	}
+	if workers == 0 && cfg.NATSURL == "" && cfg.NATSListen == "" {
+		return nil, fmt.Errorf("%w: --workers 0 needs remote workers: give --nats URL or --nats-listen ADDR", ErrBadInput)
+	}
+	dd := cfg.DataDir
+	if dd == "" {
+		dd = DefaultDataDir
+	}
+	if err := os.MkdirAll(dd, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: data dir %s: %v", ErrBadInput, dd, err)
+	}
+	store, err := artifacts.OpenFS(filepath.Join(dd, "artifacts"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: artifact store: %v", ErrBadInput, err)
+	}
+	elog, err := eventlog.Open(ctx, filepath.Join(dd, "events.db"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: event log: %v", ErrBadInput, err)
+	}
+	defer elog.Close()
+	led, err := ledger.Open(ctx, filepath.Join(dd, "ledger.db"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: ledger: %v", ErrBadInput, err)
+	}
+	defer led.Close()
+
+	runID := ulid.Make().String()
+	rec := newRecorder(elog, runID)
+	sum := &Summary{RunID: runID, Task: t.Name, TaskDigest: t.Digest(), Seed: t.Seed, Workers: workers,
+		Pruned: map[string]int{}, Paths: Paths{DataDir: dd, Events: elog.Path(), Ledger: led.Path(), Artifacts: store.Root()}}
+	key := scrub.NewKey()
+	if err := os.MkdirAll(filepath.Join(dd, "keys"), 0o700); err == nil {
+		os.WriteFile(filepath.Join(dd, "keys", runID+".key"), key, 0o600)
+	}
+	sc := scrub.New(key, t.SecretValues())
+	r := &run{cfg: cfg, t: t, log: log, dd: dd, store: store, elog: elog, led: led, rec: rec, sum: sum,
+		runID: runID, key: key, sc: sc, workers: workers, start: start, results: map[string]*worker.Result{}}
+	err = r.execute(ctx)
+	sum.Elapsed = time.Since(start)
+	if err != nil {
+		sum.Error = err.Error()
+		if sum.Status == "" {
+			sum.Status = statusOf(err)
+		}
+	}
+	r.rec.add(time.Time{}, 0, "run_end", "", map[string]any{"status": sum.Status, "error": sum.Error,
+		"elapsed_ms": sum.Elapsed.Milliseconds(), "branches": sum.Branches, "exit_code": ExitCode(err)})
+	if ferr := rec.flush(ctx); ferr != nil && err == nil {
+		err = fmt.Errorf("orchestrator: event log: %w", ferr)
+	}
+	return sum, err
+}
+
+func statusOf(err error) string {
+	switch ExitCode(err) {
+	case ExitNoBoundary:
+		return "no_boundary"
+	case ExitAborted:
+		return "aborted"
+	case ExitSite:
+		return "site_unreachable"
+	case ExitEnvironment:
+		return "environment"
+	}
+	return "failed"
+}
+
+type run struct {
+	cfg     Config
+	t       *task.Task
+	log     *slog.Logger
+	dd      string
+	store   *artifacts.FS
+	elog    *eventlog.Log
+	led     *ledger.Ledger
+	rec     *recorder
+	sum     *Summary
+	runID   string
+	key     []byte
+	sc      *scrub.Scrubber
+	workers int
+	start   time.Time
+	spec    *worker.Spec
+	// results holds every branch's accepted result by branch id.
+	results map[string]*worker.Result
+}
+
+func (r *run) manifest(fp browser.Fingerprint, natsURL string) map[string]any {
+	t := r.t
+	version := "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		version = bi.Main.Version
+	}
+	return map[string]any{
+		"task": t.Name, "task_digest": t.Digest(), "task_file": t.File(), "start_url": r.sc.URL(t.StartURL),
+		"seed": strconv.FormatUint(t.Seed, 10), "seed_from_task": t.SeedSet,
+		"budgets": t.Budgets, "search": t.Search, "weights": t.Weights, "environment": t.Environment,
+		"workers": r.workers, "nats": natsURL, "multiverse_version": version, "fingerprint": fp,
+		"scrub_key_sha256": r.sc.Token("multiverse/scrub-key-check"),
+	}
+}
+
+func (r *run) execute(ctx context.Context) error {
+	t := r.t
+	if err := preflightSite(ctx, t.StartURL); err != nil {
+		r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(browser.Fingerprint{}, ""))
+		r.rec.add(time.Time{}, 0, "error", "", map[string]any{"where": "preflight", "error": r.sc.Text(err.Error())})
+		return err
+	}
+	// The bus: embedded by default, or an existing server or cluster.
+	natsURL := r.cfg.NATSURL
+	if natsURL == "" {
+		host, port := "127.0.0.1", 0
+		if r.cfg.NATSListen != "" {
+			h, p, err := net.SplitHostPort(r.cfg.NATSListen)
+			if err != nil {
+				return fmt.Errorf("%w: --nats-listen %q: %v", ErrBadInput, r.cfg.NATSListen, err)
+			}
+			host = h
+			if port, err = strconv.Atoi(p); err != nil {
+				return fmt.Errorf("%w: --nats-listen %q: bad port", ErrBadInput, r.cfg.NATSListen)
+			}
+		}
+		srv, err := bus.StartEmbedded(ctx, bus.ServerConfig{StoreDir: filepath.Join(r.dd, "nats"), Host: host, Port: port})
+		if err != nil {
+			return fmt.Errorf("orchestrator: starting the embedded NATS server: %w", err)
+		}
+		defer srv.Shutdown()
+		natsURL = srv.ClientURL()
+		r.sum.Paths.NATS = filepath.Join(r.dd, "nats")
+	}
+	client, err := bus.Connect(ctx, natsURL, bus.WithName("multiverse-orchestrator "+r.runID))
+	if err != nil {
+		return fmt.Errorf("orchestrator: connecting to NATS at %s: %w", natsURL, err)
+	}
+	defer client.Close()
+	if r.cfg.NATSURL == "" {
+		// The embedded server is ours: jobs left by an earlier run that
+		// died are not worth running.
+		if st, err := client.JetStream().Stream(ctx, bus.JobsStream); err == nil {
+			st.Purge(ctx)
+		}
+	}
+	exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.store, Browser: r.cfg.Browser, Logger: r.log})
+	if err != nil {
+		return err
+	}
+	defer exec.Close()
+	rt, err := exec.Runtime(ctx)
+	if err != nil {
+		return err
+	}
+	workCtx, stopWork := context.WithCancel(ctx)
+	workDone := make(chan struct{})
+	if r.workers > 0 {
+		go func() {
+			defer close(workDone)
+			if err := client.Work(workCtx, bus.WorkerConfig{Slots: r.workers}, exec.Handle); err != nil {
+				r.log.Error("in-process workers stopped", "error", err)
+			}
+		}()
+	} else {
+		close(workDone)
+	}
+	defer func() {
+		stopWork()
+		<-workDone
+	}()
+	r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(rt.Fingerprint(), natsURL))
+	r.rec.flush(ctx)
+
+	r.spec = &worker.Spec{Origin: t.Origin(), RunSeed: t.Seed, Env: t.Environment, Timeout: t.Budgets.ActionTimeout,
+		Predicates: t.Goal.All(), Boundary: t.Commit.Boundary, DeadEnds: t.DeadEnds, Guard: t.Commit.Guard,
+		Inputs: t.Inputs, ScrubKey: r.key, Screenshots: !r.cfg.NoScreenshots}
+	results, err := client.Results(ctx, r.runID)
+	if err != nil {
+		return fmt.Errorf("orchestrator: subscribing to results: %w", err)
+	}
+	winners, err := r.explore(ctx, client, results)
+	client.Cancel(context.WithoutCancel(ctx), r.runID)
+	stopWork()
+	if err != nil {
+		return err
+	}
+	return r.commit(ctx, rt, winners)
+}
+
+func workerName() string {
+	h, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d/inproc", h, os.Getpid())
+}
+
+// preflightSite checks that the start URL answers before any browser
+// work: a refused connection, a DNS failure, a 5xx or a redirect loop is
+// a clear error at once instead of a search that cannot start.
+func preflightSite(ctx context.Context, u string) error {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrSiteUnreachable, u, err)
+	}
+	req.Header.Set("User-Agent", task.DefaultUserAgent)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		var ue interface{ Unwrap() error }
+		msg := err.Error()
+		if errors.As(err, &ue) {
+			if inner := ue.Unwrap(); inner != nil {
+				msg = inner.Error()
+			}
+		}
+		return fmt.Errorf("%w: start URL %s: %s", ErrSiteUnreachable, u, msg)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode >= 500 {
+		return fmt.Errorf("%w: start URL %s answered %s", ErrSiteUnreachable, u, resp.Status)
+	}
+	return nil
+}
+
+// explore drives the search wave by wave until it has winners or cannot
+// go on.
+func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bus.Result) ([]*planner.Node, error) {
+	t := r.t
+	prop, err := planner.NewProposer(t)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	search := planner.NewSearch(t, prop, func() string { return ulid.Make().String() })
+	ectx, cancel := context.WithTimeout(ctx, t.Budgets.WallClock.D())
+	defer cancel()
+	root := search.Root()
+	r.logSearch(search.Drain())
+	r.rec.flush(ctx)
+	var decision planner.Decision
+	for {
+		wave := search.NextWave()
+		if len(wave) == 0 {
+			decision.Exhausted = "frontier empty"
+			break
+		}
+		r.sum.Waves++
+		got, err := r.runWave(ectx, client, results, search, wave)
+		if err != nil {
+			if ectx.Err() != nil && ctx.Err() == nil {
+				search.Stop()
+				r.logSearch(search.Drain())
+				r.countBranches(search)
+				return nil, fmt.Errorf("%w: the wall clock budget of %s ran out after %d waves", ErrNoBoundary, t.Budgets.WallClock.D(), r.sum.Waves)
+			}
+			return nil, err
+		}
+		for _, n := range wave {
+			search.Complete(n, got[n.ID])
+		}
+		if len(wave) == 1 && wave[0] == root && !got[root.ID].OK {
+			o := got[root.ID]
+			r.fold(search, wave)
+			r.countBranches(search)
+			return nil, fmt.Errorf("%w: opening %s failed: %s: %s", ErrSiteUnreachable, r.sc.URL(t.StartURL), o.Code, o.Msg)
+		}
+		decision = r.fold(search, wave)
+		r.progress(search, 0, "explore")
+		if len(decision.Winners) > 0 || decision.Exhausted != "" {
+			break
+		}
+	}
+	r.countBranches(search)
+	if len(decision.Winners) == 0 {
+		return nil, fmt.Errorf("%w: %s after %d branches in %d waves", ErrNoBoundary, decision.Exhausted, search.Executed(), r.sum.Waves)
+	}
+	ranking := make([]map[string]any, len(decision.Winners))
+	for i, n := range decision.Winners {
+		ranking[i] = map[string]any{"branch_id": n.ID, "plan_digest": n.Digest, "j": n.Score.J, "cost": n.Cost, "steps": n.Depth}
+	}
+	r.rec.add(time.Time{}, 0, "winner", decision.Winners[0].ID, map[string]any{
+		"order": "higher J, lower cost, fewer steps, plan digest, branch id", "ranking": ranking})
+	r.rec.flush(ctx)
+	return decision.Winners, nil
+}
+
+// fold records the wave's results in digest order and lets the search
+// decide.
+func (r *run) fold(search *planner.Search, wave []*planner.Node) planner.Decision {
+	for _, n := range wave { // NextWave returns the wave in digest order
+		r.logResult(search, n)
+	}
+	d := search.EndWave()
+	r.logSearch(search.Drain())
+	r.rec.flush(context.Background())
+	return d
+}
+
+// runWave publishes the wave's jobs and collects their results. Results
+// of other branches (late, duplicate or stale deliveries) are ignored:
+// only the first result per branch of this wave counts.
+func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bus.Result, search *planner.Search, wave []*planner.Node) (map[string]planner.Outcome, error) {
+	t := r.t
+	want := map[string]*planner.Node{}
+	for _, n := range wave {
+		job := &worker.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Plan: n.Plan, PlanDigest: n.Digest,
+			Seed: n.Seed, Deadline: t.Budgets.BranchWallClock, Spec: r.spec}
+		data, err := job.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("orchestrator: encoding job: %w", err)
+		}
+		if err := client.PublishJob(ctx, r.runID, n.ID, data, nil); err != nil {
+			return nil, fmt.Errorf("orchestrator: publishing branch %s: %w", n.ID, err)
+		}
+		want[n.ID] = n
+	}
+	r.progress(search, len(want), "explore")
+	got := map[string]planner.Outcome{}
+	raw := map[string]*worker.Result{}
+	timer := time.NewTimer(t.Budgets.BranchWallClock.D() + ResultGrace)
+	defer timer.Stop()
+	for len(got) < len(want) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-timer.C:
+			for id, n := range want {
+				if _, ok := got[id]; !ok {
+					got[id] = planner.Outcome{Code: "lost", Msg: "no result within the branch budget plus grace"}
+					r.rec.add(time.Time{}, 0, "error", n.ID, map[string]any{"where": "dispatch", "error": "no result from any worker"})
+				}
+			}
+		case m, ok := <-results:
+			if !ok {
+				return nil, errors.New("orchestrator: the results subscription ended")
+			}
+			n := want[m.BranchID]
+			if n == nil {
+				continue // an earlier wave's late or duplicate result
+			}
+			if _, dup := got[m.BranchID]; dup {
+				r.rec.add(time.Time{}, 0, "duplicate_result", m.BranchID, map[string]any{"attempt": m.Attempt})
+				continue
+			}
+			res, err := worker.DecodeResult(m.Data)
+			if err != nil {
+				got[m.BranchID] = planner.Outcome{Code: "bad_result", Msg: err.Error()}
+				continue
+			}
+			raw[m.BranchID] = res
+			got[m.BranchID] = planner.Outcome{OK: res.Status == worker.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
+				Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked}
+			r.progress(search, len(want)-len(got), "explore")
+		}
+	}
+	for id, res := range raw {
+		r.results[id] = res
+	}
+	return got, nil
+}

@@ -1,0 +1,72 @@
+package orchestrator
+
+import (
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+)
+
+// Summary describes a finished run, for people and for --json.
+type Summary struct {
+	RunID      string        `json:"run_id"`
+	Task       string        `json:"task"`
+	TaskDigest string        `json:"task_digest"`
+	Seed       uint64        `json:"seed"`
+	Status     string        `json:"status"` // committed, existing, recovered, no_boundary, aborted, failed
+	Error      string        `json:"error,omitempty"`
+	Elapsed    time.Duration `json:"elapsed_ns"`
+	Workers    int           `json:"workers"`
+	Waves      int           `json:"waves"`
+	Branches   BranchCounts  `json:"branches"`
+	// Pruned counts pruned or failed branches by rule.
+	Pruned map[string]int `json:"pruned_by_rule,omitempty"`
+	// Explored lists the plan digests of every executed branch, sorted.
+	Explored []string    `json:"explored_plan_digests"`
+	Winner   *Winner     `json:"winner,omitempty"`
+	Commit   *CommitInfo `json:"commit,omitempty"`
+	Spent    float64     `json:"cost_spent"`
+	Paths    Paths       `json:"paths"`
+	// MaxConcurrent is the largest number of branches whose action spans
+	// overlapped in time.
+	MaxConcurrent int `json:"max_concurrent_branches"`
+}
+
+// BranchCounts counts branches by how they ended.
+type BranchCounts struct {
+	Forked   int `json:"forked"`
+	Executed int `json:"executed"`
+	Explored int `json:"explored"`
+	Boundary int `json:"boundary"`
+	Pruned   int `json:"pruned"`
+	Failed   int `json:"failed"`
+}
+
+// Winner is the committed branch.
+type Winner struct {
+	BranchID   string         `json:"branch_id"`
+	PlanDigest string         `json:"plan_digest"`
+	Steps      []string       `json:"steps"`
+	Score      scoring.Vector `json:"score"`
+}
+
+// CommitInfo is the ledger's view of the commit.
+type CommitInfo struct {
+	EntryID   string            `json:"entry_id"`
+	Key       string            `json:"idempotency_key"`
+	State     string            `json:"state"`
+	OrderID   string            `json:"order_id,omitempty"`
+	Existing  bool              `json:"existing"`
+	Recovered bool              `json:"recovered,omitempty"`
+	Artifacts map[string]string `json:"artifacts,omitempty"`
+	Skipped   []string          `json:"skipped_candidates,omitempty"`
+	Error     string            `json:"error,omitempty"`
+}
+
+// Paths says where the run's records are.
+type Paths struct {
+	DataDir   string `json:"data_dir"`
+	Events    string `json:"events"`
+	Ledger    string `json:"ledger"`
+	Artifacts string `json:"artifacts"`
+	NATS      string `json:"nats,omitempty"`
+}

@@ -1,0 +1,332 @@
+package planner
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// Candidate is a proposed next action with its prior: how promising the
+// proposer thinks it is, in [0, 1], and why.
+type Candidate struct {
+	Action branch.Action
+	Prior  float64
+	Reason string
+}
+
+// Proposer ranks affordances against a task. It is pure and safe for
+// concurrent use.
+type Proposer struct {
+	goal   map[string]bool
+	inputs []inputRule
+	risk   []*regexp.Regexp
+	commit *branch.Target
+	guards []*regexp.Regexp
+	query  string
+}
+
+type inputRule struct {
+	name   string
+	match  *regexp.Regexp
+	value  string // known value ("" for secrets)
+	secret bool
+}
+
+// NewProposer prepares a proposer for the task.
+func NewProposer(t *task.Task) (*Proposer, error) {
+	p := &Proposer{goal: map[string]bool{}, commit: t.Commit.Action.Target}
+	for _, w := range tokens(t.Goal.Text) {
+		p.goal[w] = true
+	}
+	names := make([]string, 0, len(t.Inputs))
+	for n := range t.Inputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		in := t.Inputs[n]
+		re, err := regexp.Compile(in.Match)
+		if err != nil {
+			return nil, fmt.Errorf("planner: input %s: %w", n, err)
+		}
+		r := inputRule{name: n, match: re, secret: in.Secret()}
+		if !r.secret {
+			r.value = in.Value
+			for _, w := range tokens(in.Value) {
+				p.goal[w] = true
+			}
+		}
+		p.inputs = append(p.inputs, r)
+	}
+	for _, s := range t.RiskPatterns {
+		re, err := regexp.Compile(s)
+		if err != nil {
+			return nil, fmt.Errorf("planner: risk pattern %q: %w", s, err)
+		}
+		p.risk = append(p.risk, re)
+	}
+	for _, g := range t.Commit.Guard {
+		if strings.EqualFold(g.Method, "GET") || g.Method == "" {
+			if re, err := regexp.Compile(g.URL); err == nil {
+				p.guards = append(p.guards, re)
+			}
+		}
+	}
+	for _, w := range []string{"plan", "buy", "purchase", "subscribe", "seat", "licens", "upgrade"} {
+		if p.goal[stem(w)] || p.goal[w] {
+			p.query = "pricing"
+			break
+		}
+	}
+	return p, nil
+}
+
+// History is what the proposer needs to know about the branch so far.
+type History struct {
+	// Visited holds the URLs the branch has shown (scrubbed forms are
+	// fine: only equality matters).
+	Visited map[string]bool
+	// Applied holds the input names already typed or selected.
+	Applied map[string]bool
+	// Done holds the canonical forms of actions already taken on the
+	// current page.
+	Done map[string]bool
+}
+
+// Propose returns candidate actions for the page, best first. Ties are
+// broken by the action's canonical form, so the order is deterministic.
+func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
+	if obs == nil {
+		return nil
+	}
+	var out []Candidate
+	seen := map[string]bool{}
+	add := func(c Candidate) {
+		key := string(branch.Plan{c.Action}.Canonical())
+		if seen[key] || h.Done[key] {
+			return
+		}
+		seen[key] = true
+		c.Prior = math.Max(0, math.Min(1, c.Prior))
+		out = append(out, c)
+	}
+	modal := false
+	for _, a := range obs.Affordances {
+		if a.Region == "dialog" {
+			modal = true
+		}
+	}
+	// Forms: fill the first field that a task input says how to fill, in
+	// page order; one canonical order keeps the tree narrow.
+	filledForm := map[int]bool{}
+	pendingForm := map[int]bool{}
+	for _, a := range obs.Affordances {
+		if !isField(a.Kind) || a.Region == "obscured" {
+			continue
+		}
+		rule, ok := p.ruleFor(a)
+		if !ok {
+			continue
+		}
+		act, needed := p.fillAction(a, rule, h)
+		if !needed {
+			filledForm[a.Form] = true
+			continue
+		}
+		if pendingForm[a.Form] {
+			continue
+		}
+		pendingForm[a.Form] = true
+		add(Candidate{Action: act, Prior: 0.95, Reason: "fills " + rule.name + " into " + label(a)})
+	}
+	for _, a := range obs.Affordances {
+		if a.Region == "obscured" || p.risky(a) {
+			continue
+		}
+		switch {
+		case a.Kind == "link" || a.Kind == "button":
+			c, ok := p.activate(a, obs, h, modal)
+			if !ok {
+				continue
+			}
+			if a.Submit {
+				switch {
+				case pendingForm[a.Form]:
+					c.Prior, c.Reason = 0.15, "submits a form with fields still to fill"
+				case filledForm[a.Form]:
+					c.Prior, c.Reason = math.Max(c.Prior, 0.85), "submits a filled form"
+				}
+			}
+			add(c)
+		case a.Kind == "search" && p.query != "" && a.Value == "" && !h.Applied["query:"+p.query]:
+			add(Candidate{Action: branch.Action{Kind: branch.KindType, Target: targetOf(a), Value: p.query,
+				Label: fmt.Sprintf("type %q into %s", p.query, label(a))}, Prior: 0.3, Reason: "searches the site"})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Prior != out[j].Prior {
+			return out[i].Prior > out[j].Prior
+		}
+		return string(branch.Plan{out[i].Action}.Canonical()) < string(branch.Plan{out[j].Action}.Canonical())
+	})
+	return out
+}
+
+func isField(kind string) bool {
+	switch kind {
+	case "textbox", "number", "email", "select", "textarea", "checkbox", "radio":
+		return true
+	}
+	return false
+}
+
+func label(a branch.Affordance) string {
+	if n := a.Target.Name; n != "" {
+		return fmt.Sprintf("%q", n)
+	}
+	return a.Target.Describe()
+}
+
+func targetOf(a branch.Affordance) *branch.Target {
+	t := a.Target
+	return &t
+}
+
+// ruleFor finds the task input that matches a form field by label, name,
+// id or placeholder.
+func (p *Proposer) ruleFor(a branch.Affordance) (inputRule, bool) {
+	for _, r := range p.inputs {
+		for _, s := range []string{a.Target.Name, a.Target.Field, a.Target.ID, a.Target.AriaLabel} {
+			if s != "" && r.match.MatchString(s) {
+				return r, true
+			}
+		}
+	}
+	return inputRule{}, false
+}
+
+// fillAction returns the action that puts the input into the field, and
+// whether it is still needed.
+func (p *Proposer) fillAction(a branch.Affordance, r inputRule, h History) (branch.Action, bool) {
+	t := targetOf(a)
+	switch a.Kind {
+	case "select":
+		want := ""
+		for _, o := range a.Options {
+			if strings.EqualFold(o.Value, r.value) || strings.EqualFold(o.Text, r.value) {
+				want = o.Value
+				if o.Selected || strings.EqualFold(a.Value, o.Value) {
+					return branch.Action{}, false
+				}
+			}
+		}
+		if want == "" {
+			if r.secret && !h.Applied[r.name] {
+				return branch.Action{Kind: branch.KindSelect, Target: t, Input: r.name, Label: fmt.Sprintf("select input %s in %s", r.name, label(a))}, true
+			}
+			return branch.Action{}, false
+		}
+		return branch.Action{Kind: branch.KindSelect, Target: t, Value: want, Label: fmt.Sprintf("select %q in %s", want, label(a))}, true
+	case "checkbox", "radio":
+		want := r.value == "" || strings.EqualFold(r.value, "true") || strings.EqualFold(r.value, "yes")
+		if a.Checked == want {
+			return branch.Action{}, false
+		}
+		return branch.Action{Kind: branch.KindCheck, Target: t, Value: fmt.Sprint(want), Label: fmt.Sprintf("check %s", label(a))}, true
+	}
+	if a.Holds == r.name || (!r.secret && a.Value == r.value) {
+		return branch.Action{}, false
+	}
+	return branch.Action{Kind: branch.KindType, Target: t, Input: r.name, Label: fmt.Sprintf("type input %s into %s", r.name, label(a))}, true
+}
+
+// risky reports whether activating the affordance could be the side effect
+// only the committer may cause.
+func (p *Proposer) risky(a branch.Affordance) bool {
+	if c := p.commit; c != nil {
+		t := a.Target
+		if (c.TestID != "" && c.TestID == t.TestID) || (c.Name != "" && strings.EqualFold(c.Name, t.Name)) ||
+			(c.Text != "" && strings.EqualFold(c.Text, t.Text)) || (c.ID != "" && c.ID == t.ID) ||
+			(c.AriaLabel != "" && c.AriaLabel == t.AriaLabel) {
+			return true
+		}
+	}
+	for _, s := range []string{a.Target.Name, a.Target.Text, a.Target.AriaLabel} {
+		for _, re := range p.risk {
+			if s != "" && re.MatchString(s) {
+				return true
+			}
+		}
+	}
+	for _, re := range p.guards {
+		if a.Href != "" && re.MatchString(a.Href) {
+			return true
+		}
+	}
+	return false
+}
+
+// activate scores a link or button by what its words say about the goal.
+func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h History, modal bool) (Candidate, bool) {
+	name := a.Target.Name
+	if name == "" {
+		name = a.Target.Text
+	}
+	if name == "" && a.Target.AriaLabel == "" {
+		return Candidate{}, false
+	}
+	words := tokens(name + " " + a.Target.AriaLabel)
+	score := 0.2
+	var why []string
+	goalHits := 0
+	for _, w := range words {
+		if p.goal[w] {
+			goalHits++
+		}
+		if v, ok := stemmedLexicon[w]; ok {
+			score += v * 0.6
+		}
+	}
+	if goalHits > 0 {
+		score += 0.35 * float64(min(goalHits, 2))
+		why = append(why, "matches the goal")
+	}
+	switch a.Region {
+	case "dialog":
+		score += 0.4
+		why = append(why, "answers a dialog")
+	case "main":
+		score += 0.05
+	case "footer":
+		score -= 0.1
+	}
+	if modal && a.Region != "dialog" {
+		score -= 0.5
+	}
+	if a.Href != "" {
+		if u, err := url.Parse(a.Href); err == nil {
+			cur, _ := url.Parse(obs.URL)
+			if u.Fragment != "" && cur != nil && u.Path == cur.Path && u.RawQuery == cur.RawQuery {
+				return Candidate{}, false // an in-page anchor
+			}
+			if u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" {
+				return Candidate{}, false // mailto:, tel:, javascript:
+			}
+		}
+		if h.Visited[a.Href] {
+			score -= 0.6
+			why = append(why, "goes back to a page the branch saw")
+		}
+	}
+	if len(why) == 0 {
+		why = append(why, "ranked by its words")
+	}
+	act := branch.Action{Kind: branch.KindClick, Target: targetOf(a), Label: fmt.Sprintf("click %s %s", a.Kind, label(a))}
+	return Candidate{Action: act, Prior: score, Reason: strings.Join(why, ", ")}, true
+}

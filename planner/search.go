@@ -1,0 +1,585 @@
+package planner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// State of a branch in the search.
+type State string
+
+// Branch states. Every forked branch ends explored (expanded or at the
+// boundary), pruned or failed.
+const (
+	StatePending  State = "pending"
+	StateRunning  State = "running"
+	StateExplored State = "explored"
+	StateBoundary State = "boundary"
+	StatePruned   State = "pruned"
+	StateFailed   State = "failed"
+)
+
+// Pruning rules, as recorded in branch_pruned events.
+const (
+	RuleActionFailed  = "action_failed"
+	RuleGuardBlocked  = "guard_blocked"
+	RuleDeadEnd       = "dead_end"
+	RuleHTTPError     = "http_error"
+	RuleDuplicate     = "duplicate_state"
+	RuleGoalUnmet     = "boundary_goal_unmet"
+	RuleStalled       = "stalled"
+	RuleLagging       = "lagging"
+	RuleStepBudget    = "step_budget"
+	RuleNoAffordances = "no_affordances"
+	RuleBeamCut       = "beam_cut"
+	RuleNotSelected   = "not_selected"
+	RuleCostBudget    = "cost_budget"
+)
+
+// Tuning of the pruning rules that the task does not set.
+const (
+	// PriorWeight scales a proposer's prior into a child's utility.
+	PriorWeight = 0.3
+	// LagMargin and LagLimit: a branch whose J trails the wave's best by
+	// more than LagMargin for LagLimit successive expansions is cut.
+	LagMargin = 0.3
+	LagLimit  = 2
+	// SeparationMargin narrows the beam when the best J leads the next by
+	// at least this much; a spread under a quarter of it widens it again.
+	SeparationMargin = 0.2
+	// PoolFactor bounds the pending pool to width × max_children × this.
+	PoolFactor = 3
+)
+
+// Node is a branch in the search tree.
+type Node struct {
+	ID       string
+	ParentID string
+	Parent   *Node `json:"-"`
+	Plan     branch.Plan
+	Digest   string
+	Seed     uint64
+	Depth    int
+	Prior    float64
+	Utility  float64
+	Reason   string
+	Explorer bool
+	Wave     int
+	State    State
+
+	Outcome *Outcome
+	Ever    map[string]bool
+	Applied map[string]bool
+	Visited map[string]bool
+	Score   scoring.Vector
+	Cost    float64
+	Stall   int
+	Lag     int
+	Prune   *Prune
+}
+
+// Action returns the node's last action.
+func (n *Node) Action() branch.Action { return n.Plan[len(n.Plan)-1] }
+
+// Prune says why a branch was cut: the rule and its numbers.
+type Prune struct {
+	Rule   string         `json:"rule"`
+	Detail map[string]any `json:"detail,omitempty"`
+}
+
+// Outcome is what the search needs to know of an executed branch.
+type Outcome struct {
+	OK         bool
+	Code, Msg  string
+	Step       int
+	Obs        *branch.Observation
+	AtBoundary bool
+	Blocked    []string
+}
+
+// Event is a decision of the search, for the event log.
+type Event struct {
+	Kind   string // fork, prune, score, width
+	Node   *Node
+	Detail map[string]any
+}
+
+// Decision is the search's verdict after a wave.
+type Decision struct {
+	// Winners are the branches at the boundary whose goal holds, best
+	// first by the winner order. Non-empty means: commit.
+	Winners []*Node
+	// Exhausted names why the search cannot go on ("" while it can).
+	Exhausted string
+}
+
+// Search is the frontier and its policy. Not safe for concurrent use: the
+// orchestrator is its single owner.
+type Search struct {
+	t        *task.Task
+	prop     *Proposer
+	newID    func() string
+	digest   string
+	origin   string
+	width    int
+	wave     int
+	nodes    []*Node
+	byDigest map[string]*Node
+	pending  []*Node
+	running  []*Node
+	seen     map[string]*Node // state key -> first branch that reached it
+	bounded  []*Node
+	executed int
+	spent    float64
+	events   []Event
+}
+
+// NewSearch creates a search for the task. newID names branches; the
+// search never invents ids itself.
+func NewSearch(t *task.Task, prop *Proposer, newID func() string) *Search {
+	return &Search{t: t, prop: prop, newID: newID, digest: t.Digest(), origin: t.Origin(),
+		width: t.Search.BeamWidth, byDigest: map[string]*Node{}, seen: map[string]*Node{}}
+}
+
+// Root forks the root branch: navigate to the start URL.
+func (s *Search) Root() *Node {
+	plan := branch.Plan{{Kind: branch.KindNavigate, URL: s.t.StartURL, Label: "open the start page"}}
+	return s.fork(nil, plan, 1, "the task's start page")
+}
+
+func (s *Search) fork(parent *Node, plan branch.Plan, prior float64, reason string) *Node {
+	d := plan.Digest(s.digest, s.origin)
+	if _, dup := s.byDigest[d]; dup {
+		return nil
+	}
+	n := &Node{ID: s.newID(), Parent: parent, Plan: plan, Digest: d, Seed: branch.SeedFor(s.t.Seed, d),
+		Depth: len(plan), Prior: prior, Reason: reason, State: StatePending, Wave: s.wave + 1,
+		Ever: map[string]bool{}, Applied: map[string]bool{}, Visited: map[string]bool{}}
+	for _, a := range plan {
+		n.Cost += s.t.Prices[a.Kind]
+	}
+	if parent != nil {
+		n.ParentID = parent.ID
+		n.Utility = parent.Score.J + PriorWeight*prior
+		for k, v := range parent.Ever {
+			n.Ever[k] = v
+		}
+		for k := range parent.Applied {
+			n.Applied[k] = true
+		}
+		for k := range parent.Visited {
+			n.Visited[k] = true
+		}
+	} else {
+		n.Utility = prior
+	}
+	s.nodes = append(s.nodes, n)
+	s.byDigest[d] = n
+	s.pending = append(s.pending, n)
+	s.events = append(s.events, Event{Kind: "fork", Node: n, Detail: map[string]any{"prior": round3(prior), "utility": round3(n.Utility), "reason": reason}})
+	return n
+}
+
+// Width is the current beam width.
+func (s *Search) Width() int { return s.width }
+
+// Executed counts branches sent for execution.
+func (s *Search) Executed() int { return s.executed }
+
+// Spent is the cost units spent by executed branches (each replays its
+// whole plan).
+func (s *Search) Spent() float64 { return s.spent }
+
+// Nodes returns every forked branch in fork order.
+func (s *Search) Nodes() []*Node { return s.nodes }
+
+// Pending returns the number of branches forked but not yet executed.
+func (s *Search) Pending() int { return len(s.pending) }
+
+// Drain returns the decisions recorded since the last call.
+func (s *Search) Drain() []Event {
+	ev := s.events
+	s.events = nil
+	return ev
+}
+
+// NextWave selects the branches to execute next: the best by utility,
+// with a share of the beam reserved for branches from parents the rest
+// does not cover (forced diversification). It respects the branch and
+// cost budgets. An empty wave means nothing is left to run.
+func (s *Search) NextWave() []*Node {
+	if len(s.running) > 0 {
+		return nil
+	}
+	sortByUtility(s.pending)
+	w := s.width
+	if left := s.t.Budgets.TotalBranches - s.executed; left < w {
+		w = max(left, 0)
+	}
+	reserve := 0
+	if s.t.Search.Diversity > 0 && w >= 2 {
+		reserve = max(1, int(float64(w)*s.t.Search.Diversity))
+	}
+	var pick []*Node
+	taken := map[*Node]bool{}
+	parents := map[string]bool{}
+	for _, n := range s.pending {
+		if len(pick) >= w-reserve {
+			break
+		}
+		if !s.affordable(n) {
+			continue
+		}
+		pick = append(pick, n)
+		taken[n] = true
+		parents[n.ParentID] = true
+	}
+	for _, n := range s.pending {
+		if len(pick) >= w {
+			break
+		}
+		if taken[n] || parents[n.ParentID] || !s.affordable(n) {
+			continue
+		}
+		n.Explorer = true
+		pick = append(pick, n)
+		taken[n] = true
+		parents[n.ParentID] = true
+	}
+	for _, n := range s.pending { // fill unused diversity slots by utility
+		if len(pick) >= w {
+			break
+		}
+		if !taken[n] && s.affordable(n) {
+			pick = append(pick, n)
+			taken[n] = true
+		}
+	}
+	if len(pick) == 0 {
+		return nil
+	}
+	s.wave++
+	rest := s.pending[:0]
+	for _, n := range s.pending {
+		if !taken[n] {
+			rest = append(rest, n)
+		}
+	}
+	s.pending = rest
+	sortByDigest(pick)
+	for _, n := range pick {
+		n.State = StateRunning
+		n.Wave = s.wave
+		s.executed++
+		s.spent += n.Cost
+	}
+	s.running = pick
+	return pick
+}
+
+func (s *Search) affordable(n *Node) bool {
+	return s.t.Budgets.Cost <= 0 || s.spent+n.Cost <= s.t.Budgets.Cost
+}
+
+// Complete records the outcome of a running branch. Outcomes are folded
+// at EndWave in digest order, so arrival order does not matter.
+func (s *Search) Complete(n *Node, o Outcome) {
+	n.Outcome = &o
+}
+
+// Running returns the branches of the current wave.
+func (s *Search) Running() []*Node { return s.running }
+
+// EndWave folds the wave's outcomes: scores, prunes, forks children of the
+// survivors, adjusts the beam width, and decides.
+func (s *Search) EndWave() Decision {
+	wave := s.running
+	s.running = nil
+	sortByDigest(wave)
+	goal := s.t.Goal.Goal
+	var live []*Node
+	for _, n := range wave {
+		o := n.Outcome
+		if o == nil {
+			o = &Outcome{Code: "no_result", Msg: "the branch returned no result"}
+			n.Outcome = o
+		}
+		if !o.OK || o.Obs == nil {
+			n.State = StateFailed
+			s.prune(n, RuleActionFailed, map[string]any{"code": o.Code, "error": o.Msg, "step": o.Step})
+			continue
+		}
+		now := o.Obs.Predicates
+		for _, p := range goal.Milestones {
+			if now[p.Name] {
+				n.Ever[p.Name] = true
+			}
+		}
+		n.Visited[o.Obs.URL] = true
+		a := n.Action()
+		if a.Input != "" {
+			n.Applied[a.Input] = true
+		}
+		n.Score = scoring.Score(goal, s.t.Weights, scoring.State{
+			Steps: n.Depth, MaxSteps: s.t.Budgets.StepsPerBranch, Cost: n.Cost, CostBudget: s.t.Budgets.Cost,
+			Ever: n.Ever, Now: now, PredicateErrors: len(o.Obs.PredicateErrors),
+			DeadEnd: len(o.Obs.DeadEnds) > 0, Guarded: len(o.Blocked) > 0, HTTPError: o.Obs.Status >= 400,
+		})
+		var before map[string]bool
+		parentProgress := 0.0
+		if n.Parent != nil && n.Parent.Outcome != nil && n.Parent.Outcome.Obs != nil {
+			before = n.Parent.Outcome.Obs.Predicates
+			parentProgress = n.Parent.Score.Progress
+		}
+		flips := scoring.Flips(before, now)
+		s.events = append(s.events, Event{Kind: "score", Node: n, Detail: map[string]any{
+			"score": n.Score, "flips": flips, "credit": round3(n.Score.Progress - parentProgress), "action": a.Describe()}})
+		switch {
+		case len(o.Blocked) > 0:
+			s.prune(n, RuleGuardBlocked, map[string]any{"requests": o.Blocked})
+			continue
+		case len(o.Obs.DeadEnds) > 0:
+			s.prune(n, RuleDeadEnd, map[string]any{"detectors": o.Obs.DeadEnds, "url": o.Obs.URL})
+			continue
+		case o.Obs.Status >= 400:
+			s.prune(n, RuleHTTPError, map[string]any{"status": o.Obs.Status, "url": o.Obs.URL})
+			continue
+		}
+		key := stateKey(o.Obs)
+		if first, dup := s.seen[key]; dup {
+			s.prune(n, RuleDuplicate, map[string]any{"same_as": first.ID, "dom_hash": o.Obs.DOMHash})
+			continue
+		}
+		s.seen[key] = n
+		if o.AtBoundary {
+			if unmet := goal.Unmet(now); len(unmet) > 0 {
+				s.prune(n, RuleGoalUnmet, map[string]any{"unmet": unmet, "progress": round3(n.Score.Progress)})
+				continue
+			}
+			n.State = StateBoundary
+			s.bounded = append(s.bounded, n)
+			continue
+		}
+		if n.Parent != nil && n.Score.Progress <= parentProgress && a.Input == "" {
+			n.Stall = n.Parent.Stall + 1
+		}
+		if n.Stall >= s.t.Search.StallLimit {
+			s.prune(n, RuleStalled, map[string]any{"expansions_without_progress": n.Stall, "progress": round3(n.Score.Progress)})
+			continue
+		}
+		if n.Depth >= s.t.Budgets.StepsPerBranch {
+			s.prune(n, RuleStepBudget, map[string]any{"steps": n.Depth, "limit": s.t.Budgets.StepsPerBranch})
+			continue
+		}
+		n.State = StateExplored
+		live = append(live, n)
+	}
+	// Lagging: trailing the wave's best by a margin, repeatedly.
+	best := -1e9
+	for _, n := range live {
+		if n.Score.J > best {
+			best = n.Score.J
+		}
+	}
+	kept := live[:0]
+	for _, n := range live {
+		if n.Score.J < best-LagMargin {
+			n.Lag = 1
+			if n.Parent != nil {
+				n.Lag = n.Parent.Lag + 1
+			}
+		}
+		if n.Lag >= LagLimit {
+			s.prune(n, RuleLagging, map[string]any{"j": n.Score.J, "best_j": best, "margin": LagMargin, "expansions": n.Lag})
+			continue
+		}
+		kept = append(kept, n)
+	}
+	live = kept
+	if len(s.bounded) > 0 {
+		s.finish()
+		return Decision{Winners: s.winners()}
+	}
+	s.adjustWidth(live)
+	for _, n := range live {
+		s.expand(n)
+	}
+	s.trimPool()
+	if s.executed >= s.t.Budgets.TotalBranches && len(s.pending) > 0 {
+		s.finish()
+		return Decision{Exhausted: fmt.Sprintf("total_branches budget of %d used", s.t.Budgets.TotalBranches)}
+	}
+	if len(s.pending) == 0 {
+		return Decision{Exhausted: "frontier empty: every branch was pruned or failed"}
+	}
+	if s.t.Budgets.Cost > 0 {
+		affordable := false
+		for _, n := range s.pending {
+			if s.affordable(n) {
+				affordable = true
+				break
+			}
+		}
+		if !affordable {
+			for _, n := range append([]*Node{}, s.pending...) {
+				s.prune(n, RuleCostBudget, map[string]any{"cost": n.Cost, "spent": s.spent, "budget": s.t.Budgets.Cost})
+			}
+			s.pending = nil
+			return Decision{Exhausted: fmt.Sprintf("cost budget of %g units used", s.t.Budgets.Cost)}
+		}
+	}
+	return Decision{}
+}
+
+// Stop ends the search (a wall clock ran out, say): pending branches are
+// pruned as not selected.
+func (s *Search) Stop() { s.finish() }
+
+func (s *Search) finish() {
+	for _, n := range s.pending {
+		s.prune(n, RuleNotSelected, map[string]any{"utility": round3(n.Utility)})
+	}
+	s.pending = nil
+}
+
+func (s *Search) winners() []*Node {
+	cs := make([]scoring.Candidate, len(s.bounded))
+	byID := map[string]*Node{}
+	for i, n := range s.bounded {
+		cs[i] = scoring.Candidate{BranchID: n.ID, PlanDigest: n.Digest, Score: n.Score, Steps: n.Depth}
+		byID[n.ID] = n
+	}
+	scoring.Rank(cs)
+	out := make([]*Node, len(cs))
+	for i, c := range cs {
+		out[i] = byID[c.BranchID]
+	}
+	return out
+}
+
+func (s *Search) prune(n *Node, rule string, detail map[string]any) {
+	if n.State != StateFailed {
+		n.State = StatePruned
+	}
+	n.Prune = &Prune{Rule: rule, Detail: detail}
+	s.events = append(s.events, Event{Kind: "prune", Node: n, Detail: map[string]any{"rule": rule, "detail": detail}})
+}
+
+// expand forks the proposer's best children of n, plus one explorer child
+// from a region of the page the others do not touch.
+func (s *Search) expand(n *Node) {
+	cands := s.prop.Propose(n.Outcome.Obs, History{Visited: n.Visited, Applied: n.Applied})
+	if len(cands) == 0 {
+		s.prune(n, RuleNoAffordances, map[string]any{"url": n.Outcome.Obs.URL})
+		return
+	}
+	k := s.t.Search.MaxChildren
+	regions := map[string]bool{}
+	forked := 0
+	for i, c := range cands {
+		if forked >= k {
+			if s.t.Search.Diversity <= 0 {
+				break
+			}
+			r := regionOf(n.Outcome.Obs, c.Action)
+			if regions[r] {
+				continue
+			}
+			if s.fork(n, n.Plan.Extend(c.Action), c.Prior, c.Reason+" (explorer)") != nil {
+				break
+			}
+			continue
+		}
+		if s.fork(n, n.Plan.Extend(c.Action), c.Prior, c.Reason) != nil {
+			forked++
+			regions[regionOf(n.Outcome.Obs, cands[i].Action)] = true
+		}
+	}
+}
+
+func regionOf(obs *branch.Observation, a branch.Action) string {
+	if a.Target == nil {
+		return a.Kind
+	}
+	for _, af := range obs.Affordances {
+		if af.Target.CSS == a.Target.CSS {
+			return af.Region
+		}
+	}
+	return ""
+}
+
+// trimPool prunes the weakest pending branches beyond the pool bound.
+func (s *Search) trimPool() {
+	limit := s.width * s.t.Search.MaxChildren * PoolFactor
+	if len(s.pending) <= limit {
+		return
+	}
+	sortByUtility(s.pending)
+	cutoff := s.pending[limit-1].Utility
+	for _, n := range s.pending[limit:] {
+		s.prune(n, RuleBeamCut, map[string]any{"utility": round3(n.Utility), "cutoff": round3(cutoff), "pool": limit})
+	}
+	s.pending = s.pending[:limit]
+}
+
+// adjustWidth narrows the beam as scores separate and widens it again
+// when they bunch up.
+func (s *Search) adjustWidth(live []*Node) {
+	if len(live) < 2 {
+		return
+	}
+	js := make([]float64, len(live))
+	for i, n := range live {
+		js[i] = n.Score.J
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(js)))
+	old := s.width
+	switch {
+	case js[0]-js[1] >= SeparationMargin && s.width > s.t.Search.MinBeamWidth:
+		s.width--
+	case js[0]-js[len(js)-1] < SeparationMargin/4 && s.width < s.t.Search.BeamWidth:
+		s.width++
+	}
+	if s.width != old {
+		s.events = append(s.events, Event{Kind: "width", Detail: map[string]any{"from": old, "to": s.width, "best_j": js[0], "second_j": js[1]}})
+	}
+}
+
+func stateKey(o *branch.Observation) string {
+	var t []string
+	for k, v := range o.Predicates {
+		if v {
+			t = append(t, k)
+		}
+	}
+	sort.Strings(t)
+	return o.DOMHash + "|" + strings.Join(t, ",")
+}
+
+func sortByUtility(ns []*Node) {
+	sort.SliceStable(ns, func(i, j int) bool {
+		if ns[i].Utility != ns[j].Utility {
+			return ns[i].Utility > ns[j].Utility
+		}
+		return ns[i].Digest < ns[j].Digest
+	})
+}
+
+func sortByDigest(ns []*Node) {
+	sort.Slice(ns, func(i, j int) bool { return ns[i].Digest < ns[j].Digest })
+}
+
+func round3(x float64) float64 { return float64(int64(x*1000+0.5*sign(x))) / 1000 }
+
+func sign(x float64) float64 {
+	if x < 0 {
+		return -1
+	}
+	return 1
+}

@@ -1,0 +1,196 @@
+package scrub
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Scrubber replaces sensitive values with tokens. Safe for concurrent use.
+type Scrubber struct {
+	key     []byte
+	secrets []string // longest first
+}
+
+// NewKey returns a fresh random run key.
+func NewKey() []byte {
+	k := make([]byte, 32)
+	rand.Read(k)
+	return k
+}
+
+// New returns a scrubber with the run key and the task's secret values.
+func New(key []byte, secrets []string) *Scrubber {
+	s := &Scrubber{key: append([]byte{}, key...)}
+	for _, v := range secrets {
+		if len(v) >= 3 {
+			s.secrets = append(s.secrets, v)
+		}
+	}
+	sort.Slice(s.secrets, func(i, j int) bool { return len(s.secrets[i]) > len(s.secrets[j]) })
+	return s
+}
+
+// Token returns the token for a value.
+func (s *Scrubber) Token(v string) string {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(v))
+	return "tok_" + hex.EncodeToString(m.Sum(nil))[:16]
+}
+
+var sensitiveHeaders = map[string]bool{"authorization": true, "proxy-authorization": true, "cookie": true,
+	"set-cookie": true, "x-csrf-token": true, "x-xsrf-token": true, "csrf-token": true, "x-api-key": true,
+	"api-key": true, "x-auth-token": true}
+
+// Header scrubs one header value.
+func (s *Scrubber) Header(name, value string) string {
+	if sensitiveHeaders[strings.ToLower(name)] {
+		return s.Token(value)
+	}
+	return s.Text(value)
+}
+
+var piiKey = regexp.MustCompile(`(?i)(e-?mail|phone|mobile|tel$|^name$|first_?name|last_?name|full_?name|address|street|postcode|zip|card|^cc|cvc|cvv|iban|passw|secret|token|ssn|birth|client_reference)`)
+
+// SensitiveKey reports whether a field or parameter name names personal
+// data or credentials.
+func SensitiveKey(k string) bool { return piiKey.MatchString(k) }
+
+// URL scrubs query parameters by key and by content.
+func (s *Scrubber) URL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return s.Text(raw)
+	}
+	if u.User != nil {
+		u.User = url.User(s.Token(u.User.String()))
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		keys := make([]string, 0, len(q))
+		for k := range q {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var parts []string
+		// Keep the original parameter order.
+		for _, kv := range strings.Split(u.RawQuery, "&") {
+			k, v, _ := strings.Cut(kv, "=")
+			dk, err1 := url.QueryUnescape(k)
+			dv, err2 := url.QueryUnescape(v)
+			if err1 != nil || err2 != nil {
+				parts = append(parts, s.Text(kv))
+				continue
+			}
+			if SensitiveKey(dk) && dv != "" {
+				dv = s.Token(dv)
+			} else {
+				dv = s.Text(dv)
+			}
+			parts = append(parts, url.QueryEscape(dk)+"="+url.QueryEscape(dv))
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	u.Path = s.Text(u.Path)
+	u.RawPath = ""
+	return u.String()
+}
+
+var (
+	emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
+	cardRE  = regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`)
+	phoneRE = regexp.MustCompile(`\+\d[\d ().\-]{7,}\d`)
+)
+
+// Text scrubs free text: secrets, e-mail addresses, Luhn-valid card
+// numbers and international phone numbers.
+func (s *Scrubber) Text(t string) string {
+	for _, sec := range s.secrets {
+		if strings.Contains(t, sec) {
+			t = strings.ReplaceAll(t, sec, s.Token(sec))
+		}
+	}
+	t = emailRE.ReplaceAllStringFunc(t, s.Token)
+	t = cardRE.ReplaceAllStringFunc(t, func(m string) string {
+		digits := strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, m)
+		if len(digits) >= 13 && len(digits) <= 19 && Luhn(digits) {
+			return s.Token(digits)
+		}
+		return m
+	})
+	t = phoneRE.ReplaceAllStringFunc(t, s.Token)
+	return t
+}
+
+// Luhn reports whether a digit string passes the Luhn checksum.
+func Luhn(digits string) bool {
+	sum, double := 0, false
+	for i := len(digits) - 1; i >= 0; i-- {
+		d := int(digits[i] - '0')
+		if d < 0 || d > 9 {
+			return false
+		}
+		if double {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+// JSON scrubs a JSON document: values under sensitive keys become tokens,
+// every other string is scrubbed as text. Invalid JSON is scrubbed as text.
+func (s *Scrubber) JSON(b []byte) []byte {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return []byte(s.Text(string(b)))
+	}
+	out, err := json.Marshal(s.value(v, false))
+	if err != nil {
+		return []byte(s.Text(string(b)))
+	}
+	return out
+}
+
+func (s *Scrubber) value(v any, sensitive bool) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = s.value(e, sensitive || SensitiveKey(k))
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = s.value(e, sensitive)
+		}
+		return x
+	case string:
+		if sensitive && x != "" {
+			return s.Token(x)
+		}
+		return s.Text(x)
+	case json.Number:
+		if sensitive {
+			return s.Token(x.String())
+		}
+		return x
+	}
+	return v
+}

@@ -1,0 +1,63 @@
+package scrub
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestScrub(t *testing.T) {
+	s := New([]byte("k"), []string{"hunter2-secret"})
+	cases := []struct {
+		name, in string
+		gone     []string
+	}{
+		{"email", "mail me at buyer.one@example.com today", []string{"buyer.one@example.com"}},
+		{"card", "card 4111 1111 1111 1111 ok", []string{"4111 1111 1111 1111"}},
+		{"not a card", "order 1234567890123", nil},
+		{"phone", "call +49 30 1234 5678", []string{"+49 30 1234 5678"}},
+		{"secret", "token=hunter2-secret;", []string{"hunter2-secret"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := s.Text(c.in)
+			for _, g := range c.gone {
+				if strings.Contains(out, g) {
+					t.Fatalf("%q still in %q", g, out)
+				}
+			}
+			if len(c.gone) == 0 && out != c.in {
+				t.Fatalf("changed %q to %q", c.in, out)
+			}
+		})
+	}
+	if s.Token("a") != s.Token("a") || s.Token("a") == New([]byte("other"), nil).Token("a") {
+		t.Fatal("tokens must be stable within a key and differ across keys")
+	}
+	u := s.URL("http://h/checkout/review?plan=team&email=a%40b.example&seats=10&name=Jo")
+	if strings.Contains(u, "b.example") || strings.Contains(u, "Jo") || !strings.Contains(u, "plan=team") || !strings.Contains(u, "seats=10") {
+		t.Fatalf("url = %s", u)
+	}
+	if h := s.Header("Authorization", "Bearer abc"); strings.Contains(h, "abc") {
+		t.Fatalf("header = %s", h)
+	}
+	j := string(s.JSON([]byte(`{"email":"x@y.example","seats":10,"card":{"number":"4111111111111111"},"note":"hunter2-secret"}`)))
+	for _, g := range []string{"x@y.example", "4111111111111111", "hunter2-secret"} {
+		if strings.Contains(j, g) {
+			t.Fatalf("%q in %s", g, j)
+		}
+	}
+	if !strings.Contains(j, `"seats":10`) {
+		t.Fatalf("seats lost: %s", j)
+	}
+}
+
+func FuzzText(f *testing.F) {
+	f.Add("a@b.example 4111111111111111 +1 555 123 4567")
+	s := New([]byte("k"), []string{"sekret"})
+	f.Fuzz(func(t *testing.T, in string) {
+		out := s.Text(in)
+		if strings.Contains(out, "sekret") {
+			t.Fatalf("secret survived: %q", out)
+		}
+	})
+}

@@ -1,0 +1,333 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// CodeBranchTimeout is the error code of a branch that exceeded its wall
+// clock budget.
+const CodeBranchTimeout = "branch_timeout"
+
+// Options configure an Executor.
+type Options struct {
+	// Name identifies the worker in results and events.
+	Name    string
+	Browser browser.Options
+	Store   browser.Putter
+	Logger  *slog.Logger
+}
+
+// Executor runs branch jobs in one Chromium. Safe for concurrent use: each
+// job gets its own session.
+type Executor struct {
+	opts Options
+	log  *slog.Logger
+
+	mu sync.Mutex
+	rt *browser.Runtime
+}
+
+// NewExecutor launches the browser.
+func NewExecutor(ctx context.Context, opts Options) (*Executor, error) {
+	if opts.Store == nil {
+		return nil, errors.New("worker: an artifact store is required")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	e := &Executor{opts: opts, log: log}
+	if _, err := e.runtime(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Runtime returns the executor's live browser runtime, relaunching
+// Chromium if it was lost.
+func (e *Executor) Runtime(ctx context.Context) (*browser.Runtime, error) { return e.runtime(ctx) }
+
+func (e *Executor) runtime(ctx context.Context) (*browser.Runtime, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.rt != nil && e.rt.Err() == nil {
+		return e.rt, nil
+	}
+	if e.rt != nil {
+		e.log.Warn("relaunching Chromium", "reason", e.rt.Err())
+		e.rt.Close()
+	}
+	rt, err := browser.Launch(ctx, e.opts.Browser)
+	if err != nil {
+		return nil, err
+	}
+	e.rt = rt
+	return rt, nil
+}
+
+// Close closes the browser.
+func (e *Executor) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.rt == nil {
+		return nil
+	}
+	err := e.rt.Close()
+	e.rt = nil
+	return err
+}
+
+// Handle is a bus.Handler: it decodes the job, executes it and encodes the
+// result.
+func (e *Executor) Handle(ctx context.Context, bj bus.Job) ([]byte, error) {
+	job, err := DecodeJob(bj.Data)
+	if err != nil {
+		// A job this worker cannot read will not get better on
+		// redelivery; report it as a failed branch.
+		r := &Result{RunID: bj.RunID, BranchID: bj.BranchID, Attempt: bj.Attempt, Worker: e.opts.Name,
+			Status: ResultFailed, ErrCode: "bad_job", ErrMsg: err.Error()}
+		return r.Encode()
+	}
+	res, err := e.Execute(ctx, job, bj.Attempt)
+	if err != nil {
+		return nil, err
+	}
+	return res.Encode()
+}
+
+// SessionOptions builds the browser session options of a run spec.
+func SessionOptions(spec *Spec, store browser.Putter) (browser.SessionOptions, error) {
+	var guards []browser.GuardPattern
+	for _, g := range spec.Guard {
+		re, err := regexp.Compile(g.URL)
+		if err != nil {
+			return browser.SessionOptions{}, fmt.Errorf("worker: guard %q: %w", g.URL, err)
+		}
+		guards = append(guards, browser.GuardPattern{Method: g.Method, URL: re})
+	}
+	var secrets []string
+	for _, in := range spec.Inputs {
+		if in.Secret() {
+			if v, err := in.Resolve(); err == nil {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	env := spec.Env
+	return browser.SessionOptions{
+		Env: browser.Env{
+			Width: env.Viewport.Width, Height: env.Viewport.Height, DeviceScaleFactor: env.DeviceScaleFactor,
+			Locale: env.Locale, Timezone: env.Timezone, UserAgent: env.UserAgent, Clock: env.Clock,
+			StepAdvance: env.StepAdvance.D(), ActionTimeout: spec.Timeout.D(),
+		},
+		RunSeed: spec.RunSeed,
+		Origin:  spec.Origin,
+		Guard:   guards,
+		Store:   store,
+		Scrub:   scrub.New(spec.ScrubKey, secrets),
+		Record:  true,
+	}, nil
+}
+
+// Resolver returns a resolver of the spec's inputs, reading secrets from
+// this process's environment.
+func Resolver(inputs map[string]task.Input) browser.Resolver {
+	return func(name string) (string, error) {
+		in, ok := inputs[name]
+		if !ok {
+			return "", fmt.Errorf("the task has no input %q", name)
+		}
+		return in.Resolve()
+	}
+}
+
+// Execute materializes the branch in a fresh session, runs its last
+// action, and observes. It returns an error only when the browser itself
+// failed or ctx ended; a branch timeout is a failed result.
+func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result, error) {
+	start := time.Now()
+	res := &Result{RunID: job.RunID, BranchID: job.BranchID, Attempt: attempt, Worker: e.opts.Name, Started: start}
+	bctx := ctx
+	if job.Deadline > 0 {
+		var cancel context.CancelFunc
+		bctx, cancel = context.WithTimeout(ctx, job.Deadline.D())
+		defer cancel()
+	}
+	rt, err := e.runtime(ctx)
+	if err != nil {
+		return nil, err
+	}
+	so, err := SessionOptions(job.Spec, e.opts.Store)
+	if err != nil {
+		res.Status, res.ErrCode, res.ErrMsg = ResultFailed, "bad_job", err.Error()
+		return res, nil
+	}
+	sess, err := rt.NewSession(bctx, so)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	defer sess.Close()
+	res.Timing.Context = time.Since(start).Milliseconds()
+	resolve := Resolver(job.Spec.Inputs)
+	last := len(job.Plan) - 1
+	t0 := time.Now()
+	failed := false
+	for i, a := range job.Plan {
+		if i == last {
+			res.Timing.Prefix = time.Since(t0).Milliseconds()
+			t0 = time.Now()
+		}
+		sr, err := sess.Do(bctx, a, resolve)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if bctx.Err() != nil {
+				res.Status, res.ErrCode, res.ErrStep = ResultFailed, CodeBranchTimeout, i+1
+				res.ErrMsg = fmt.Sprintf("the branch exceeded its wall clock budget of %s at step %d", job.Deadline.D(), i+1)
+				res.Timing.Total = time.Since(start).Milliseconds()
+				return res, nil
+			}
+			return nil, err
+		}
+		res.Steps = append(res.Steps, Step{StepResult: sr, Replayed: i < last})
+		if sr.Status == browser.StatusFailed {
+			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = ResultFailed, sr.Code, sr.Error, i+1
+			if i < last {
+				res.ErrMsg = fmt.Sprintf("replaying the prefix diverged at step %d: %s", i+1, sr.Error)
+			}
+			failed = true
+			break
+		}
+	}
+	res.Timing.Action = time.Since(t0).Milliseconds()
+	if !failed || res.ErrStep == len(job.Plan) {
+		t0 = time.Now()
+		if err := e.observe(bctx, sess, job, res); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if !failed {
+				res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = ResultFailed, browser.CodePageError, err.Error(), len(job.Plan)
+				var ae *browser.ActionError
+				if errors.As(err, &ae) {
+					res.ErrCode = ae.Code
+				}
+			}
+		}
+		res.Timing.Observe = time.Since(t0).Milliseconds()
+	}
+	if res.Status == "" {
+		res.Status = ResultOK
+	}
+	res.Blocked = sess.Blocked()
+	res.Unsupported = sess.Unsupported()
+	res.Timing.Total = time.Since(start).Milliseconds()
+	return res, nil
+}
+
+func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job, res *Result) error {
+	spec := job.Spec
+	preds := append(append([]scoring.Predicate{}, spec.Predicates...), spec.Boundary)
+	snap, err := sess.Observe(ctx, browser.ObserveSpec{
+		Probes:     scoring.Probes(preds...),
+		Text:       len(spec.DeadEnds) > 0,
+		Screenshot: spec.Screenshots,
+		Store:      true,
+	})
+	if err != nil {
+		return err
+	}
+	for _, n := range sess.NetSince(0) {
+		if n.Status > 0 {
+			res.Requests = append(res.Requests, scoring.RequestFact{Method: n.Method, URL: n.URL, Status: n.Status})
+		}
+	}
+	facts := scoring.Facts{URL: sess.URL(), Title: snap.Obs.Title, Answers: snap.Answers, Requests: res.Requests}
+	obs := snap.Obs
+	obs.Predicates = map[string]bool{}
+	for i := range spec.Predicates {
+		p := &spec.Predicates[i]
+		ok, err := p.Eval(facts)
+		obs.Predicates[p.Name] = ok
+		if err != nil {
+			if obs.PredicateErrors == nil {
+				obs.PredicateErrors = map[string]string{}
+			}
+			obs.PredicateErrors[p.Name] = err.Error()
+		}
+	}
+	res.AtBoundary, _ = spec.Boundary.Eval(facts)
+	for _, d := range spec.DeadEnds {
+		if d.Fires(sess.URL(), snap.Obs.Title, snap.Text) {
+			obs.DeadEnds = append(obs.DeadEnds, d.Name)
+		}
+	}
+	markHolds(obs.Affordances, spec.Inputs, e.scrubber(spec))
+	res.Obs = &obs
+	res.Net = sess.NetSince(len(job.Plan))
+	return nil
+}
+
+// markHolds records which input each field holds, then scrubs the field
+// values: the planner needs the first, nothing outside this process may
+// see raw values.
+func markHolds(affs []branch.Affordance, inputs map[string]task.Input, sc *scrub.Scrubber) {
+	names := make([]string, 0, len(inputs))
+	for n := range inputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	values := make(map[string]string, len(names))
+	for _, n := range names {
+		if v, err := inputs[n].Resolve(); err == nil && v != "" {
+			values[n] = v
+		}
+	}
+	for i := range affs {
+		a := &affs[i]
+		if a.Value == "" {
+			continue
+		}
+		for _, n := range names {
+			if v, ok := values[n]; ok && a.Value == v {
+				a.Holds = n
+				break
+			}
+		}
+		a.Value = sc.Text(a.Value)
+		if scrub.SensitiveKey(a.Target.Field) && a.Value != "" {
+			a.Value = sc.Token(a.Value)
+		}
+	}
+}
+
+func (e *Executor) scrubber(spec *Spec) *scrub.Scrubber {
+	var secrets []string
+	for _, in := range spec.Inputs {
+		if in.Secret() {
+			if v, err := in.Resolve(); err == nil {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	return scrub.New(spec.ScrubKey, secrets)
+}
