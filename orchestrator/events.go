@@ -14,14 +14,18 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 	if res == nil {
 		return
 	}
-	last := n.Action()
+	// Every action the worker executed, the replayed prefix included: the
+	// record of what the browser really did, span by span.
 	span := newSpanID()
-	if len(res.Steps) > 0 {
-		st := res.Steps[len(res.Steps)-1]
-		r.rec.addSpan(st.Start, 0, "action_start", n.ID, span, map[string]any{
-			"step": st.Step, "action": last.Describe(), "kind": last.Kind, "replayed_prefix": len(res.Steps) - 1,
-			"prefix_ms": res.Timing.Prefix, "context_ms": res.Timing.Context, "worker": res.Worker, "attempt": res.Attempt,
-			"plan_digest": n.Digest})
+	for i, st := range res.Steps {
+		a := n.Plan[min(i, len(n.Plan)-1)]
+		span = newSpanID()
+		start := map[string]any{"step": st.Step, "action": a.Describe(), "kind": a.Kind, "replayed": st.Replayed,
+			"worker": res.Worker, "attempt": res.Attempt, "plan_digest": n.Digest}
+		if !st.Replayed {
+			start["prefix_ms"], start["context_ms"] = res.Timing.Prefix, res.Timing.Context
+		}
+		r.rec.addSpan(st.Start, 0, "action_start", n.ID, span, start)
 		r.rec.addSpan(st.End, st.VirtualTime, "action_end", n.ID, span, map[string]any{
 			"step": st.Step, "status": st.Status, "code": st.Code, "error": r.sc.Text(st.Error), "strategy": st.Strategy,
 			"duration_ms": st.End.Sub(st.Start).Milliseconds(), "replayed": st.Replayed})

@@ -51,6 +51,17 @@ type Config struct {
 	// NoScreenshots skips per-branch screenshots (faster; the commit still
 	// keeps its confirmation screenshot).
 	NoScreenshots bool
+	// Executor runs the in-process workers' jobs instead of the browser
+	// executor (a simulated web, say). Such a run explores only: it stops
+	// before the commit with ErrExploreOnly after finding winners.
+	Executor Executor
+	// ExploreOnly stops after the search names its winners.
+	ExploreOnly bool
+}
+
+// Executor runs branch jobs for in-process workers.
+type Executor interface {
+	Handle(ctx context.Context, job bus.Job) ([]byte, error)
 }
 
 // Progress is a snapshot of a running search.
@@ -232,21 +243,26 @@ func (r *run) execute(ctx context.Context) error {
 			st.Purge(ctx)
 		}
 	}
-	exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.store, Browser: r.cfg.Browser, Logger: r.log})
-	if err != nil {
-		return err
-	}
-	defer exec.Close()
-	rt, err := exec.Runtime(ctx)
-	if err != nil {
-		return err
+	var handler Executor = r.cfg.Executor
+	var rt *browser.Runtime
+	fp := browser.Fingerprint{Browser: "none (custom executor)"}
+	if handler == nil {
+		exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.store, Browser: r.cfg.Browser, Logger: r.log})
+		if err != nil {
+			return err
+		}
+		defer exec.Close()
+		if rt, err = exec.Runtime(ctx); err != nil {
+			return err
+		}
+		handler, fp = exec, rt.Fingerprint()
 	}
 	workCtx, stopWork := context.WithCancel(ctx)
 	workDone := make(chan struct{})
 	if r.workers > 0 {
 		go func() {
 			defer close(workDone)
-			if err := client.Work(workCtx, bus.WorkerConfig{Slots: r.workers}, exec.Handle); err != nil {
+			if err := client.Work(workCtx, bus.WorkerConfig{Slots: r.workers}, handler.Handle); err != nil {
 				r.log.Error("in-process workers stopped", "error", err)
 			}
 		}()
@@ -257,7 +273,7 @@ func (r *run) execute(ctx context.Context) error {
 		stopWork()
 		<-workDone
 	}()
-	r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(rt.Fingerprint(), natsURL))
+	r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(fp, natsURL))
 	r.rec.flush(ctx)
 
 	r.spec = &worker.Spec{Origin: t.Origin(), RunSeed: t.Seed, Env: t.Environment, Timeout: t.Budgets.ActionTimeout,
@@ -267,11 +283,22 @@ func (r *run) execute(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("orchestrator: subscribing to results: %w", err)
 	}
+	exploreStart := time.Now()
 	winners, err := r.explore(ctx, client, results)
+	r.sum.Explore = time.Since(exploreStart)
 	client.Cancel(context.WithoutCancel(ctx), r.runID)
 	stopWork()
 	if err != nil {
 		return err
+	}
+	if r.cfg.ExploreOnly || rt == nil {
+		r.sum.Status = "explored"
+		w := winners[0]
+		r.sum.Winner = &Winner{BranchID: w.ID, PlanDigest: w.Digest, Score: w.Score}
+		for _, a := range w.Plan {
+			r.sum.Winner.Steps = append(r.sum.Winner.Steps, a.Describe())
+		}
+		return nil
 	}
 	return r.commit(ctx, rt, winners)
 }

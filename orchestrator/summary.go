@@ -15,9 +15,12 @@ type Summary struct {
 	Status     string        `json:"status"` // committed, existing, recovered, no_boundary, aborted, failed
 	Error      string        `json:"error,omitempty"`
 	Elapsed    time.Duration `json:"elapsed_ns"`
-	Workers    int           `json:"workers"`
-	Waves      int           `json:"waves"`
-	Branches   BranchCounts  `json:"branches"`
+	// Explore is the time the search took, from the first job to the
+	// winners.
+	Explore  time.Duration `json:"explore_ns"`
+	Workers  int           `json:"workers"`
+	Waves    int           `json:"waves"`
+	Branches BranchCounts  `json:"branches"`
 	// Pruned counts pruned or failed branches by rule.
 	Pruned map[string]int `json:"pruned_by_rule,omitempty"`
 	// Explored lists the plan digests of every executed branch, sorted.

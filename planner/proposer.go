@@ -97,6 +97,12 @@ type History struct {
 	// Done holds the canonical forms of actions already taken on the
 	// current page.
 	Done map[string]bool
+	// Progress is the branch's goal progress: searching the site is only
+	// worth it before any goal signal showed up.
+	Progress float64
+	// Known holds the URLs any branch of the search has already shown:
+	// a link there leads to a state the tree already holds.
+	Known map[string]bool
 }
 
 // Propose returns candidate actions for the page, best first. Ties are
@@ -126,6 +132,18 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	// page order; one canonical order keeps the tree narrow.
 	filledForm := map[int]bool{}
 	pendingForm := map[int]bool{}
+	typed := map[int]bool{} // forms with a text field holding a value
+	blank := map[int]bool{} // forms with an empty text field
+	for _, a := range obs.Affordances {
+		switch a.Kind {
+		case "textbox", "number", "email", "search", "textarea":
+			if a.Value == "" {
+				blank[a.Form] = true
+			} else {
+				typed[a.Form] = true
+			}
+		}
+	}
 	for _, a := range obs.Affordances {
 		if !isField(a.Kind) || a.Region == "obscured" {
 			continue
@@ -161,10 +179,12 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 					c.Prior, c.Reason = 0.15, "submits a form with fields still to fill"
 				case filledForm[a.Form]:
 					c.Prior, c.Reason = math.Max(c.Prior, 0.85), "submits a filled form"
+				case blank[a.Form] && !typed[a.Form]:
+					c.Prior, c.Reason = 0.05, "submits an empty form"
 				}
 			}
 			add(c)
-		case a.Kind == "search" && p.query != "" && a.Value == "" && !h.Applied["query:"+p.query]:
+		case a.Kind == "search" && p.query != "" && a.Value == "" && h.Progress == 0:
 			add(Candidate{Action: branch.Action{Kind: branch.KindType, Target: targetOf(a), Value: p.query,
 				Label: fmt.Sprintf("type %q into %s", p.query, label(a))}, Prior: 0.3, Reason: "searches the site"})
 		}
@@ -318,10 +338,14 @@ func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h Hist
 			if u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" {
 				return Candidate{}, false // mailto:, tel:, javascript:
 			}
+			if cur != nil && u.Host == cur.Host && u.Path == cur.Path && u.RawQuery == cur.RawQuery {
+				return Candidate{}, false // reloads the page the branch is on
+			}
 		}
-		if h.Visited[a.Href] {
-			score -= 0.6
-			why = append(why, "goes back to a page the branch saw")
+		if h.Visited[a.Href] || h.Known[a.Href] {
+			// Going back, or to a page another branch already showed, is
+			// not new: the tree already holds that page and its children.
+			return Candidate{}, false
 		}
 	}
 	if len(why) == 0 {

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -44,7 +45,7 @@ const (
 // Tuning of the pruning rules that the task does not set.
 const (
 	// PriorWeight scales a proposer's prior into a child's utility.
-	PriorWeight = 0.3
+	PriorWeight = 0.5
 	// LagMargin and LagLimit: a branch whose J trails the wave's best by
 	// more than LagMargin for LagLimit successive expansions is cut.
 	LagMargin = 0.3
@@ -54,6 +55,9 @@ const (
 	SeparationMargin = 0.2
 	// PoolFactor bounds the pending pool to width × max_children × this.
 	PoolFactor = 3
+	// MinPrior is the least prior a child needs to be forked, except in
+	// the root's wide first expansion and for the explorer child.
+	MinPrior = 0.25
 )
 
 // Node is a branch in the search tree.
@@ -133,6 +137,7 @@ type Search struct {
 	pending  []*Node
 	running  []*Node
 	seen     map[string]*Node // state key -> first branch that reached it
+	known    map[string]bool  // URLs shown by any executed branch
 	bounded  []*Node
 	executed int
 	spent    float64
@@ -143,7 +148,7 @@ type Search struct {
 // search never invents ids itself.
 func NewSearch(t *task.Task, prop *Proposer, newID func() string) *Search {
 	return &Search{t: t, prop: prop, newID: newID, digest: t.Digest(), origin: t.Origin(),
-		width: t.Search.BeamWidth, byDigest: map[string]*Node{}, seen: map[string]*Node{}}
+		width: t.Search.BeamWidth, byDigest: map[string]*Node{}, seen: map[string]*Node{}, known: map[string]bool{}}
 }
 
 // Root forks the root branch: navigate to the start URL.
@@ -321,6 +326,7 @@ func (s *Search) EndWave() Decision {
 			}
 		}
 		n.Visited[o.Obs.URL] = true
+		s.known[o.Obs.URL] = true
 		a := n.Action()
 		if a.Input != "" {
 			n.Applied[a.Input] = true
@@ -470,45 +476,49 @@ func (s *Search) prune(n *Node, rule string, detail map[string]any) {
 	s.events = append(s.events, Event{Kind: "prune", Node: n, Detail: map[string]any{"rule": rule, "detail": detail}})
 }
 
-// expand forks the proposer's best children of n, plus one explorer child
-// from a region of the page the others do not touch.
+// expand forks the proposer's best children of n: up to max_children
+// with a prior of at least MinPrior (the root's first expansion is wider,
+// to fill the first beam, and ignores the floor). Links to a page another
+// child already leads to are one idea and forked once.
 func (s *Search) expand(n *Node) {
-	cands := s.prop.Propose(n.Outcome.Obs, History{Visited: n.Visited, Applied: n.Applied})
-	if len(cands) == 0 {
-		s.prune(n, RuleNoAffordances, map[string]any{"url": n.Outcome.Obs.URL})
-		return
-	}
+	cands := s.prop.Propose(n.Outcome.Obs, History{Visited: n.Visited, Applied: n.Applied, Known: s.known, Progress: n.Score.Progress})
 	k := s.t.Search.MaxChildren
-	regions := map[string]bool{}
+	floor := MinPrior
+	if n.Parent == nil {
+		k, floor = max(k, s.t.Search.BeamWidth), 0
+	}
+	dests := map[string]bool{}
 	forked := 0
-	for i, c := range cands {
-		if forked >= k {
-			if s.t.Search.Diversity <= 0 {
-				break
-			}
-			r := regionOf(n.Outcome.Obs, c.Action)
-			if regions[r] {
+	for _, c := range cands {
+		if forked >= k || c.Prior < floor {
+			break
+		}
+		if d := destination(n.Outcome.Obs, c.Action); d != "" {
+			if dests[d] {
 				continue
 			}
-			if s.fork(n, n.Plan.Extend(c.Action), c.Prior, c.Reason+" (explorer)") != nil {
-				break
-			}
-			continue
+			dests[d] = true
 		}
 		if s.fork(n, n.Plan.Extend(c.Action), c.Prior, c.Reason) != nil {
 			forked++
-			regions[regionOf(n.Outcome.Obs, cands[i].Action)] = true
 		}
+	}
+	if forked == 0 {
+		s.prune(n, RuleNoAffordances, map[string]any{"url": n.Outcome.Obs.URL, "candidates": len(cands)})
 	}
 }
 
-func regionOf(obs *branch.Observation, a branch.Action) string {
-	if a.Target == nil {
-		return a.Kind
+// destination is the scheme, host and path a link action leads to ("" for
+// anything else).
+func destination(obs *branch.Observation, a branch.Action) string {
+	if a.Kind != branch.KindClick || a.Target == nil {
+		return ""
 	}
 	for _, af := range obs.Affordances {
-		if af.Target.CSS == a.Target.CSS {
-			return af.Region
+		if af.Target.CSS == a.Target.CSS && af.Href != "" {
+			if u, err := url.Parse(af.Href); err == nil {
+				return u.Scheme + "://" + u.Host + u.Path
+			}
 		}
 	}
 	return ""

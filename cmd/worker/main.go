@@ -1,0 +1,91 @@
+// Command worker runs Multiverse branch jobs from a NATS JetStream server in
+// one Chromium: the same execution code the orchestrator runs in-process.
+//
+// Usage:
+//
+//	worker --nats nats://HOST:4222 [--slots N] [--data-dir DIR] [--name NAME]
+//
+// Artifacts (DOM snapshots, screenshots, response bodies) go to the
+// artifact store in --data-dir; run the worker with the orchestrator's data
+// dir when both share a machine.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/worker"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(os.Stderr, "worker: %v\n", err)
+		}
+		os.Exit(orchestrator.ExitCode(err))
+	}
+}
+
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	natsURL := fs.String("nats", "", "NATS server URL(s), comma-separated (required)")
+	slots := fs.Int("slots", 1, "branches run at once in this worker's Chromium")
+	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "artifact store location")
+	name := fs.String("name", "", "worker name in results (default host/pid)")
+	chromium := fs.String("chromium", "", "Chromium executable")
+	driver := fs.String("driver", "", "Playwright driver directory")
+	verbose := fs.Bool("v", false, "log to stderr")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", orchestrator.ErrBadInput, err)
+	}
+	if *natsURL == "" || fs.NArg() != 0 {
+		return fmt.Errorf("%w: usage: worker --nats URL [--slots N] [--data-dir DIR]", orchestrator.ErrBadInput)
+	}
+	if *slots < 1 {
+		return fmt.Errorf("%w: --slots must be at least 1", orchestrator.ErrBadInput)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if *verbose {
+		log = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	if *name == "" {
+		h, _ := os.Hostname()
+		*name = fmt.Sprintf("%s/%d", h, os.Getpid())
+	}
+	store, err := artifacts.OpenFS(filepath.Join(*dataDir, "artifacts"))
+	if err != nil {
+		return fmt.Errorf("%w: artifact store: %v", orchestrator.ErrBadInput, err)
+	}
+	exec, err := worker.NewExecutor(ctx, worker.Options{Name: *name, Store: store, Logger: log,
+		Browser: browser.Options{ChromiumPath: *chromium, DriverDir: *driver}})
+	if err != nil {
+		return err
+	}
+	defer exec.Close()
+	client, err := bus.Connect(ctx, *natsURL, bus.WithName("multiverse-worker "+*name), bus.WithLogger(log))
+	if err != nil {
+		return fmt.Errorf("connecting to %s: %w", *natsURL, err)
+	}
+	defer client.Close()
+	log.Info("worker ready", "nats", *natsURL, "slots", *slots)
+	return client.Work(ctx, bus.WorkerConfig{Slots: *slots}, exec.Handle)
+}

@@ -1,0 +1,314 @@
+package orchestrator_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/examples"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/sites"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// These tests drive real Chromium through a real embedded NATS JetStream
+// server and real SQLite files against the demo vendor site.
+
+type site struct {
+	v   *sites.Vendor
+	srv *sites.Server
+}
+
+func startSite(t *testing.T, k sites.Knobs) *site {
+	t.Helper()
+	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sites.Serve(context.Background(), v, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close(context.Background()) })
+	return &site{v: v, srv: srv}
+}
+
+func demoTask(t *testing.T, url string) *task.Task {
+	t.Helper()
+	data, err := examples.FS.ReadFile(examples.DemoTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := task.Parse(examples.DemoTask, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err = tk.WithStartURL(url + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+func runDemo(t *testing.T, s *site, dataDir string) (*orchestrator.Summary, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	return orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.srv.URL()), DataDir: dataDir, Workers: 4, NoScreenshots: true})
+}
+
+func events(t *testing.T, dataDir, runID string) []eventlog.Event {
+	t.Helper()
+	l, err := eventlog.Open(context.Background(), filepath.Join(dataDir, "events.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Verify(context.Background(), runID); err != nil {
+		t.Fatalf("event log does not verify: %v", err)
+	}
+	es, err := l.Events(context.Background(), runID, eventlog.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return es
+}
+
+func payload(t *testing.T, e eventlog.Event) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if len(e.Payload) > 0 {
+		if err := json.Unmarshal(e.Payload, &m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m
+}
+
+// maxOverlap returns how many branches had action spans open at once,
+// from the action_start/action_end events.
+func maxOverlap(t *testing.T, es []eventlog.Event) int {
+	type edge struct {
+		at    time.Time
+		delta int
+		br    string
+	}
+	var edges []edge
+	for _, e := range es {
+		switch e.Kind {
+		case eventlog.KindActionStart:
+			edges = append(edges, edge{e.Time, 1, e.BranchID})
+		case eventlog.KindActionEnd:
+			edges = append(edges, edge{e.Time, -1, e.BranchID})
+		}
+	}
+	sort.Slice(edges, func(i, j int) bool {
+		if !edges[i].at.Equal(edges[j].at) {
+			return edges[i].at.Before(edges[j].at)
+		}
+		return edges[i].delta < edges[j].delta
+	})
+	open := map[string]int{}
+	best := 0
+	for _, e := range edges {
+		open[e.br] += e.delta
+		if open[e.br] == 0 {
+			delete(open, e.br)
+		}
+		best = max(best, len(open))
+	}
+	return best
+}
+
+func siteOrders(t *testing.T, url string) []map[string]any {
+	t.Helper()
+	resp, err := http.Get(url + "/api/orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Orders []map[string]any `json:"orders"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Orders
+}
+
+// TestDemoEndToEnd is the walking skeleton's acceptance: the demo task
+// commits exactly one order, in parallel, with dead ends pruned and the
+// order endpoint touched by the committer only; a second run with the same
+// data dir makes no second order and explores the same plans; a third run
+// against the same site at another address picks the same winner.
+func TestDemoEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	k := sites.DefaultKnobs()
+	k.Latency = 20 * time.Millisecond
+	k.ABVariant = "A"
+	s := startSite(t, k)
+	dir := t.TempDir()
+
+	first, err := runDemo(t, s, dir)
+	if err != nil {
+		t.Fatalf("first run: %v", err)
+	}
+	if first.Status != "committed" || first.Commit == nil || first.Commit.OrderID == "" {
+		t.Fatalf("first run did not commit: %+v", first)
+	}
+	orders := siteOrders(t, s.srv.URL())
+	if len(orders) != 1 {
+		t.Fatalf("site holds %d orders after the first run, want 1", len(orders))
+	}
+	if orders[0]["id"] != first.Commit.OrderID || orders[0]["client_reference"] != first.Commit.Key {
+		t.Fatalf("site order %v does not match the ledger (%s, %s)", orders[0], first.Commit.OrderID, first.Commit.Key)
+	}
+	l, err := ledger.Open(context.Background(), filepath.Join(dir, "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := l.Get(context.Background(), first.Commit.Key)
+	l.Close()
+	if err != nil || e.State != ledger.StateCommitted || e.OrderID != first.Commit.OrderID {
+		t.Fatalf("ledger row = %+v, %v", e, err)
+	}
+	for _, name := range []string{"pre_submit_dom", "submit_transcript", "invoice"} {
+		if e.Artifacts[name] == "" {
+			t.Errorf("ledger row lacks the %s evidence", name)
+		}
+	}
+
+	es := events(t, dir, first.RunID)
+	if n := maxOverlap(t, es); n < 3 {
+		t.Errorf("at most %d branches ran at once, want at least 3", n)
+	}
+	var deadEnds, postOrders int
+	for _, ev := range es {
+		p := payload(t, ev)
+		switch ev.Kind {
+		case eventlog.KindBranchPruned:
+			if p["rule"] == "" || p["detail"] == nil {
+				t.Errorf("prune without a recorded reason: %s", ev.Payload)
+			}
+			if p["rule"] == "dead_end" {
+				deadEnds++
+			}
+		case eventlog.KindNet:
+			if p["method"] == "POST" && p["blocked"] != true {
+				postOrders++
+			}
+		}
+	}
+	if deadEnds == 0 {
+		t.Error("no dead-end branch was pruned")
+	}
+	if postOrders != 0 {
+		t.Errorf("%d speculative POST requests reached the site", postOrders)
+	}
+
+	second, err := runDemo(t, s, dir)
+	if err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	if second.Status != "existing" || !second.Commit.Existing || second.Commit.OrderID != first.Commit.OrderID {
+		t.Fatalf("second run = %s %+v, want the existing commit", second.Status, second.Commit)
+	}
+	if n := len(siteOrders(t, s.srv.URL())); n != 1 {
+		t.Fatalf("site holds %d orders after the second run, want 1", n)
+	}
+	if second.Winner.PlanDigest != first.Winner.PlanDigest {
+		t.Errorf("winner changed: %s then %s", first.Winner.PlanDigest, second.Winner.PlanDigest)
+	}
+	if !equal(first.Explored, second.Explored) {
+		t.Errorf("explored plan digests differ between runs with the same seed: %d vs %d", len(first.Explored), len(second.Explored))
+	}
+
+	// The same site at another address: digests fold the origin.
+	other := startSite(t, k)
+	third, err := runDemo(t, other, t.TempDir())
+	if err != nil {
+		t.Fatalf("third run: %v", err)
+	}
+	if third.Winner.PlanDigest != first.Winner.PlanDigest || !equal(first.Explored, third.Explored) {
+		t.Errorf("a different port changed the search: winner %s vs %s", third.Winner.PlanDigest, first.Winner.PlanDigest)
+	}
+}
+
+// TestRandomVariantNoSecondOrder: with the A/B variant random, a second run
+// may take another path but the key is the purchase intent, so no second
+// order is placed.
+func TestRandomVariantNoSecondOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	k := sites.DefaultKnobs()
+	k.Latency = 10 * time.Millisecond
+	k.ABVariant = "random"
+	s := startSite(t, k)
+	dir := t.TempDir()
+	a, err := runDemo(t, s, dir)
+	if err != nil {
+		t.Fatalf("first run: %v", err)
+	}
+	b, err := runDemo(t, s, dir)
+	if err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	if !b.Commit.Existing || b.Commit.Key != a.Commit.Key {
+		t.Fatalf("second run committed again: %+v", b.Commit)
+	}
+	if n := len(siteOrders(t, s.srv.URL())); n != 1 {
+		t.Fatalf("site holds %d orders, want 1", n)
+	}
+}
+
+// TestUnreachableAndFailingSite: a start URL nobody answers, and a site
+// that answers 500, are clear errors with their exit code, and they lose
+// nothing recorded before.
+func TestUnreachableAndFailingSite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	dir := t.TempDir()
+	k := sites.DefaultKnobs()
+	k.Latency = 0
+	s := startSite(t, k)
+	s.v.SetKnobs(sites.Knobs{FailStatus: map[string]int{"/": 500}})
+	ctx := context.Background()
+	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.srv.URL()), DataDir: dir, Workers: 1})
+	if !errors.Is(err, orchestrator.ErrSiteUnreachable) || orchestrator.ExitCode(err) != orchestrator.ExitSite {
+		t.Fatalf("500 site: err = %v", err)
+	}
+	es := events(t, dir, sum.RunID)
+	if es[len(es)-1].Kind != eventlog.KindRunEnd {
+		t.Fatalf("last event = %s, want run_end", es[len(es)-1].Kind)
+	}
+	s.srv.Close(ctx)
+	_, err = orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.srv.URL()), DataDir: dir, Workers: 1})
+	if !errors.Is(err, orchestrator.ErrSiteUnreachable) {
+		t.Fatalf("closed site: err = %v", err)
+	}
+	// The first run's records are intact.
+	events(t, dir, sum.RunID)
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
