@@ -23,7 +23,7 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 		start := map[string]any{"step": st.Step, "action": a.Describe(), "kind": a.Kind, "replayed": st.Replayed,
 			"worker": res.Worker, "attempt": res.Attempt, "plan_digest": n.Digest}
 		if !st.Replayed {
-			start["prefix_ms"], start["context_ms"] = res.Timing.Prefix, res.Timing.Context
+			start["prefix_ms"], start["context_ms"], start["warm"] = res.Timing.Prefix, res.Timing.Context, res.Reused
 		}
 		r.rec.addSpan(st.Start, 0, "action_start", n.ID, span, start)
 		r.rec.addSpan(st.End, st.VirtualTime, "action_end", n.ID, span, map[string]any{
@@ -108,6 +108,13 @@ func (r *run) countBranches(search *planner.Search) {
 		}
 	}
 	sort.Strings(explored)
+	r.sum.Warm, r.sum.Actions = 0, 0
+	for _, res := range r.results {
+		r.sum.Actions += len(res.Steps)
+		if res.Reused {
+			r.sum.Warm++
+		}
+	}
 	r.sum.Branches = c
 	r.sum.Explored = explored
 	r.sum.Spent = search.Spent()

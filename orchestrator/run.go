@@ -57,6 +57,10 @@ type Config struct {
 	Executor Executor
 	// ExploreOnly stops after the search names its winners.
 	ExploreOnly bool
+	// Cold makes every branch replay its prefix in a fresh context instead
+	// of continuing its parent's live context (to measure what warm
+	// continuation saves, or to rule it out when debugging).
+	Cold bool
 }
 
 // Executor runs branch jobs for in-process workers.
@@ -247,11 +251,17 @@ func (r *run) execute(ctx context.Context) error {
 	var rt *browser.Runtime
 	fp := browser.Fingerprint{Browser: "none (custom executor)"}
 	if handler == nil {
-		exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.store, Browser: r.cfg.Browser, Logger: r.log})
+		keep := 2 * r.workers
+		if r.cfg.Cold {
+			keep = 0
+		}
+		exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.store, Browser: r.cfg.Browser,
+			Logger: r.log, KeepWarm: keep})
 		if err != nil {
 			return err
 		}
 		defer exec.Close()
+		defer exec.DropWarm(r.runID)
 		if rt, err = exec.Runtime(ctx); err != nil {
 			return err
 		}

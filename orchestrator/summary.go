@@ -29,6 +29,11 @@ type Summary struct {
 	Commit   *CommitInfo `json:"commit,omitempty"`
 	Spent    float64     `json:"cost_spent"`
 	Paths    Paths       `json:"paths"`
+	// Warm counts branches that continued their parent's live context
+	// instead of replaying the prefix; Actions counts every action the
+	// workers executed, replays included.
+	Warm    int `json:"warm_branches"`
+	Actions int `json:"actions_executed"`
 	// MaxConcurrent is the largest number of branches whose action spans
 	// overlapped in time.
 	MaxConcurrent int `json:"max_concurrent_branches"`

@@ -30,6 +30,10 @@ type Options struct {
 	Browser browser.Options
 	Store   browser.Putter
 	Logger  *slog.Logger
+	// KeepWarm is how many finished branch sessions the executor keeps
+	// alive so that a child can continue its parent's live context
+	// instead of replaying the prefix. Zero disables it.
+	KeepWarm int
 }
 
 // Executor runs branch jobs in one Chromium. Safe for concurrent use: each
@@ -40,6 +44,77 @@ type Executor struct {
 
 	mu sync.Mutex
 	rt *browser.Runtime
+
+	warmMu sync.Mutex
+	warm   []*warmSession // least recently kept first
+}
+
+// warmSession is a live session left at the end of a finished branch.
+type warmSession struct {
+	run, branch string
+	plan        []byte // canonical plan the session executed
+	sess        *browser.Session
+}
+
+// takeWarm returns the live session of the job's parent, if this executor
+// holds it; the caller owns it from then on.
+func (e *Executor) takeWarm(job *Job) *browser.Session {
+	if job.ParentID == "" || e.opts.KeepWarm <= 0 {
+		return nil
+	}
+	prefix := job.Plan[:len(job.Plan)-1].Canonical()
+	e.warmMu.Lock()
+	defer e.warmMu.Unlock()
+	for i, w := range e.warm {
+		if w.run == job.RunID && w.branch == job.ParentID && string(w.plan) == string(prefix) {
+			e.warm = append(e.warm[:i], e.warm[i+1:]...)
+			return w.sess
+		}
+	}
+	return nil
+}
+
+// keepWarm parks a finished branch's session for its children, evicting
+// the oldest beyond KeepWarm and any session of another run.
+func (e *Executor) keepWarm(job *Job, sess *browser.Session) {
+	e.warmMu.Lock()
+	var drop []*browser.Session
+	kept := e.warm[:0]
+	for _, w := range e.warm {
+		if w.run != job.RunID {
+			drop = append(drop, w.sess)
+			continue
+		}
+		kept = append(kept, w)
+	}
+	e.warm = append(kept, &warmSession{run: job.RunID, branch: job.BranchID, plan: job.Plan.Canonical(), sess: sess})
+	for len(e.warm) > e.opts.KeepWarm {
+		drop = append(drop, e.warm[0].sess)
+		e.warm = e.warm[1:]
+	}
+	e.warmMu.Unlock()
+	for _, s := range drop {
+		s.Close()
+	}
+}
+
+// DropWarm closes every kept session (of one run, or all when run is "").
+func (e *Executor) DropWarm(run string) {
+	e.warmMu.Lock()
+	var drop []*browser.Session
+	kept := e.warm[:0]
+	for _, w := range e.warm {
+		if run == "" || w.run == run {
+			drop = append(drop, w.sess)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	e.warm = kept
+	e.warmMu.Unlock()
+	for _, s := range drop {
+		s.Close()
+	}
 }
 
 // NewExecutor launches the browser.
@@ -80,8 +155,9 @@ func (e *Executor) runtime(ctx context.Context) (*browser.Runtime, error) {
 	return rt, nil
 }
 
-// Close closes the browser.
+// Close closes the kept sessions and the browser.
 func (e *Executor) Close() error {
+	e.DropWarm("")
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.rt == nil {
@@ -172,25 +248,41 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	so, err := SessionOptions(job.Spec, e.opts.Store)
-	if err != nil {
-		res.Status, res.ErrCode, res.ErrMsg = ResultFailed, "bad_job", err.Error()
-		return res, nil
-	}
-	sess, err := rt.NewSession(bctx, so)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	// Continue the parent's live context when this executor still holds
+	// it: the same actions on the same frozen environment reach the same
+	// state, without replaying the prefix.
+	last := len(job.Plan) - 1
+	from := 0
+	sess := e.takeWarm(job)
+	if sess != nil {
+		res.Reused, from = true, last
+	} else {
+		so, err := SessionOptions(job.Spec, e.opts.Store)
+		if err != nil {
+			res.Status, res.ErrCode, res.ErrMsg = ResultFailed, "bad_job", err.Error()
+			return res, nil
 		}
-		return nil, err
+		if sess, err = rt.NewSession(bctx, so); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, err
+		}
 	}
-	defer sess.Close()
+	keep := false
+	defer func() {
+		if keep {
+			e.keepWarm(job, sess)
+		} else {
+			sess.Close()
+		}
+	}()
 	res.Timing.Context = time.Since(start).Milliseconds()
 	resolve := Resolver(job.Spec.Inputs)
-	last := len(job.Plan) - 1
 	t0 := time.Now()
 	failed := false
-	for i, a := range job.Plan {
+	for i := from; i < len(job.Plan); i++ {
+		a := job.Plan[i]
 		if i == last {
 			res.Timing.Prefix = time.Since(t0).Milliseconds()
 			t0 = time.Now()
@@ -237,6 +329,7 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 	}
 	if res.Status == "" {
 		res.Status = ResultOK
+		keep = e.opts.KeepWarm > 0 && !res.AtBoundary
 	}
 	res.Blocked = sess.Blocked()
 	res.Unsupported = sess.Unsupported()

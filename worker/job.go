@@ -95,7 +95,10 @@ type Result struct {
 	ErrMsg      string                `json:"error,omitempty"`
 	ErrStep     int                   `json:"error_step,omitempty"`
 	Timing      Timing                `json:"timing"`
-	Started     time.Time             `json:"started"`
+	// Reused reports that the branch continued its parent's live context
+	// instead of replaying the prefix.
+	Reused  bool      `json:"reused,omitempty"`
+	Started time.Time `json:"started"`
 }
 
 // Encode returns the wire form of a job.

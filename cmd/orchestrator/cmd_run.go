@@ -33,6 +33,7 @@ type runFlags struct {
 	startURL   string
 	noShots    bool
 	quiet      bool
+	cold       bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -47,6 +48,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.headful, "headful", false, "show the browser windows")
 	fs.BoolVar(&f.noShots, "no-screenshots", false, "skip per-branch screenshots")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
+	fs.BoolVar(&f.cold, "cold", false, "replay every branch's prefix in a fresh context (no warm continuation)")
 }
 
 func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, error) {
@@ -61,7 +63,7 @@ func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, 
 		return orchestrator.Config{}, badInput("--workers must not be negative")
 	}
 	cfg := orchestrator.Config{Task: t, DataDir: f.dataDir, Workers: f.workers, NATSURL: f.nats, NATSListen: f.natsListen,
-		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful}, NoScreenshots: f.noShots}
+		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful}, NoScreenshots: f.noShots, Cold: f.cold}
 	if !f.json && !f.quiet && isTTY(stderr) {
 		cfg.Progress = newProgressLine(stderr).update
 	}

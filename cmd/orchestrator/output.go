@@ -63,6 +63,7 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 	b := s.Branches
 	fmt.Fprintf(w, "  search    %d branches explored in %d waves (%d workers, up to %d at once); %d forked, %d pruned, %d failed, %d at the boundary\n",
 		b.Executed, s.Waves, s.Workers, s.MaxConcurrent, b.Forked, b.Pruned, b.Failed, b.Boundary)
+	fmt.Fprintf(w, "            %d actions executed; %d branches continued their parent's live context\n", s.Actions, s.Warm)
 	if len(s.Pruned) > 0 {
 		keys := make([]string, 0, len(s.Pruned))
 		for k := range s.Pruned {

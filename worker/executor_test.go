@@ -1,0 +1,106 @@
+package worker_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+	"github.com/multiverse-orchestrator/multiverse/sites"
+	"github.com/multiverse-orchestrator/multiverse/task"
+	"github.com/multiverse-orchestrator/multiverse/worker"
+)
+
+func spec(origin string) *worker.Spec {
+	return &worker.Spec{
+		Origin: origin, RunSeed: 99,
+		Env: task.Environment{Viewport: task.Viewport{Width: 1280, Height: 800}, DeviceScaleFactor: 1, Locale: "en-US",
+			Timezone: "UTC", Clock: task.DefaultClock, StepAdvance: task.Duration(time.Second)},
+		Timeout:    task.Duration(10 * time.Second),
+		Predicates: []scoring.Predicate{{Name: "pricing", URLMatches: "/pricing"}, {Name: "team", URLMatches: "plan=team"}},
+		Boundary:   scoring.Predicate{URLMatches: "/checkout/review"},
+		DeadEnds:   scoring.DefaultDetectors(),
+		Inputs:     map[string]task.Input{"seats": {Value: "10", Match: "(?i)seats"}},
+		ScrubKey:   []byte("k"),
+	}
+}
+
+func plan(origin string) branch.Plan {
+	click := func(id string) branch.Action {
+		return branch.Action{Kind: branch.KindClick, Target: &branch.Target{TestID: id}}
+	}
+	return branch.Plan{
+		{Kind: branch.KindNavigate, URL: origin + "/"},
+		click("nav-pricing"),
+		click("choose-team"),
+		{Kind: branch.KindType, Target: &branch.Target{ID: "seats"}, Input: "seats"},
+	}
+}
+
+// TestWarmContinuationMatchesColdReplay: a child that continues its
+// parent's live context reaches the same strict hashes as one that
+// replays the whole plan in a fresh context, on a page full of chaos that
+// uses Math.random, Date and timers.
+func TestWarmContinuationMatchesColdReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	v, err := sites.NewVendor(sites.VendorOptions{Knobs: sites.Knobs{PageRandom: true, TimerRace: true, LateBanner: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(v)
+	defer srv.Close()
+	store, _ := artifacts.OpenFS(t.TempDir())
+	ctx := context.Background()
+	ex, err := worker.NewExecutor(ctx, worker.Options{Name: "test", Store: store, KeepWarm: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	sp := spec(srv.URL)
+	p := plan(srv.URL)
+	if p[2].Target.TestID == "" {
+		t.Fatal("bad plan")
+	}
+	job := func(id, parent string, n int) *worker.Job {
+		return &worker.Job{RunID: "run", BranchID: id, ParentID: parent, Plan: p[:n], Spec: sp}
+	}
+	cold, err := ex.Execute(ctx, job("cold", "", 4), 1)
+	if err != nil || cold.Status != worker.ResultOK {
+		t.Fatalf("cold: %v %+v", err, cold)
+	}
+	parent, err := ex.Execute(ctx, job("parent", "", 3), 1)
+	if err != nil || parent.Status != worker.ResultOK {
+		t.Fatalf("parent: %v %+v", err, parent)
+	}
+	warm, err := ex.Execute(ctx, job("child", "parent", 4), 1)
+	if err != nil || warm.Status != worker.ResultOK {
+		t.Fatalf("warm: %v %+v", err, warm)
+	}
+	if !warm.Reused || cold.Reused || len(warm.Steps) != 1 || len(cold.Steps) != 4 {
+		t.Fatalf("reuse: warm %v (%d steps), cold %v (%d steps)", warm.Reused, len(warm.Steps), cold.Reused, len(cold.Steps))
+	}
+	c, w := cold.Obs, warm.Obs
+	if c.DOMHash != w.DOMHash || c.AXHash != w.AXHash || c.NetDigest != w.NetDigest || c.VirtualTime != w.VirtualTime {
+		t.Fatalf("warm and cold differ:\ncold %s %s %s %d\nwarm %s %s %s %d", c.DOMHash, c.AXHash, c.NetDigest, c.VirtualTime,
+			w.DOMHash, w.AXHash, w.NetDigest, w.VirtualTime)
+	}
+	var held bool
+	for _, a := range w.Affordances {
+		if a.Holds == "seats" {
+			held = true
+		}
+	}
+	if !held {
+		t.Fatal("the seats field is not marked as holding the seats input")
+	}
+	// A sibling cannot take the parent's context twice.
+	again, err := ex.Execute(ctx, job("sibling", "parent", 4), 1)
+	if err != nil || again.Reused {
+		t.Fatalf("sibling reused a taken context: %v %+v", err, again)
+	}
+}
