@@ -225,19 +225,18 @@ func (s *Session) resolve(t *branch.Target) (playwright.Locator, string, error) 
 	}
 	var sawHidden bool
 	for i, st := range list {
-		loc := st.loc()
+		// One round trip per strategy: count the visible matches.
+		loc := st.loc().Filter(playwright.LocatorFilterOptions{Visible: playwright.Bool(true)})
 		n, err := loc.Count()
-		if err != nil || n == 0 {
+		if err != nil {
 			continue
 		}
-		if n > 1 {
-			loc = loc.Filter(playwright.LocatorFilterOptions{Visible: playwright.Bool(true)})
-			if n, err = loc.Count(); err != nil || n != 1 {
-				continue
+		if n != 1 {
+			if n == 0 && !sawHidden {
+				if all, err := st.loc().Count(); err == nil && all > 0 {
+					sawHidden = true
+				}
 			}
-		}
-		if vis, err := loc.IsVisible(); err == nil && !vis {
-			sawHidden = true
 			continue
 		}
 		name := st.name
@@ -273,10 +272,20 @@ func (s *Session) settle(ctx context.Context) error {
 
 func (s *Session) advance(ctx context.Context, d time.Duration) error {
 	deadline := time.Now().Add(s.opts.Env.ActionTimeout)
+	s.mu.Lock()
+	before := len(s.net)
+	s.mu.Unlock()
 	if err := s.bctx.Clock().RunFor(d.Milliseconds()); err != nil {
 		return fmt.Errorf("browser: advancing the page clock: %w", err)
 	}
 	s.vt = s.vt.Add(d)
+	s.mu.Lock()
+	started := len(s.net) > before || s.inflight > 0
+	s.mu.Unlock()
+	if !started {
+		// Timers fired without touching the network: the page is settled.
+		return nil
+	}
 	if err := s.waitLoad(deadline); err != nil {
 		return err
 	}

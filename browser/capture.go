@@ -111,7 +111,7 @@ func (s *Session) finish(req playwright.Request, failure string) {
 // waitQuiet waits until no request is in flight and none started for the
 // quiet window, or until deadline.
 func (s *Session) waitQuiet(ctx context.Context, deadline time.Time) error {
-	const quiet = 40 * time.Millisecond
+	const quiet = 25 * time.Millisecond
 	for {
 		s.mu.Lock()
 		busy := s.inflight > 0

@@ -208,7 +208,10 @@ func (r *run) manifest(fp browser.Fingerprint, natsURL string) map[string]any {
 
 func (r *run) execute(ctx context.Context) error {
 	t := r.t
-	if err := preflightSite(ctx, t.StartURL); err != nil {
+	// The HTTP preflight speaks to real sites; a custom executor (a
+	// simulated web) has none.
+	if r.cfg.Executor != nil {
+	} else if err := preflightSite(ctx, t.StartURL); err != nil {
 		r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(browser.Fingerprint{}, ""))
 		r.rec.add(time.Time{}, 0, "error", "", map[string]any{"where": "preflight", "error": r.sc.Text(err.Error())})
 		return err
@@ -251,7 +254,7 @@ func (r *run) execute(ctx context.Context) error {
 	var rt *browser.Runtime
 	fp := browser.Fingerprint{Browser: "none (custom executor)"}
 	if handler == nil {
-		keep := 2 * r.workers
+		keep := max(8, 2*r.workers)
 		if r.cfg.Cold {
 			keep = 0
 		}

@@ -47,18 +47,18 @@ func link(name, href string) branch.Affordance {
 
 // page is a tiny site model: what each URL offers.
 var pages = map[string][]branch.Affordance{
-	"/":             {link("Pricing", "/pricing"), link("Docs", "/docs"), link("Careers", "/careers"), link("Contact sales", "/contact")},
-	"/docs":         {link("Docs home", "/docs/a"), link("Getting started", "/docs/b")},
-	"/docs/a":       {link("More docs", "/docs/c")},
-	"/docs/b":       {link("More docs", "/docs/c")},
-	"/docs/c":       {link("Docs home", "/docs/a")},
-	"/careers":      {},
-	"/contact":      {},
-	"/pricing":      {link("Choose Team", "/checkout"), link("Choose Business", "/checkout-b"), {Kind: "button", Region: "main", Form: -1, Target: branch.Target{Role: "button", Name: "Place order now", CSS: "#danger"}}},
-	"/checkout-b":   {},
-	"/checkout":     {},
-	"/checkout#10":  {},
-	"/review":       {},
+	"/":            {link("Pricing", "/pricing"), link("Docs", "/docs"), link("Careers", "/careers"), link("Contact sales", "/contact")},
+	"/docs":        {link("Docs home", "/docs/a"), link("Getting started", "/docs/b")},
+	"/docs/a":      {link("More docs", "/docs/c")},
+	"/docs/b":      {link("More docs", "/docs/c")},
+	"/docs/c":      {link("Docs home", "/docs/a")},
+	"/careers":     {},
+	"/contact":     {},
+	"/pricing":     {link("Choose Team", "/checkout"), link("Choose Business", "/checkout-b"), {Kind: "button", Region: "main", Form: -1, Target: branch.Target{Role: "button", Name: "Place order now", CSS: "#danger"}}},
+	"/checkout-b":  {},
+	"/checkout":    {},
+	"/checkout#10": {},
+	"/review":      {},
 }
 
 // simulate executes a plan against the model and returns the outcome the

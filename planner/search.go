@@ -538,6 +538,14 @@ func (s *Search) trimPool() {
 	s.pending = s.pending[:limit]
 }
 
+// floorWidth is the narrowest the beam gets: the task's min_beam_width,
+// but never below its compute budget (search.workers), so the planned
+// parallelism is used. It depends on the task, never on how many workers a
+// particular run has, so decisions are the same with 1 worker or 40.
+func (s *Search) floorWidth() int {
+	return min(s.t.Search.BeamWidth, max(s.t.Search.MinBeamWidth, s.t.Search.Workers))
+}
+
 // adjustWidth narrows the beam as scores separate and widens it again
 // when they bunch up.
 func (s *Search) adjustWidth(live []*Node) {
@@ -551,7 +559,7 @@ func (s *Search) adjustWidth(live []*Node) {
 	sort.Sort(sort.Reverse(sort.Float64Slice(js)))
 	old := s.width
 	switch {
-	case js[0]-js[1] >= SeparationMargin && s.width > s.t.Search.MinBeamWidth:
+	case js[0]-js[1] >= SeparationMargin && s.width > s.floorWidth():
 		s.width--
 	case js[0]-js[len(js)-1] < SeparationMargin/4 && s.width < s.t.Search.BeamWidth:
 		s.width++
