@@ -210,11 +210,12 @@ func (r *run) execute(ctx context.Context) error {
 	t := r.t
 	// The HTTP preflight speaks to real sites; a custom executor (a
 	// simulated web) has none.
-	if r.cfg.Executor != nil {
-	} else if err := preflightSite(ctx, t.StartURL); err != nil {
-		r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(browser.Fingerprint{}, ""))
-		r.rec.add(time.Time{}, 0, "error", "", map[string]any{"where": "preflight", "error": r.sc.Text(err.Error())})
-		return err
+	if r.cfg.Executor == nil {
+		if err := preflightSite(ctx, t.StartURL); err != nil {
+			r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(browser.Fingerprint{}, ""))
+			r.rec.add(time.Time{}, 0, "error", "", map[string]any{"where": "preflight", "error": r.sc.Text(err.Error())})
+			return err
+		}
 	}
 	// The bus: embedded by default, or an existing server or cluster.
 	natsURL := r.cfg.NATSURL
