@@ -478,7 +478,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 			}
 			raw[m.BranchID] = res
 			got[m.BranchID] = planner.Outcome{OK: res.Status == worker.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
-				Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked}
+				Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: len(res.Steps)}
 			r.progress(search, len(want)-len(got), "explore")
 		}
 	}

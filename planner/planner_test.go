@@ -204,3 +204,45 @@ func TestProposerFillsThenSubmits(t *testing.T) {
 		}
 	}
 }
+
+func TestStrategiesMatchTask(t *testing.T) {
+	if strings.Join(Strategies, ",") != strings.Join(task.Strategies, ",") {
+		t.Fatalf("planner strategies %v, task accepts %v", Strategies, task.Strategies)
+	}
+}
+
+// TestEveryStrategyFinishes runs each strategy on the toy site: the search
+// strategies find the boundary, and every strategy ends with a decision.
+func TestEveryStrategyFinishes(t *testing.T) {
+	for _, name := range Strategies {
+		t.Run(name, func(t *testing.T) {
+			tk := loadTask(t)
+			tk.Search.Strategy = name
+			prop, _ := NewProposer(tk)
+			id := 0
+			s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
+			s.Root()
+			for i := 0; i < 50; i++ {
+				wave := s.NextWave()
+				if len(wave) == 0 {
+					return
+				}
+				for _, n := range wave {
+					s.Complete(n, simulate(n.Plan))
+				}
+				d := s.EndWave()
+				s.Drain()
+				if len(d.Winners) > 0 {
+					return
+				}
+				if d.Exhausted != "" {
+					if name == StrategyBeam || name == StrategyUCT {
+						t.Fatalf("%s exhausted: %s", name, d.Exhausted)
+					}
+					return
+				}
+			}
+			t.Fatal("no decision after 50 waves")
+		})
+	}
+}

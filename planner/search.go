@@ -40,6 +40,7 @@ const (
 	RuleBeamCut       = "beam_cut"
 	RuleNotSelected   = "not_selected"
 	RuleCostBudget    = "cost_budget"
+	RuleUCTBound      = "uct_bound"
 )
 
 // Tuning of the pruning rules that the task does not set.
@@ -85,6 +86,12 @@ type Node struct {
 	Stall   int
 	Lag     int
 	Prune   *Prune
+
+	key    float64 // frontier key (strategy-dependent)
+	index  int     // position in the frontier heap, -1 outside
+	sumJ   float64 // UCT: sum of J over executed branches of the subtree
+	visits int     // UCT: executed branches in the subtree
+	priors float64 // sum of the children's priors
 }
 
 // Action returns the node's last action.
@@ -104,6 +111,10 @@ type Outcome struct {
 	Obs        *branch.Observation
 	AtBoundary bool
 	Blocked    []string
+	// Actions is how many actions the worker really executed (fewer than
+	// the plan when it continued its parent's live context); 0 means the
+	// whole plan.
+	Actions int
 }
 
 // Event is a decision of the search, for the event log.
@@ -134,27 +145,33 @@ type Search struct {
 	wave     int
 	nodes    []*Node
 	byDigest map[string]*Node
-	pending  []*Node
+	root     *Node
+	frontier Frontier
+	strategy strategy
 	running  []*Node
 	seen     map[string]*Node // state key -> first branch that reached it
 	known    map[string]bool  // URLs shown by any executed branch
 	bounded  []*Node
 	executed int
-	spent    float64
+	spent    float64 // cost units charged (reserved at dispatch, trued up on completion)
 	events   []Event
 }
 
 // NewSearch creates a search for the task. newID names branches; the
 // search never invents ids itself.
 func NewSearch(t *task.Task, prop *Proposer, newID func() string) *Search {
-	return &Search{t: t, prop: prop, newID: newID, digest: t.Digest(), origin: t.Origin(),
+	s := &Search{t: t, prop: prop, newID: newID, digest: t.Digest(), origin: t.Origin(),
 		width: t.Search.BeamWidth, byDigest: map[string]*Node{}, seen: map[string]*Node{}, known: map[string]bool{}}
+	s.strategy = strategyFor(t.Search.Strategy)
+	s.width = s.strategy.initialWidth(s)
+	return s
 }
 
 // Root forks the root branch: navigate to the start URL.
 func (s *Search) Root() *Node {
 	plan := branch.Plan{{Kind: branch.KindNavigate, URL: s.t.StartURL, Label: "open the start page"}}
-	return s.fork(nil, plan, 1, "the task's start page")
+	s.root = s.fork(nil, plan, 1, "the task's start page")
+	return s.root
 }
 
 func (s *Search) fork(parent *Node, plan branch.Plan, prior float64, reason string) *Node {
@@ -183,9 +200,15 @@ func (s *Search) fork(parent *Node, plan branch.Plan, prior float64, reason stri
 	} else {
 		n.Utility = prior
 	}
+	n.index = -1
+	if parent != nil {
+		parent.priors += prior
+	}
+	n.Utility -= s.softPenalty(n)
 	s.nodes = append(s.nodes, n)
 	s.byDigest[d] = n
-	s.pending = append(s.pending, n)
+	n.key = s.strategy.key(s, n)
+	s.frontier.Push(n)
 	s.events = append(s.events, Event{Kind: "fork", Node: n, Detail: map[string]any{"prior": round3(prior), "utility": round3(n.Utility), "reason": reason}})
 	return n
 }
@@ -204,7 +227,7 @@ func (s *Search) Spent() float64 { return s.spent }
 func (s *Search) Nodes() []*Node { return s.nodes }
 
 // Pending returns the number of branches forked but not yet executed.
-func (s *Search) Pending() int { return len(s.pending) }
+func (s *Search) Pending() int { return s.frontier.Len() }
 
 // Drain returns the decisions recorded since the last call.
 func (s *Search) Drain() []Event {
@@ -213,69 +236,77 @@ func (s *Search) Drain() []Event {
 	return ev
 }
 
-// NextWave selects the branches to execute next: the best by utility,
-// with a share of the beam reserved for branches from parents the rest
-// does not cover (forced diversification). It respects the branch and
-// cost budgets. An empty wave means nothing is left to run.
+// NextWave selects the branches to execute next: the best by the
+// strategy's key, with a share of the beam reserved for branches from
+// parents the rest does not cover (forced diversification). It reserves
+// each branch's worst-case cost (replaying its whole plan) against the
+// cost budget, so spending can never pass the cap. An empty wave means
+// nothing is left to run.
 func (s *Search) NextWave() []*Node {
 	if len(s.running) > 0 {
 		return nil
 	}
-	sortByUtility(s.pending)
+	s.strategy.rekey(s)
 	w := s.width
 	if left := s.t.Budgets.TotalBranches - s.executed; left < w {
 		w = max(left, 0)
 	}
+	if w == 0 {
+		return nil
+	}
 	reserve := 0
-	if s.t.Search.Diversity > 0 && w >= 2 {
+	if s.t.Search.Diversity > 0 && w >= 2 && s.strategy.diversify() {
 		reserve = max(1, int(float64(w)*s.t.Search.Diversity))
+	}
+	// Look at the best few times w candidates; put back what is not taken.
+	var look []*Node
+	for s.frontier.Len() > 0 && len(look) < 4*w+8 {
+		look = append(look, s.frontier.Pop())
 	}
 	var pick []*Node
 	taken := map[*Node]bool{}
 	parents := map[string]bool{}
-	for _, n := range s.pending {
+	budget := s.spent
+	try := func(n *Node, explorer bool) bool {
+		if taken[n] || !s.fits(budget, n) {
+			return false
+		}
+		n.Explorer = explorer
+		pick = append(pick, n)
+		taken[n] = true
+		parents[n.ParentID] = true
+		budget += n.Cost
+		return true
+	}
+	for _, n := range look {
 		if len(pick) >= w-reserve {
 			break
 		}
-		if !s.affordable(n) {
-			continue
-		}
-		pick = append(pick, n)
-		taken[n] = true
-		parents[n.ParentID] = true
+		try(n, false)
 	}
-	for _, n := range s.pending {
+	for _, n := range look {
 		if len(pick) >= w {
 			break
 		}
-		if taken[n] || parents[n.ParentID] || !s.affordable(n) {
-			continue
+		if !parents[n.ParentID] {
+			try(n, true)
 		}
-		n.Explorer = true
-		pick = append(pick, n)
-		taken[n] = true
-		parents[n.ParentID] = true
 	}
-	for _, n := range s.pending { // fill unused diversity slots by utility
+	for _, n := range look { // unused diversity slots go by key
 		if len(pick) >= w {
 			break
 		}
-		if !taken[n] && s.affordable(n) {
-			pick = append(pick, n)
-			taken[n] = true
+		try(n, false)
+	}
+	for _, n := range look {
+		if !taken[n] {
+			s.frontier.Push(n)
 		}
 	}
 	if len(pick) == 0 {
 		return nil
 	}
 	s.wave++
-	rest := s.pending[:0]
-	for _, n := range s.pending {
-		if !taken[n] {
-			rest = append(rest, n)
-		}
-	}
-	s.pending = rest
 	sortByDigest(pick)
 	for _, n := range pick {
 		n.State = StateRunning
@@ -287,14 +318,40 @@ func (s *Search) NextWave() []*Node {
 	return pick
 }
 
-func (s *Search) affordable(n *Node) bool {
-	return s.t.Budgets.Cost <= 0 || s.spent+n.Cost <= s.t.Budgets.Cost
+// fits reports whether running n keeps spending within the cost budget.
+func (s *Search) fits(spent float64, n *Node) bool {
+	return s.t.Budgets.Cost <= 0 || spent+n.Cost <= s.t.Budgets.Cost
+}
+
+// softPenalty is the utility a branch loses as budgets run low: it grows
+// steeply (cubically) as the branch's worst-case cost approaches what is
+// left of the cost budget, and as the branch budget is used up for
+// low-prior (exploratory) branches. Hard limits are enforced elsewhere.
+func (s *Search) softPenalty(n *Node) float64 {
+	p := 0.0
+	if c := s.t.Budgets.Cost; c > 0 {
+		used := (s.spent + n.Cost) / c
+		p += 0.5 * used * used * used
+	}
+	if tb := s.t.Budgets.TotalBranches; tb > 0 {
+		used := float64(s.executed) / float64(tb)
+		p += 0.5 * used * used * used * (1 - n.Prior)
+	}
+	return p
 }
 
 // Complete records the outcome of a running branch. Outcomes are folded
-// at EndWave in digest order, so arrival order does not matter.
+// at EndWave in digest order, so arrival order does not matter. The cost
+// reserved at dispatch is trued up to the actions really executed.
 func (s *Search) Complete(n *Node, o Outcome) {
 	n.Outcome = &o
+	if o.Actions > 0 && o.Actions < len(n.Plan) {
+		actual := 0.0
+		for _, a := range n.Plan[len(n.Plan)-o.Actions:] {
+			actual += s.t.Prices[a.Kind]
+		}
+		s.spent -= n.Cost - actual
+	}
 }
 
 // Running returns the branches of the current wave.
@@ -407,6 +464,11 @@ func (s *Search) EndWave() Decision {
 		kept = append(kept, n)
 	}
 	live = kept
+	for _, n := range wave {
+		if n.Outcome != nil && n.Outcome.OK && n.Outcome.Obs != nil {
+			s.backup(n)
+		}
+	}
 	if len(s.bounded) > 0 {
 		s.finish()
 		return Decision{Winners: s.winners()}
@@ -415,31 +477,40 @@ func (s *Search) EndWave() Decision {
 	for _, n := range live {
 		s.expand(n)
 	}
-	s.trimPool()
-	if s.executed >= s.t.Budgets.TotalBranches && len(s.pending) > 0 {
+	s.strategy.cut(s)
+	if s.executed >= s.t.Budgets.TotalBranches && s.frontier.Len() > 0 {
 		s.finish()
 		return Decision{Exhausted: fmt.Sprintf("total_branches budget of %d used", s.t.Budgets.TotalBranches)}
 	}
-	if len(s.pending) == 0 {
+	if s.frontier.Len() == 0 {
 		return Decision{Exhausted: "frontier empty: every branch was pruned or failed"}
 	}
 	if s.t.Budgets.Cost > 0 {
 		affordable := false
-		for _, n := range s.pending {
-			if s.affordable(n) {
+		for _, n := range s.frontier.Nodes() {
+			if s.fits(s.spent, n) {
 				affordable = true
 				break
 			}
 		}
 		if !affordable {
-			for _, n := range append([]*Node{}, s.pending...) {
+			for s.frontier.Len() > 0 {
+				n := s.frontier.Pop()
 				s.prune(n, RuleCostBudget, map[string]any{"cost": n.Cost, "spent": s.spent, "budget": s.t.Budgets.Cost})
 			}
-			s.pending = nil
 			return Decision{Exhausted: fmt.Sprintf("cost budget of %g units used", s.t.Budgets.Cost)}
 		}
 	}
 	return Decision{}
+}
+
+// backup adds an executed branch's J to its own and its ancestors' subtree
+// statistics (used by UCT).
+func (s *Search) backup(n *Node) {
+	for a := n; a != nil; a = a.Parent {
+		a.sumJ += n.Score.J
+		a.visits++
+	}
 }
 
 // Stop ends the search (a wall clock ran out, say): pending branches are
@@ -447,10 +518,13 @@ func (s *Search) EndWave() Decision {
 func (s *Search) Stop() { s.finish() }
 
 func (s *Search) finish() {
-	for _, n := range s.pending {
+	var rest []*Node
+	for s.frontier.Len() > 0 {
+		rest = append(rest, s.frontier.Pop())
+	}
+	for _, n := range rest {
 		s.prune(n, RuleNotSelected, map[string]any{"utility": round3(n.Utility)})
 	}
-	s.pending = nil
 }
 
 func (s *Search) winners() []*Node {
@@ -482,11 +556,7 @@ func (s *Search) prune(n *Node, rule string, detail map[string]any) {
 // child already leads to are one idea and forked once.
 func (s *Search) expand(n *Node) {
 	cands := s.prop.Propose(n.Outcome.Obs, History{Visited: n.Visited, Applied: n.Applied, Known: s.known, Progress: n.Score.Progress})
-	k := s.t.Search.MaxChildren
-	floor := MinPrior
-	if n.Parent == nil {
-		k, floor = max(k, s.t.Search.BeamWidth), 0
-	}
+	k, floor := s.strategy.children(s, n)
 	dests := map[string]bool{}
 	forked := 0
 	for _, c := range cands {
@@ -527,15 +597,21 @@ func destination(obs *branch.Observation, a branch.Action) string {
 // trimPool prunes the weakest pending branches beyond the pool bound.
 func (s *Search) trimPool() {
 	limit := s.width * s.t.Search.MaxChildren * PoolFactor
-	if len(s.pending) <= limit {
+	if s.frontier.Len() <= limit {
 		return
 	}
-	sortByUtility(s.pending)
-	cutoff := s.pending[limit-1].Utility
-	for _, n := range s.pending[limit:] {
-		s.prune(n, RuleBeamCut, map[string]any{"utility": round3(n.Utility), "cutoff": round3(cutoff), "pool": limit})
+	var keep []*Node
+	for len(keep) < limit {
+		keep = append(keep, s.frontier.Pop())
 	}
-	s.pending = s.pending[:limit]
+	cutoff := keep[len(keep)-1].key
+	for s.frontier.Len() > 0 {
+		n := s.frontier.Pop()
+		s.prune(n, RuleBeamCut, map[string]any{"utility": round3(n.Utility), "key": round3(n.key), "cutoff": round3(cutoff), "pool": limit})
+	}
+	for _, n := range keep {
+		s.frontier.Push(n)
+	}
 }
 
 // floorWidth is the narrowest the beam gets: the task's min_beam_width,
@@ -557,6 +633,9 @@ func (s *Search) adjustWidth(live []*Node) {
 		js[i] = n.Score.J
 	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(js)))
+	if !s.strategy.dynamicWidth() {
+		return
+	}
 	old := s.width
 	switch {
 	case js[0]-js[1] >= SeparationMargin && s.width > s.floorWidth():
@@ -578,15 +657,6 @@ func stateKey(o *branch.Observation) string {
 	}
 	sort.Strings(t)
 	return o.DOMHash + "|" + strings.Join(t, ",")
-}
-
-func sortByUtility(ns []*Node) {
-	sort.SliceStable(ns, func(i, j int) bool {
-		if ns[i].Utility != ns[j].Utility {
-			return ns[i].Utility > ns[j].Utility
-		}
-		return ns[i].Digest < ns[j].Digest
-	})
 }
 
 func sortByDigest(ns []*Node) {

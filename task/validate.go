@@ -45,8 +45,10 @@ var DefaultRiskPatterns = []string{
 	`(?i)\bunsubscribe\b`,
 }
 
-// Strategies the search understands.
-var Strategies = []string{"beam"}
+// Strategies the search understands (the planner implements them; a test
+// there keeps the two lists equal): the search strategies beam and uct, and
+// the baselines greedy (a sequential agent), bfs and random.
+var Strategies = []string{"beam", "uct", "greedy", "bfs", "random"}
 
 type validator struct {
 	file string
