@@ -14,6 +14,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/failpoint"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/task"
 	"github.com/multiverse-orchestrator/multiverse/worker"
@@ -21,10 +22,13 @@ import (
 
 // Errors callers branch on.
 var (
-	// ErrNoCandidate: no candidate held its boundary and preconditions.
+	// ErrNoCandidate: no candidate held its boundary and preconditions at
+	// commit time; nothing was sent.
 	ErrNoCandidate = errors.New("commit: no candidate holds at commit time")
 	// ErrSubmitFailed: the commit action ran but the site did not confirm.
 	ErrSubmitFailed = errors.New("commit: the site did not confirm the commit")
+	// ErrBusy: another committer holds the ledger's single-writer lock.
+	ErrBusy = errors.New("commit: another committer holds the ledger")
 )
 
 // Recorder receives the committer's events (commit_start, ledger,
@@ -38,9 +42,13 @@ type Candidate struct {
 	BranchID   string
 	PlanDigest string
 	Plan       branch.Plan
+	// Intent is the business intent the branch saw at the boundary during
+	// exploration (the recorded snapshot preflight compares against).
+	Intent map[string]string
 }
 
-// Committer performs commits for one run.
+// Committer performs commits for one run. It is the only code that may
+// send the requests the task guards.
 type Committer struct {
 	Task    *task.Task
 	RunID   string
@@ -63,27 +71,48 @@ type Result struct {
 	Candidate Candidate
 	// Skipped lists candidates that did not hold, with the reason.
 	Skipped []string
+	// Changes lists what differed between exploration and preflight, per
+	// candidate ("total: 178.50 -> 357.00").
+	Changes []string
 }
 
 // Commit tries the candidates in order and commits the first that holds.
+// A candidate that fails preflight, or whose commit the site refuses as a
+// conflict (the version changed since preflight), is skipped for the next.
 func (c *Committer) Commit(ctx context.Context, cands []Candidate) (*Result, error) {
-	var skipped []string
+	unlock, err := c.Ledger.Lock(ctx)
+	if err != nil {
+		if errors.Is(err, ledger.ErrLocked) {
+			return nil, fmt.Errorf("%w: %v", ErrBusy, err)
+		}
+		return nil, fmt.Errorf("commit: locking the ledger: %w", err)
+	}
+	defer unlock()
+	var skipped, changes []string
 	for _, cand := range cands {
 		res, err := c.commitOne(ctx, cand)
+		if res != nil {
+			changes = append(changes, res.Changes...)
+		}
 		if err == nil {
-			res.Skipped = skipped
+			res.Skipped, res.Changes = skipped, changes
 			return res, nil
 		}
 		var pf *preflightError
 		if !errors.As(err, &pf) {
-			return &Result{Candidate: cand, Skipped: skipped}, err
+			if res == nil {
+				res = &Result{Candidate: cand}
+			}
+			res.Skipped, res.Changes = skipped, changes
+			return res, err
 		}
 		skipped = append(skipped, cand.BranchID+": "+pf.Error())
 		c.Events.Record(ctx, "commit_skip", cand.BranchID, map[string]any{"reason": pf.Error()})
 	}
-	return &Result{Skipped: skipped}, fmt.Errorf("%w: %s", ErrNoCandidate, strings.Join(skipped, "; "))
+	return &Result{Skipped: skipped, Changes: changes}, fmt.Errorf("%w: %s", ErrNoCandidate, strings.Join(skipped, "; "))
 }
 
+// preflightError means the candidate did not hold; the next may.
 type preflightError struct{ msg string }
 
 func (e *preflightError) Error() string { return e.msg }
@@ -120,6 +149,14 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if ok, _ := t.Commit.Boundary.Eval(facts); !ok {
 		return nil, &preflightError{"the commit boundary no longer holds at " + snap.Obs.URL}
 	}
+	fields, payload, err := c.intent(ctx, sess)
+	if err != nil {
+		return nil, &preflightError{err.Error()}
+	}
+	res := &Result{Candidate: cand, Changes: diffIntent(cand.Intent, fields, c.Spec)}
+	if len(res.Changes) > 0 {
+		c.Events.Record(ctx, "snapshot_changed", cand.BranchID, map[string]any{"changes": res.Changes})
+	}
 	var failed []string
 	for i := range t.Commit.Preconditions {
 		p := &t.Commit.Preconditions[i]
@@ -131,29 +168,33 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 			failed = append(failed, msg)
 		}
 	}
-	payload, err := c.intent(ctx, sess)
-	if err != nil {
-		return nil, &preflightError{err.Error()}
-	}
 	if len(failed) > 0 {
-		c.Events.Record(ctx, "precondition_failed", cand.BranchID, map[string]any{"failed": failed, "intent": json.RawMessage(payload)})
-		return nil, &preflightError{"preconditions failed: " + strings.Join(failed, ", ")}
+		c.Events.Record(ctx, "precondition_failed", cand.BranchID, map[string]any{"failed": failed, "changes": res.Changes})
+		msg := "preconditions failed: " + strings.Join(failed, ", ")
+		if len(res.Changes) > 0 {
+			msg += " (changed since exploration: " + strings.Join(res.Changes, ", ") + ")"
+		}
+		return res, &preflightError{msg}
 	}
 	key, err := ledger.IdempotencyKey(t.Commit.Site, t.Commit.Flow, payload)
 	if err != nil {
-		return nil, fmt.Errorf("commit: idempotency key: %w", err)
+		return res, fmt.Errorf("commit: idempotency key: %w", err)
 	}
-	unlock, err := c.Ledger.Lock(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("commit: %w", err)
+	version := ""
+	if cas := t.Commit.CAS; cas != nil {
+		v, ok, err := sess.Read(ctx, cas.Selector, cas.Attr)
+		if err != nil || !ok {
+			return res, &preflightError{"the version (commit.cas) is missing at " + cas.Selector}
+		}
+		version = v
 	}
-	defer unlock()
+	failpoint.Hit(failpoint.BeforeIntent)
 	entry, created, err := c.Ledger.Intent(ctx, ledger.Intent{Key: key, RunID: c.RunID, BranchID: cand.BranchID,
 		PlanDigest: cand.PlanDigest, Site: t.Commit.Site, Flow: t.Commit.Flow, Payload: payload})
 	if err != nil {
-		return nil, fmt.Errorf("commit: recording the intent: %w", err)
+		return res, fmt.Errorf("commit: recording the intent: %w", err)
 	}
-	res := &Result{Candidate: cand}
+	failpoint.Hit(failpoint.AfterIntent)
 	if !created {
 		switch entry.State {
 		case ledger.StateCommitted:
@@ -161,90 +202,118 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 			res.Entry, res.Existing = entry, true
 			return res, nil
 		case ledger.StateIntent:
-			// A crash left this intent: the site may or may not have the
+			// A crash left this intent: the site may or may not hold the
 			// order. Ask it before sending anything.
-			if id, ok := c.probe(ctx, sess, key); ok {
-				e, err := c.Ledger.Finalize(ctx, key, ledger.Outcome{State: ledger.StateCommitted, OrderID: id,
-					Confirmation: mustJSON(map[string]any{"order_id": id, "source": "probe"})})
-				if err != nil {
-					return nil, fmt.Errorf("commit: finalizing a recovered intent: %w", err)
-				}
-				c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": e.State, "recovered": true, "order_id": id, "entry_id": e.ID})
+			if e, ok, err := c.Recover(ctx, entry); err != nil {
+				return res, err
+			} else if ok {
 				res.Entry, res.Recovered = e, true
 				return res, nil
 			}
+			c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "retry": true, "attempts": entry.Attempts})
 		default:
 			if entry, err = c.Ledger.Reopen(ctx, key, c.RunID); err != nil {
-				return nil, fmt.Errorf("commit: reopening %s: %w", key, err)
+				return res, fmt.Errorf("commit: reopening %s: %w", key, err)
 			}
+			c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "reopened": true})
 		}
+	} else {
+		c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "payload_sha256": entry.PayloadSHA256, "version": version})
 	}
-	c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "payload_sha256": entry.PayloadSHA256})
-	return c.submit(ctx, sess, cand, key, snap, res)
+	return c.submit(ctx, sess, cand, key, version, snap, res)
 }
 
-// intent reads the business intent from the boundary page as canonical
-// JSON (field names sorted), plus the task's nonce.
-func (c *Committer) intent(ctx context.Context, sess *browser.Session) (json.RawMessage, error) {
+// diffIntent lists the intent fields whose value changed between the
+// exploration snapshot and preflight (values are scrubbed first).
+func diffIntent(before, after map[string]string, spec *worker.Spec) []string {
+	if before == nil {
+		return nil
+	}
+	names := make([]string, 0, len(after))
+	for k := range after {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var out []string
+	for _, k := range names {
+		if b, ok := before[k]; ok && b != after[k] {
+			out = append(out, fmt.Sprintf("%s: %s -> %s", k, b, after[k]))
+		}
+	}
+	return out
+}
+
+// intent reads the business intent from the boundary page: the fields for
+// reports, and the canonical JSON (field names sorted, plus the task's
+// nonce) whose sha256 makes the idempotency key.
+func (c *Committer) intent(ctx context.Context, sess *browser.Session) (map[string]string, json.RawMessage, error) {
 	m := map[string]string{}
 	for _, f := range c.Task.Commit.Intent {
 		v, ok, err := sess.Read(ctx, f.Selector, f.Attr)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("intent field %s: no element matches %s", f.Name, f.Selector)
+			return nil, nil, fmt.Errorf("intent field %s: no element matches %s", f.Name, f.Selector)
 		}
 		m[f.Name] = v
+	}
+	fields := make(map[string]string, len(m))
+	for k, v := range m {
+		fields[k] = v
 	}
 	if c.Task.Commit.Nonce != "" {
 		m["nonce"] = c.Task.Commit.Nonce
 	}
 	b, err := json.Marshal(m) // sorted keys
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return ledger.Canonical(b)
+	canon, err := ledger.Canonical(b)
+	return fields, canon, err
 }
 
-func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Candidate, key string, pre browser.Snapshot, res *Result) (*Result, error) {
+func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Candidate, key, version string, pre browser.Snapshot, res *Result) (*Result, error) {
 	t := c.Task
 	arts := map[string]string{}
 	if pre.Obs.DOMArtifact != "" {
 		arts["pre_submit_dom"] = pre.Obs.DOMArtifact
 	}
+	so, _ := worker.SessionOptions(c.Spec, c.Store)
 	if id := t.Commit.Idempotency; id.FormField != "" {
 		if err := sess.SetValue(ctx, id.FormField, key); err != nil {
-			return c.fail(ctx, cand, key, arts, fmt.Errorf("commit: writing the key into %s: %w", id.FormField, err))
+			return c.fail(ctx, res, key, arts, fmt.Errorf("commit: writing the key into %s: %w", id.FormField, err))
 		}
-	} else {
-		var pats []browser.GuardPattern
-		so, _ := worker.SessionOptions(c.Spec, c.Store)
-		pats = so.Guard
-		if err := sess.InjectHeader(pats, id.Header, key); err != nil {
-			return c.fail(ctx, cand, key, arts, fmt.Errorf("commit: carrying the key in %s: %w", id.Header, err))
+	} else if err := sess.InjectHeader(so.Guard, id.Header, key); err != nil {
+		return c.fail(ctx, res, key, arts, fmt.Errorf("commit: carrying the key in %s: %w", id.Header, err))
+	}
+	if cas := t.Commit.CAS; cas != nil && cas.Header != "" {
+		if err := sess.InjectHeader(so.Guard, cas.Header, version); err != nil {
+			return c.fail(ctx, res, key, arts, fmt.Errorf("commit: carrying the version in %s: %w", cas.Header, err))
 		}
 	}
 	if _, err := c.Ledger.Attempt(ctx, key); err != nil {
-		return nil, fmt.Errorf("commit: recording the attempt: %w", err)
+		return res, fmt.Errorf("commit: recording the attempt: %w", err)
 	}
+	failpoint.Hit(failpoint.AfterAttempt)
 	step := sess.Step() + 1
 	r, err := sess.Do(ctx, t.Commit.Action, worker.Resolver(c.Spec.Inputs))
 	if err != nil {
-		return nil, err // the intent stays: recovery resolves it
+		return res, err // the intent stays: recovery resolves it
 	}
+	failpoint.Hit(failpoint.AfterSubmitBeforeFinalize)
 	transcript := sess.NetSince(step)
 	if d, err := c.Store.Put(ctx, mustJSON(transcript)); err == nil {
 		arts["submit_transcript"] = string(d)
 	}
 	c.Events.Record(ctx, "commit_action", cand.BranchID, map[string]any{"action": t.Commit.Action.Describe(), "status": r.Status, "code": r.Code, "requests": len(transcript)})
 	if r.Status == browser.StatusFailed {
-		return c.fail(ctx, cand, key, arts, fmt.Errorf("%w: the commit action failed: %s", ErrSubmitFailed, r.Error))
+		return c.fail(ctx, res, key, arts, fmt.Errorf("%w: the commit action failed: %s", ErrSubmitFailed, r.Error))
 	}
 	confirm := []scoring.Predicate{t.Commit.Confirm.Success}
 	snap, err := sess.Observe(ctx, browser.ObserveSpec{Probes: scoring.Probes(confirm...), Store: true, Screenshot: true})
 	if err != nil {
-		return c.fail(ctx, cand, key, arts, fmt.Errorf("%w: observing the confirmation: %v", ErrSubmitFailed, err))
+		return c.fail(ctx, res, key, arts, fmt.Errorf("%w: observing the confirmation: %v", ErrSubmitFailed, err))
 	}
 	facts := scoring.Facts{URL: sess.URL(), Title: snap.Obs.Title, Answers: snap.Answers}
 	if snap.Obs.ScreenshotHash != "" {
@@ -254,19 +323,36 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Cand
 		arts["confirmation_dom"] = snap.Obs.DOMArtifact
 	}
 	if ok, _ := t.Commit.Confirm.Success.Eval(facts); !ok {
+		for _, n := range transcript {
+			if isGuarded(so.Guard, n) && (n.Status == 409 || n.Status == 412) {
+				// The site refused: the version changed since preflight.
+				// Nothing was bought; the next candidate may still hold.
+				e, err := c.Ledger.Finalize(ctx, key, ledger.Outcome{State: ledger.StateAborted,
+					Error: fmt.Sprintf("conflict: the site answered %d to %s %s", n.Status, n.Method, n.URL), Artifacts: arts})
+				if err != nil {
+					return res, fmt.Errorf("commit: finalizing %s as aborted: %w", key, err)
+				}
+				c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": e.State, "entry_id": e.ID, "conflict": n.Status})
+				res.Entry = e
+				return res, &preflightError{fmt.Sprintf("the site refused the commit as a conflict (%d): it changed since preflight", n.Status)}
+			}
+		}
 		status := ""
 		for _, n := range transcript {
 			if n.Status >= 400 {
 				status = fmt.Sprintf(" (the site answered %d to %s %s)", n.Status, n.Method, n.URL)
 			}
 		}
-		return c.fail(ctx, cand, key, arts, fmt.Errorf("%w: no confirmation at %s%s", ErrSubmitFailed, snap.Obs.URL, status))
+		return c.fail(ctx, res, key, arts, fmt.Errorf("%w: no confirmation at %s%s", ErrSubmitFailed, snap.Obs.URL, status))
 	}
 	token, ok, err := sess.Read(ctx, t.Commit.Confirm.Token.Selector, t.Commit.Confirm.Token.Attr)
 	if err != nil || !ok || token == "" {
-		return c.fail(ctx, cand, key, arts, fmt.Errorf("%w: the confirmation token %s is missing", ErrSubmitFailed, t.Commit.Confirm.Token.Selector))
+		return c.fail(ctx, res, key, arts, fmt.Errorf("%w: the confirmation token %s is missing", ErrSubmitFailed, t.Commit.Confirm.Token.Selector))
 	}
 	conf := map[string]any{"order_id": token, "url": snap.Obs.URL}
+	if version != "" {
+		conf["version"] = version
+	}
 	if inv := t.Commit.Confirm.Invoice; inv.Link != "" || inv.Selector != "" {
 		if href, err := sess.Href(ctx, inv.Link, inv.Selector); err == nil {
 			if status, body, err := sess.Fetch(ctx, href); err == nil && status == 200 {
@@ -282,30 +368,73 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Cand
 	}
 	e, err := c.Ledger.Finalize(ctx, key, ledger.Outcome{State: ledger.StateCommitted, OrderID: token, Confirmation: mustJSON(conf), Artifacts: arts})
 	if err != nil {
-		return nil, fmt.Errorf("commit: finalizing %s: %w", key, err)
+		return res, fmt.Errorf("commit: finalizing %s: %w", key, err)
 	}
+	failpoint.Hit(failpoint.AfterFinalize)
 	c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": e.State, "order_id": token, "entry_id": e.ID}, artValues(arts)...)
 	res.Entry = e
 	return res, nil
 }
 
-func (c *Committer) fail(ctx context.Context, cand Candidate, key string, arts map[string]string, cause error) (*Result, error) {
-	e, err := c.Ledger.Finalize(ctx, key, ledger.Outcome{State: ledger.StateFailed, Error: cause.Error(), Artifacts: arts})
-	if err != nil {
-		return nil, errors.Join(cause, fmt.Errorf("commit: finalizing %s as failed: %w", key, err))
+func isGuarded(guard []browser.GuardPattern, n branch.NetRecord) bool {
+	if len(guard) == 0 {
+		return n.Method != "GET"
 	}
-	c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": e.State, "error": cause.Error(), "entry_id": e.ID})
-	return &Result{Entry: e, Candidate: cand}, cause
+	for _, g := range guard {
+		if g.Method == "" || strings.EqualFold(g.Method, n.Method) {
+			if g.URL != nil && g.URL.MatchString(n.URL) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
-// probe asks the site whether it already holds a commit with the key.
-func (c *Committer) probe(ctx context.Context, sess *browser.Session, key string) (string, bool) {
-	p := c.Task.Commit.Confirm.Probe
+func (c *Committer) fail(ctx context.Context, res *Result, key string, arts map[string]string, cause error) (*Result, error) {
+	e, err := c.Ledger.Finalize(ctx, key, ledger.Outcome{State: ledger.StateFailed, Error: cause.Error(), Artifacts: arts})
+	if err != nil {
+		return res, errors.Join(cause, fmt.Errorf("commit: finalizing %s as failed: %w", key, err))
+	}
+	c.Events.Record(ctx, "ledger", res.Candidate.BranchID, map[string]any{"key": key, "state": e.State, "error": cause.Error(), "entry_id": e.ID})
+	res.Entry = e
+	return res, cause
+}
+
+// Recover resolves an intent left without an outcome by asking the site
+// (the task's confirm probe) whether it holds a commit with the key. It
+// finalizes the row as committed when it does and reports ok; otherwise it
+// leaves the row for a retry with the same key.
+func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, bool, error) {
+	id, ok := Probe(ctx, c.Task, e.Key)
+	if !ok {
+		return e, false, nil
+	}
+	f, err := c.Ledger.Finalize(ctx, e.Key, ledger.Outcome{State: ledger.StateCommitted, OrderID: id,
+		Confirmation: mustJSON(map[string]any{"order_id": id, "source": "probe", "recovered_by": c.RunID})})
+	if err != nil {
+		return e, false, fmt.Errorf("commit: finalizing a recovered intent: %w", err)
+	}
+	c.Events.Record(ctx, "ledger", e.BranchID, map[string]any{"key": e.Key, "state": f.State, "recovered": true, "order_id": id, "entry_id": f.ID})
+	return f, true, nil
+}
+
+// Probe asks the site (the task's confirm probe, a GET relative to the
+// start URL with {key} substituted) for the token of a commit made with
+// key. ok is false when the task has no probe or the site holds none.
+func Probe(ctx context.Context, t *task.Task, key string) (string, bool) {
+	p := t.Commit.Confirm.Probe
 	if p.URL == "" {
 		return "", false
 	}
-	u := strings.ReplaceAll(p.URL, "{key}", url.QueryEscape(key))
-	status, body, err := sess.Fetch(ctx, u)
+	u, err := url.Parse(strings.ReplaceAll(p.URL, "{key}", url.QueryEscape(key)))
+	if err != nil {
+		return "", false
+	}
+	base, err := url.Parse(t.StartURL)
+	if err != nil {
+		return "", false
+	}
+	body, status, err := httpGet(ctx, base.ResolveReference(u).String())
 	if err != nil || status != 200 {
 		return "", false
 	}

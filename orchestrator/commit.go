@@ -9,6 +9,35 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/planner"
 )
 
+// recoverPending resolves intents an earlier run left without an outcome
+// (a crash between the intent and its finalization): it asks the site
+// whether it holds the commit and finalizes the row when it does. Rows it
+// cannot resolve stay pending; committing the same intent again retries
+// them with the same key.
+func (r *run) recoverPending(ctx context.Context) {
+	pending, err := r.led.Pending(ctx)
+	if err != nil {
+		r.rec.add(zeroTime, 0, "error", "", map[string]any{"where": "recovery", "error": err.Error()})
+		return
+	}
+	c := &commit.Committer{Task: r.t, RunID: r.runID, Ledger: r.led, Events: r.rec}
+	for _, e := range pending {
+		if e.Site != r.t.Commit.Site || e.Flow != r.t.Commit.Flow {
+			continue
+		}
+		f, ok, err := c.Recover(ctx, e)
+		payload := map[string]any{"key": e.Key, "entry_id": e.ID, "attempts": e.Attempts, "resolved": ok}
+		if err != nil {
+			payload["error"] = err.Error()
+		}
+		if ok {
+			payload["order_id"] = f.OrderID
+		}
+		r.rec.add(zeroTime, 0, "recovery", e.BranchID, payload)
+	}
+	r.rec.flush(ctx)
+}
+
 // commit hands the winners, best first, to the single writer.
 func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planner.Node) error {
 	if r.cfg.Progress != nil {
@@ -18,6 +47,9 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 	cands := make([]commit.Candidate, len(winners))
 	for i, n := range winners {
 		cands[i] = commit.Candidate{BranchID: n.ID, PlanDigest: n.Digest, Plan: n.Plan}
+		if n.Outcome != nil {
+			cands[i].Intent = n.Outcome.Intent
+		}
 	}
 	res, err := c.Commit(ctx, cands)
 	info := &CommitInfo{}
@@ -26,7 +58,7 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 		branchID = res.Candidate.BranchID
 		e := res.Entry
 		info = &CommitInfo{EntryID: e.ID, Key: e.Key, State: string(e.State), OrderID: e.OrderID, Existing: res.Existing,
-			Recovered: res.Recovered, Artifacts: e.Artifacts, Skipped: res.Skipped, Error: e.Error}
+			Recovered: res.Recovered, Artifacts: e.Artifacts, Skipped: res.Skipped, Changes: res.Changes, Error: e.Error}
 		for _, n := range winners {
 			if n.ID == res.Candidate.BranchID {
 				w := &Winner{BranchID: n.ID, PlanDigest: n.Digest, Score: n.Score}
@@ -38,8 +70,10 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 		}
 	}
 	r.sum.Commit = info
+	head, hash, _ := r.led.Head(ctx)
 	r.rec.add(zeroTime, 0, "commit_end", branchID, map[string]any{"entry_id": info.EntryID, "state": info.State, "order_id": info.OrderID,
-		"existing": info.Existing, "recovered": info.Recovered, "key": info.Key, "error": errString(err)})
+		"existing": info.Existing, "recovered": info.Recovered, "key": info.Key, "error": errString(err),
+		"skipped": info.Skipped, "changes": info.Changes, "ledger_head_seq": head, "ledger_head_hash": hash})
 	r.rec.flush(ctx)
 	if err != nil {
 		return fmt.Errorf("orchestrator: commit: %w", err)

@@ -18,10 +18,14 @@ var (
 	ErrSiteUnreachable = errors.New("orchestrator: the site is unreachable")
 	// ErrBadInput: a flag or the data dir is unusable.
 	ErrBadInput = errors.New("orchestrator: bad input")
+	// ErrVerify: an audit (ledger verify, bundle validate, replay) found
+	// the record does not hold.
+	ErrVerify = errors.New("verification failed")
 )
 
 // Exit codes of the CLI. DESIGN.md lists 0-4; 5 and 6 separate a missing
-// browser part and an unreachable site from bad input.
+// browser part and an unreachable site from bad input, and 7 is a failed
+// audit (ledger verify, bundle validation, a replay that diverged).
 const (
 	ExitOK          = 0
 	ExitInternal    = 1
@@ -30,6 +34,7 @@ const (
 	ExitAborted     = 4
 	ExitEnvironment = 5
 	ExitSite        = 6
+	ExitVerify      = 7
 )
 
 // ExitCode maps an error of Run (or of loading a task) to an exit code.
@@ -41,12 +46,14 @@ func ExitCode(err error) int {
 		return ExitBadInput
 	case errors.Is(err, ErrNoBoundary):
 		return ExitNoBoundary
-	case errors.Is(err, commit.ErrNoCandidate), errors.Is(err, commit.ErrSubmitFailed):
+	case errors.Is(err, commit.ErrNoCandidate), errors.Is(err, commit.ErrSubmitFailed), errors.Is(err, commit.ErrBusy):
 		return ExitAborted
 	case errors.Is(err, browser.ErrChromiumNotFound), errors.Is(err, browser.ErrDriverNotFound):
 		return ExitEnvironment
 	case errors.Is(err, ErrSiteUnreachable):
 		return ExitSite
+	case errors.Is(err, ErrVerify):
+		return ExitVerify
 	}
 	return ExitInternal
 }

@@ -289,9 +289,12 @@ func (r *run) execute(ctx context.Context) error {
 	}()
 	r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(fp, natsURL))
 	r.rec.flush(ctx)
+	if r.cfg.Executor == nil {
+		r.recoverPending(ctx)
+	}
 
 	r.spec = &worker.Spec{Origin: t.Origin(), RunSeed: t.Seed, Env: t.Environment, Timeout: t.Budgets.ActionTimeout,
-		Predicates: t.Goal.All(), Boundary: t.Commit.Boundary, DeadEnds: t.DeadEnds, Guard: t.Commit.Guard,
+		Predicates: t.Goal.All(), Boundary: t.Commit.Boundary, Intent: t.Commit.Intent, DeadEnds: t.DeadEnds, Guard: t.Commit.Guard,
 		Inputs: t.Inputs, ScrubKey: r.key, Screenshots: !r.cfg.NoScreenshots}
 	results, err := client.Results(ctx, r.runID)
 	if err != nil {
@@ -478,7 +481,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 			}
 			raw[m.BranchID] = res
 			got[m.BranchID] = planner.Outcome{OK: res.Status == worker.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
-				Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: len(res.Steps)}
+				Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: len(res.Steps), Intent: res.Intent}
 			r.progress(search, len(want)-len(got), "explore")
 		}
 	}

@@ -67,6 +67,7 @@ type CommitInfo struct {
 	Recovered bool              `json:"recovered,omitempty"`
 	Artifacts map[string]string `json:"artifacts,omitempty"`
 	Skipped   []string          `json:"skipped_candidates,omitempty"`
+	Changes   []string          `json:"changes_since_exploration,omitempty"`
 	Error     string            `json:"error,omitempty"`
 }
 

@@ -405,6 +405,14 @@ func (d *decoder) commit(n *yaml.Node, path string, c *Commit) {
 			})
 		},
 		"nonce": func(v *yaml.Node, p string) { d.str(v, p, &c.Nonce) },
+		"cas": func(v *yaml.Node, p string) {
+			c.CAS = &CAS{}
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"selector": func(v *yaml.Node, p string) { d.str(v, p, &c.CAS.Selector) },
+				"attr":     func(v *yaml.Node, p string) { d.str(v, p, &c.CAS.Attr) },
+				"header":   func(v *yaml.Node, p string) { d.str(v, p, &c.CAS.Header) },
+			})
+		},
 	})
 }
 

@@ -106,6 +106,18 @@ type Commit struct {
 	Guard         []RequestPattern    `json:"guard"`
 	Confirm       Confirm             `json:"confirm"`
 	Nonce         string              `json:"nonce,omitempty"`
+	// CAS names the version the site checks on commit (compare-and-swap):
+	// read from the boundary page at preflight, recorded in the ledger, and
+	// sent in Header when set (If-Match for an API). A 409 or 412 answer to
+	// the commit request is a conflict: the world changed since preflight.
+	CAS *CAS `json:"cas,omitempty"`
+}
+
+// CAS is where the commit's version (an ETag, a price, a revision) lives.
+type CAS struct {
+	Selector string `json:"selector"`
+	Attr     string `json:"attr,omitempty"`
+	Header   string `json:"header,omitempty"`
 }
 
 // IntentField is one field of the business intent, read from the boundary

@@ -428,4 +428,7 @@ func (v *validator) commit(t *Task) {
 	if c.Site == "" {
 		v.fail("commit.site", "is required when start_url has no host")
 	}
+	if c.CAS != nil && c.CAS.Selector == "" {
+		v.fail("commit.cas.selector", "is required: where the version the site checks is shown")
+	}
 }

@@ -369,6 +369,15 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job,
 		}
 	}
 	res.AtBoundary, _ = spec.Boundary.Eval(facts)
+	if res.AtBoundary && len(spec.Intent) > 0 {
+		sc := e.scrubber(spec)
+		res.Intent = map[string]string{}
+		for _, f := range spec.Intent {
+			if v, ok, err := sess.Read(ctx, f.Selector, f.Attr); err == nil && ok {
+				res.Intent[f.Name] = sc.Text(v)
+			}
+		}
+	}
 	for _, d := range spec.DeadEnds {
 		if d.Fires(sess.URL(), snap.Obs.Title, snap.Text) {
 			obs.DeadEnds = append(obs.DeadEnds, d.Name)

@@ -20,15 +20,18 @@ var ErrWireVersion = errors.New("worker: unknown wire version")
 
 // Spec is the part of a job that is the same for every branch of a run.
 type Spec struct {
-	Origin     string                `json:"origin"`
-	RunSeed    uint64                `json:"run_seed"`
-	Env        task.Environment      `json:"env"`
-	Timeout    task.Duration         `json:"action_timeout"`
-	Predicates []scoring.Predicate   `json:"predicates"`
-	Boundary   scoring.Predicate     `json:"boundary"`
-	DeadEnds   []scoring.Detector    `json:"dead_ends,omitempty"`
-	Guard      []task.RequestPattern `json:"guard,omitempty"`
-	Inputs     map[string]task.Input `json:"inputs,omitempty"`
+	Origin     string              `json:"origin"`
+	RunSeed    uint64              `json:"run_seed"`
+	Env        task.Environment    `json:"env"`
+	Timeout    task.Duration       `json:"action_timeout"`
+	Predicates []scoring.Predicate `json:"predicates"`
+	Boundary   scoring.Predicate   `json:"boundary"`
+	// Intent lists the business intent fields read at the boundary, so
+	// the committer can tell what changed between exploration and commit.
+	Intent   []task.IntentField    `json:"intent,omitempty"`
+	DeadEnds []scoring.Detector    `json:"dead_ends,omitempty"`
+	Guard    []task.RequestPattern `json:"guard,omitempty"`
+	Inputs   map[string]task.Input `json:"inputs,omitempty"`
 	// ScrubKey is the run's scrubbing key: tokens made by workers must
 	// match the orchestrator's.
 	ScrubKey []byte `json:"scrub_key"`
@@ -85,6 +88,8 @@ type Result struct {
 	Obs *branch.Observation `json:"obs,omitempty"`
 	// AtBoundary reports whether the commit boundary predicate holds.
 	AtBoundary bool `json:"at_boundary"`
+	// Intent holds the intent fields read at the boundary (scrubbed).
+	Intent map[string]string `json:"intent,omitempty"`
 	// Net lists the requests of the last step.
 	Net []branch.NetRecord `json:"net,omitempty"`
 	// Requests lists every response of the branch, for request_seen.

@@ -2,14 +2,19 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"text/tabwriter"
+	"time"
 
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -27,12 +32,17 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("ledger", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
 	asJSON := fs.Bool("json", false, "print JSON")
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator ledger list [flags]"); fs.PrintDefaults() }
+	format := fs.String("format", "json", "export format: json or csv")
+	state := fs.String("state", "", "list only entries in this state (intent, committed, aborted, failed)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orchestrator ledger list|show ID|verify|export [--format json|csv] [flags]")
+		fs.PrintDefaults()
+	}
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || pos[0] != "list" {
+	if len(pos) == 0 {
 		fs.Usage()
 		return errUsage
 	}
@@ -42,22 +52,145 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	l, err := ledger.Open(ctx, p)
 	if err != nil {
-		return err
+		return badInput("ledger %s: %v", p, err)
 	}
 	defer l.Close()
-	es, err := l.List(ctx, ledger.Filter{})
+	switch {
+	case pos[0] == "list" && len(pos) == 1:
+		es, err := l.List(ctx, ledger.Filter{State: ledger.State(*state)})
+		if err != nil {
+			return badInput("%v", err)
+		}
+		if *asJSON {
+			return ledger.WriteJSON(stdout, es)
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tSTATE\tORDER\tATTEMPTS\tRUN\tUPDATED\tKEY")
+		for _, e := range es {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", e.ID, e.State, e.OrderID, e.Attempts, e.RunID, e.UpdatedAt.Format("2006-01-02 15:04:05"), e.Key)
+		}
+		return tw.Flush()
+	case pos[0] == "show" && len(pos) == 2:
+		e, err := l.GetByID(ctx, pos[1])
+		if errors.Is(err, ledger.ErrNotFound) {
+			if e, err = l.Get(ctx, pos[1]); errors.Is(err, ledger.ErrNotFound) {
+				return badInput("no ledger entry %s in %s", pos[1], p)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		hist, err := l.History(ctx, e.Key)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(map[string]any{"entry": e, "history": hist})
+		}
+		printEntry(stdout, e, hist)
+		return nil
+	case pos[0] == "verify" && len(pos) == 1:
+		return verifyLedger(ctx, l, *dataDir, stdout)
+	case pos[0] == "export" && len(pos) == 1:
+		es, err := l.List(ctx, ledger.Filter{State: ledger.State(*state)})
+		if err != nil {
+			return badInput("%v", err)
+		}
+		switch *format {
+		case "json":
+			return ledger.WriteJSON(stdout, es)
+		case "csv":
+			return ledger.WriteCSV(stdout, es)
+		}
+		return badInput("--format %q: use json or csv", *format)
+	}
+	fs.Usage()
+	return errUsage
+}
+
+func printEntry(w io.Writer, e ledger.Entry, hist []ledger.Transition) {
+	fmt.Fprintf(w, "entry      %s\n", e.ID)
+	fmt.Fprintf(w, "state      %s (attempts %d)\n", e.State, e.Attempts)
+	fmt.Fprintf(w, "key        %s\n", e.Key)
+	if e.OrderID != "" {
+		fmt.Fprintf(w, "order      %s\n", e.OrderID)
+	}
+	fmt.Fprintf(w, "run        %s  branch %s  plan %s\n", e.RunID, e.BranchID, e.PlanDigest)
+	fmt.Fprintf(w, "site/flow  %s / %s\n", e.Site, e.Flow)
+	fmt.Fprintf(w, "intent     %s  (sha256 %s)\n", e.Payload, e.PayloadSHA256)
+	if len(e.Confirmation) > 0 {
+		fmt.Fprintf(w, "confirmed  %s\n", e.Confirmation)
+	}
+	if e.Error != "" {
+		fmt.Fprintf(w, "error      %s\n", e.Error)
+	}
+	names := make([]string, 0, len(e.Artifacts))
+	for k := range e.Artifacts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Fprintf(w, "evidence   %-24s sha256:%s\n", k, e.Artifacts[k])
+	}
+	for _, t := range hist {
+		from := string(t.From)
+		if from == "" {
+			from = "-"
+		}
+		fmt.Fprintf(w, "history    #%d %s %s %s -> %s  %s\n", t.Seq, t.At.Format(time.RFC3339), t.Op, from, t.To, t.Hash[:16])
+	}
+}
+
+// verifyLedger audits the ledger offline: its own hash chain, every entry
+// against its last snapshot, every artifact present with its digest, and
+// every committed row backed by a confirmation naming its order id.
+func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout io.Writer) error {
+	store, err := artifacts.OpenFS(filepath.Join(dataDir, "artifacts"))
 	if err != nil {
-		return err
+		return badInput("artifact store: %v", err)
 	}
-	if *asJSON {
-		return ledger.WriteJSON(stdout, es)
+	entries, checked := 0, 0
+	err = l.Verify(ctx, func(e ledger.Entry) error {
+		entries++
+		var errs []error
+		names := make([]string, 0, len(e.Artifacts))
+		for k := range e.Artifacts {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			checked++
+			d, err := artifacts.ParseDigest(e.Artifacts[name])
+			if err != nil {
+				errs = append(errs, fmt.Errorf("artifact %s: %v", name, err))
+				continue
+			}
+			if err := store.Verify(ctx, d); err != nil {
+				errs = append(errs, fmt.Errorf("artifact %s (%s): %v", name, store.Path(d), err))
+			}
+		}
+		if e.State == ledger.StateCommitted {
+			var conf struct {
+				OrderID string `json:"order_id"`
+			}
+			if len(e.Confirmation) == 0 || json.Unmarshal(e.Confirmation, &conf) != nil || conf.OrderID != e.OrderID {
+				errs = append(errs, fmt.Errorf("confirmation does not name order %s", e.OrderID))
+			}
+		}
+		return errors.Join(errs...)
+	})
+	if err != nil {
+		fmt.Fprintln(stdout, "ledger verify: FAILED")
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintln(stdout, "  "+line)
+		}
+		return fmt.Errorf("%w: %s", orchestrator.ErrVerify, strings.SplitN(err.Error(), "\n", 2)[0])
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tORDER\tATTEMPTS\tRUN\tUPDATED\tKEY")
-	for _, e := range es {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", e.ID, e.State, e.OrderID, e.Attempts, e.RunID, e.UpdatedAt.Format("2006-01-02 15:04:05"), e.Key)
-	}
-	return tw.Flush()
+	seq, hash, _ := l.Head(ctx)
+	fmt.Fprintf(stdout, "ledger verify: OK: %d entries, %d transitions, head %s, %d artifacts present with their digests\n", entries, seq, hash, checked)
+	return nil
 }
 
 func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -82,6 +82,14 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 			fmt.Fprintf(w, "            %2d. %s\n", i+1, st)
 		}
 	}
+	if c := s.Commit; c != nil && c.EntryID == "" {
+		for _, sk := range c.Skipped {
+			fmt.Fprintf(w, "  skipped   %s\n", sk)
+		}
+		for _, ch := range c.Changes {
+			fmt.Fprintf(w, "  changed   %s (since exploration)\n", ch)
+		}
+	}
 	if c := s.Commit; c != nil && c.EntryID != "" {
 		switch {
 		case c.Existing:
@@ -106,6 +114,9 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 		}
 		for _, sk := range c.Skipped {
 			fmt.Fprintf(w, "  skipped   %s\n", sk)
+		}
+		for _, ch := range c.Changes {
+			fmt.Fprintf(w, "  changed   %s (since exploration)\n", ch)
 		}
 	}
 	fmt.Fprintf(w, "  records   data dir %s\n", s.Paths.DataDir)

@@ -1,0 +1,29 @@
+package commit
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// httpGet fetches a URL with a timeout, reading at most 4 MiB.
+func httpGet(ctx context.Context, u string) ([]byte, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header.Set("User-Agent", task.DefaultUserAgent)
+	req.Header.Set("Accept", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	return b, resp.StatusCode, err
+}
