@@ -57,6 +57,10 @@ type Config struct {
 	Executor Executor
 	// ExploreOnly stops after the search names its winners.
 	ExploreOnly bool
+	// BeforeCommit, when set, runs after the search named its winners and
+	// before the committer starts (tests use it to change the world in
+	// between).
+	BeforeCommit func()
 	// Cold makes every branch replay its prefix in a fresh context instead
 	// of continuing its parent's live context (to measure what warm
 	// continuation saves, or to rule it out when debugging).
@@ -316,6 +320,9 @@ func (r *run) execute(ctx context.Context) error {
 			r.sum.Winner.Steps = append(r.sum.Winner.Steps, a.Describe())
 		}
 		return nil
+	}
+	if r.cfg.BeforeCommit != nil {
+		r.cfg.BeforeCommit()
 	}
 	return r.commit(ctx, rt, winners)
 }
