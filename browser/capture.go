@@ -36,7 +36,8 @@ func (s *Session) listen() {
 		rec.Type = req.ResourceType()
 		rec.ReqHeaders = s.scrubHeaders(req.Headers())
 		if body, err := req.PostDataBuffer(); err == nil && len(body) > 0 {
-			rec.ReqBodyHash = sha(body)
+			ct := req.Headers()["content-type"]
+			rec.ReqBodyHash = sha(s.scrubBody(ct, body))
 		}
 		s.mu.Lock()
 		rec.Seq = len(s.net) + 1
@@ -76,6 +77,9 @@ func (s *Session) finish(req playwright.Request, failure string) {
 			headers = s.scrubHeaders(resp.Headers())
 			if status < 300 || status >= 400 {
 				if body, err := resp.Body(); err == nil {
+					// What is recorded, hashed and replayed is the
+					// scrubbed body.
+					body = s.scrubBody(resp.Headers()["content-type"], body)
 					size = len(body)
 					bodyHash = sha(body)
 					if s.opts.Record && s.opts.Store != nil {
@@ -183,13 +187,14 @@ func (s *Session) Unsupported() []string {
 	return out
 }
 
-// netDigest is the sha256 over the step's records: method, unscrubbed URL
-// with the task origin folded, status and body hash, one line each, in
-// order. It is a hash, never the URLs themselves, that leaves the session.
+// netDigest is the sha256 over the step's records: method, scrubbed URL
+// with the task origin folded, status and scrubbed body hash, one line
+// each, in order. Scrubbing is idempotent, so a replay from scrubbed
+// records reaches the same digest.
 func (s *Session) netDigest(recs []netRec) string {
 	var b strings.Builder
 	for _, r := range recs {
-		u := r.raw
+		u := r.URL
 		if o := s.opts.Origin; o != "" && strings.HasPrefix(u, o) {
 			u = "{origin}" + u[len(o):]
 		}
@@ -242,11 +247,18 @@ func (s *Session) scrubHeaders(h map[string]string) map[string]string {
 	return out
 }
 
-func (s *Session) scrubText(t string) string {
+func (s *Session) scrubText(t string, extra []string) string {
 	if s.opts.Scrub != nil {
-		return s.opts.Scrub.Text(t)
+		return s.opts.Scrub.TextWith(t, extra)
 	}
 	return t
+}
+
+func (s *Session) scrubBody(contentType string, b []byte) []byte {
+	if s.opts.Scrub != nil {
+		return s.opts.Scrub.Body(contentType, b)
+	}
+	return b
 }
 
 func (s *Session) scrubURL(u string) string {

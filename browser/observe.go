@@ -30,13 +30,17 @@ type Snapshot struct {
 	Obs     branch.Observation
 	Answers map[scoring.Probe]scoring.Answer
 	Text    string
-	// DOM and AX are the canonical DOM serialization and the
+	// DOM and AX are the scrubbed canonical DOM serialization and
 	// accessibility snapshot.
 	DOM string
 	AX  string
+	// PII lists the values of form fields whose names mark personal data
+	// or credentials; the caller scrubs them wherever else they show up.
+	PII []string
 }
 
 type observeResult struct {
+	PII         []string            `json:"pii"`
 	DOM         string              `json:"dom"`
 	Affordances []branch.Affordance `json:"affordances"`
 	Answers     []scoring.Answer    `json:"answers"`
@@ -83,7 +87,11 @@ func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	if len(res.Answers) != len(spec.Probes) {
 		return Snapshot{}, fmt.Errorf("browser: observation answered %d of %d probes", len(res.Answers), len(spec.Probes))
 	}
-	snap := Snapshot{DOM: res.DOM, Text: res.Text, Answers: make(map[scoring.Probe]scoring.Answer, len(spec.Probes))}
+	// Strict hashes cover the scrubbed canonical forms: scrubbing is
+	// idempotent, so a replay from scrubbed records hashes the same, and
+	// nothing that leaves the session holds a secret or personal data.
+	res.DOM = s.scrubText(res.DOM, res.PII)
+	snap := Snapshot{DOM: res.DOM, Text: res.Text, PII: res.PII, Answers: make(map[scoring.Probe]scoring.Answer, len(spec.Probes))}
 	for i, p := range spec.Probes {
 		snap.Answers[p] = res.Answers[i]
 	}
@@ -92,6 +100,7 @@ func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	if err != nil {
 		ax = ""
 	}
+	ax = s.scrubText(ax, res.PII)
 	snap.AX = ax
 	s.mu.Lock()
 	status := s.docStatus
@@ -107,11 +116,10 @@ func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 		VirtualTime: s.vt.UnixMilli(),
 	}
 	if spec.Store && s.opts.Store != nil {
-		// Hashes cover what the page showed; stored copies are scrubbed.
-		if d, err := s.opts.Store.Put(ctx, []byte(s.scrubText(res.DOM))); err == nil {
+		if d, err := s.opts.Store.Put(ctx, []byte(res.DOM)); err == nil {
 			o.DOMArtifact = string(d)
 		}
-		if d, err := s.opts.Store.Put(ctx, []byte(s.scrubText(ax))); err == nil {
+		if d, err := s.opts.Store.Put(ctx, []byte(ax)); err == nil {
 			o.AXArtifact = string(d)
 		}
 	}

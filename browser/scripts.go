@@ -232,7 +232,18 @@ const observeScript = `(arg) => {
     } catch (e) { ans.error = String(e && e.message || e); }
     answers.push(ans);
   }
+  // Values of fields that hold personal data or credentials, by type or
+  // by name: scrubbed by the caller wherever they appear.
+  const piiName = /(e-?mail|phone|mobile|^tel$|^name$|first_?name|last_?name|full_?name|address|street|postcode|zip|card|^cc|cvc|cvv|iban|passw|secret|token|ssn|birth)/i;
+  const pii = [];
+  for (const el of document.querySelectorAll('input,textarea')) {
+    const v = String(el.value || '');
+    if (v.length < 3) continue;
+    const t = (el.getAttribute('type') || '').toLowerCase();
+    if (['email', 'tel', 'password'].includes(t) || piiName.test(el.name || '') || piiName.test(el.id || '') || piiName.test(el.getAttribute('autocomplete') || '')) pii.push(v);
+  }
   return {
+    pii,
     dom: out.join(''),
     affordances,
     answers,

@@ -51,6 +51,8 @@ type Scrubber interface {
 	Header(name, value string) string
 	URL(u string) string
 	Text(t string) string
+	TextWith(t string, extra []string) string
+	Body(contentType string, b []byte) []byte
 }
 
 // SessionOptions configure a session.

@@ -38,9 +38,14 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 			"dead_ends": o.DeadEnds, "affordances": len(o.Affordances), "at_boundary": res.AtBoundary},
 			o.DOMArtifact, o.AXArtifact, o.ScreenshotHash)
 	}
+	// The step's requests, scrubbed at capture: enough to serve them back
+	// on replay (bodies are artifacts) and to export HAR.
 	for _, nr := range res.Net {
-		r.rec.addSpan(time.Time{}, 0, "net", n.ID, span, map[string]any{"method": nr.Method, "url": nr.URL, "status": nr.Status,
-			"type": nr.Type, "body_sha256": nr.BodyHash, "blocked": nr.Blocked, "error": nr.Error})
+		var arts []string
+		if nr.BodyHash != "" {
+			arts = append(arts, nr.BodyHash)
+		}
+		r.rec.addSpan(time.Time{}, 0, "net", n.ID, span, nr, arts...)
 	}
 	for _, b := range res.Blocked {
 		r.rec.addSpan(time.Time{}, 0, "guard_blocked", n.ID, span, map[string]any{"request": r.sc.URL(b)})

@@ -37,8 +37,18 @@ func New(key []byte, secrets []string) *Scrubber {
 	return s
 }
 
-// Token returns the token for a value.
+var tokenRE = regexp.MustCompile(`^tok_[0-9a-f]{16}$`)
+
+// IsToken reports whether v is already a token.
+func IsToken(v string) bool { return tokenRE.MatchString(v) }
+
+// Token returns the token for a value. Tokens are left as they are, so
+// scrubbing is idempotent: what was scrubbed once (a recorded body, a
+// typed token during replay) scrubs to itself under any key.
 func (s *Scrubber) Token(v string) string {
+	if IsToken(v) {
+		return v
+	}
 	m := hmac.New(sha256.New, s.key)
 	m.Write([]byte(v))
 	return "tok_" + hex.EncodeToString(m.Sum(nil))[:16]
@@ -110,7 +120,16 @@ var (
 
 // Text scrubs free text: secrets, e-mail addresses, Luhn-valid card
 // numbers and international phone numbers.
-func (s *Scrubber) Text(t string) string {
+func (s *Scrubber) Text(t string) string { return s.TextWith(t, nil) }
+
+// TextWith scrubs text like Text and also replaces the extra values (form
+// field values found under sensitive names, say) with their tokens.
+func (s *Scrubber) TextWith(t string, extra []string) string {
+	for _, v := range extra {
+		if len(v) >= 3 && !IsToken(v) && strings.Contains(t, v) {
+			t = strings.ReplaceAll(t, v, s.Token(v))
+		}
+	}
 	for _, sec := range s.secrets {
 		if strings.Contains(t, sec) {
 			t = strings.ReplaceAll(t, sec, s.Token(sec))
@@ -131,6 +150,26 @@ func (s *Scrubber) Text(t string) string {
 	})
 	t = phoneRE.ReplaceAllStringFunc(t, s.Token)
 	return t
+}
+
+// Body scrubs an HTTP body by its content type: JSON by key and content,
+// form data like a query string, other text as text; binary bodies (images,
+// fonts, PDFs) are returned unchanged.
+func (s *Scrubber) Body(contentType string, b []byte) []byte {
+	ct := strings.ToLower(contentType)
+	switch {
+	case strings.Contains(ct, "json"):
+		return s.JSON(b)
+	case strings.Contains(ct, "x-www-form-urlencoded"):
+		u := s.URL("http://form/?" + string(b))
+		if i := strings.IndexByte(u, '?'); i >= 0 {
+			return []byte(u[i+1:])
+		}
+		return []byte(s.Text(string(b)))
+	case strings.HasPrefix(ct, "text/"), strings.Contains(ct, "javascript"), strings.Contains(ct, "xml"), ct == "":
+		return []byte(s.Text(string(b)))
+	}
+	return b
 }
 
 // Luhn reports whether a digit string passes the Luhn checksum.

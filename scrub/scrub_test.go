@@ -61,3 +61,20 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+func TestIdempotent(t *testing.T) {
+	a := New([]byte("one"), []string{"s3cret-value"})
+	b := New([]byte("two"), nil)
+	in := "mail x@y.example card 4111111111111111 secret s3cret-value http://h/p?email=x%40y.example"
+	once := a.Text(in)
+	if b.Text(once) != once || a.Text(once) != once {
+		t.Fatalf("scrubbing is not idempotent: %q -> %q", once, b.Text(once))
+	}
+	u := a.URL("http://h/review?email=x%40y.example&name=Jo&seats=10")
+	if b.URL(u) != u {
+		t.Fatalf("URL scrubbing is not idempotent: %q -> %q", u, b.URL(u))
+	}
+	if got := a.TextWith("<input ::value=\"Jane Doe\">", []string{"Jane Doe"}); strings.Contains(got, "Jane") {
+		t.Fatalf("extra value survived: %s", got)
+	}
+}

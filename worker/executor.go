@@ -374,7 +374,7 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job,
 		res.Intent = map[string]string{}
 		for _, f := range spec.Intent {
 			if v, ok, err := sess.Read(ctx, f.Selector, f.Attr); err == nil && ok {
-				res.Intent[f.Name] = sc.Text(v)
+				res.Intent[f.Name] = sc.TextWith(v, snap.PII)
 			}
 		}
 	}
@@ -383,7 +383,7 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job,
 			obs.DeadEnds = append(obs.DeadEnds, d.Name)
 		}
 	}
-	markHolds(obs.Affordances, spec.Inputs, e.scrubber(spec))
+	markHolds(obs.Affordances, spec.Inputs, e.scrubber(spec), snap.PII)
 	res.Obs = &obs
 	res.Net = sess.NetSince(len(job.Plan))
 	return nil
@@ -392,7 +392,7 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job,
 // markHolds records which input each field holds, then scrubs the field
 // values: the planner needs the first, nothing outside this process may
 // see raw values.
-func markHolds(affs []branch.Affordance, inputs map[string]task.Input, sc *scrub.Scrubber) {
+func markHolds(affs []branch.Affordance, inputs map[string]task.Input, sc *scrub.Scrubber, pii []string) {
 	names := make([]string, 0, len(inputs))
 	for n := range inputs {
 		names = append(names, n)
@@ -406,6 +406,9 @@ func markHolds(affs []branch.Affordance, inputs map[string]task.Input, sc *scrub
 	}
 	for i := range affs {
 		a := &affs[i]
+		t := &a.Target
+		t.Name, t.Text, t.AriaLabel, t.Near = sc.TextWith(t.Name, pii), sc.TextWith(t.Text, pii), sc.TextWith(t.AriaLabel, pii), sc.TextWith(t.Near, pii)
+		a.Href = sc.URL(a.Href)
 		if a.Value == "" {
 			continue
 		}
@@ -415,7 +418,7 @@ func markHolds(affs []branch.Affordance, inputs map[string]task.Input, sc *scrub
 				break
 			}
 		}
-		a.Value = sc.Text(a.Value)
+		a.Value = sc.TextWith(a.Value, pii)
 		if scrub.SensitiveKey(a.Target.Field) && a.Value != "" {
 			a.Value = sc.Token(a.Value)
 		}
