@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/planner"
+	"github.com/multiverse-orchestrator/multiverse/telemetry"
 )
 
 // recoverPending resolves intents an earlier run left without an outcome
@@ -43,6 +47,8 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 	if r.cfg.Progress != nil {
 		r.cfg.Progress(Progress{Phase: "commit", Elapsed: timeSince(r.start), Budget: r.t.Budgets.WallClock.D()})
 	}
+	ctx, span := telemetry.Tracer().Start(ctx, "commit", trace.WithAttributes(attribute.String("multiverse.run_id", r.runID)))
+	defer span.End()
 	c := &commit.Committer{Task: r.t, RunID: r.runID, Spec: r.spec, Ledger: r.led, Store: r.store, Runtime: rt, Events: r.rec}
 	cands := make([]commit.Candidate, len(winners))
 	for i, n := range winners {

@@ -18,8 +18,11 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 	// record of what the browser really did, span by span.
 	span := newSpanID()
 	for i, st := range res.Steps {
-		a := n.Plan[min(i, len(n.Plan)-1)]
-		span = newSpanID()
+		a := n.Plan[len(n.Plan)-len(res.Steps)+i]
+		span = st.SpanID
+		if span == "" {
+			span = newSpanID()
+		}
 		start := map[string]any{"step": st.Step, "action": a.Describe(), "kind": a.Kind, "replayed": st.Replayed,
 			"worker": res.Worker, "attempt": res.Attempt, "plan_digest": n.Digest}
 		if !st.Replayed {
@@ -71,12 +74,14 @@ func (r *run) logSearch(evs []planner.Event) {
 		switch e.Kind {
 		case "fork":
 			n := e.Node
+			r.startSpan(n)
 			r.rec.add(time.Time{}, 0, "branch_fork", n.ID, map[string]any{
 				"parent": n.ParentID, "plan_digest": n.Digest, "seed": n.Seed, "depth": n.Depth,
 				"action": n.Action().Describe(), "prior": e.Detail["prior"], "utility": e.Detail["utility"],
 				"reason": e.Detail["reason"], "plan": n.Plan})
 		case "prune":
 			n := e.Node
+			defer r.endSpan(n)
 			rule := e.Detail["rule"].(string)
 			r.rec.add(time.Time{}, 0, "branch_pruned", n.ID, map[string]any{"rule": rule, "detail": e.Detail["detail"],
 				"state": n.State, "plan_digest": n.Digest, "j": n.Score.J, "progress": n.Score.Progress})

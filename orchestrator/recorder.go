@@ -11,6 +11,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/telemetry"
 )
 
 // recorder buffers a run's events and appends them in batches. It carries
@@ -28,9 +29,26 @@ type recorder struct {
 	err   error
 }
 
-func newRecorder(log *eventlog.Log, runID string) *recorder {
-	id, _ := ulid.ParseStrict(runID)
-	return &recorder{log: log, runID: runID, traceID: hex.EncodeToString(id[:]), runSpan: newSpanID(), spans: map[string]string{}}
+// newRecorder records a run's events under the run span's trace and span
+// ids (from ctx); without a tracer provider it makes W3C-valid ids of its
+// own (the trace id is then the run's ULID).
+func newRecorder(ctx context.Context, log *eventlog.Log, runID string) *recorder {
+	traceID, spanID := telemetry.IDs(ctx)
+	if traceID == "" {
+		id, _ := ulid.ParseStrict(runID)
+		traceID, spanID = hex.EncodeToString(id[:]), newSpanID()
+	}
+	return &recorder{log: log, runID: runID, traceID: traceID, runSpan: spanID, spans: map[string]string{}}
+}
+
+// setBranchSpan records the span id of a branch's span.
+func (r *recorder) setBranchSpan(branchID, spanID string) {
+	if spanID == "" {
+		return
+	}
+	r.mu.Lock()
+	r.spans[branchID] = spanID
+	r.mu.Unlock()
 }
 
 func newSpanID() string {
@@ -72,6 +90,10 @@ func (r *recorder) addSpan(t time.Time, vt int64, kind, branchID, span string, p
 	} else if branchID != "" {
 		parent = r.branchSpan(branchID)
 	}
+	r.addRaw(t, vt, kind, branchID, span, parent, payload, arts...)
+}
+
+func (r *recorder) addRaw(t time.Time, vt int64, kind, branchID, span, parent string, payload any, arts ...string) {
 	var raw json.RawMessage
 	if payload != nil {
 		b, err := json.Marshal(payload)
@@ -110,9 +132,18 @@ func (r *recorder) flush(ctx context.Context) error {
 	return r.err
 }
 
-// Record implements commit.Recorder: it appends at once.
+// Record implements commit.Recorder: it appends at once, under the span
+// in ctx (the commit span) when there is one.
 func (r *recorder) Record(ctx context.Context, kind, branchID string, payload any, arts ...string) {
-	r.add(time.Time{}, 0, kind, branchID, payload, arts...)
+	_, span := telemetry.IDs(ctx)
+	if span != "" && span != r.runSpan {
+		r.mu.Lock()
+		parent := r.runSpan
+		r.mu.Unlock()
+		r.addRaw(time.Time{}, 0, kind, branchID, span, parent, payload, arts...)
+	} else {
+		r.add(time.Time{}, 0, kind, branchID, payload, arts...)
+	}
 	r.flush(ctx)
 }
 

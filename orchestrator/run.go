@@ -14,7 +14,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/oklog/ulid/v2"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/browser"
@@ -24,6 +28,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/task"
+	"github.com/multiverse-orchestrator/multiverse/telemetry"
 	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
@@ -116,6 +121,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if dd == "" {
 		dd = DefaultDataDir
 	}
+	if abs, err := filepath.Abs(dd); err == nil {
+		dd = abs
+	}
 	if err := os.MkdirAll(dd, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: data dir %s: %v", ErrBadInput, dd, err)
 	}
@@ -135,7 +143,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	defer led.Close()
 
 	runID := ulid.Make().String()
-	rec := newRecorder(elog, runID)
+	ctx, runSpan := telemetry.Tracer().Start(ctx, "run", trace.WithAttributes(
+		attribute.String("multiverse.run_id", runID), attribute.String("multiverse.task", t.Name)))
+	defer runSpan.End()
+	rec := newRecorder(ctx, elog, runID)
 	sum := &Summary{RunID: runID, Task: t.Name, TaskDigest: t.Digest(), Seed: t.Seed, Workers: workers,
 		Pruned: map[string]int{}, Paths: Paths{DataDir: dd, Events: elog.Path(), Ledger: led.Path(), Artifacts: store.Root()}}
 	key := scrub.NewKey()
@@ -143,8 +154,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		os.WriteFile(filepath.Join(dd, "keys", runID+".key"), key, 0o600)
 	}
 	sc := scrub.New(key, t.SecretValues())
-	r := &run{cfg: cfg, t: t, log: log, dd: dd, store: store, elog: elog, led: led, rec: rec, sum: sum,
-		runID: runID, key: key, sc: sc, workers: workers, start: start, results: map[string]*worker.Result{}}
+	r := &run{ctx: ctx, cfg: cfg, t: t, log: log, dd: dd, store: store, elog: elog, led: led, rec: rec, sum: sum,
+		runID: runID, key: key, sc: sc, workers: workers, start: start, results: map[string]*worker.Result{},
+		spans: map[string]trace.Span{}}
 	err = r.execute(ctx)
 	sum.Elapsed = time.Since(start)
 	if err != nil {
@@ -176,6 +188,8 @@ func statusOf(err error) string {
 }
 
 type run struct {
+	// ctx carries the run span (the parent of branch spans).
+	ctx     context.Context
 	cfg     Config
 	t       *task.Task
 	log     *slog.Logger
@@ -193,6 +207,8 @@ type run struct {
 	spec    *worker.Spec
 	// results holds every branch's accepted result by branch id.
 	results map[string]*worker.Result
+	// spans holds the open span of each dispatched branch.
+	spans map[string]trace.Span
 }
 
 func (r *run) manifest(fp browser.Fingerprint, natsURL string) map[string]any {
@@ -332,6 +348,30 @@ func workerName() string {
 	return fmt.Sprintf("%s/%d/inproc", h, os.Getpid())
 }
 
+// startSpan opens a branch's span when it is forked; it ends when the
+// branch is folded after its execution, or pruned without one.
+func (r *run) startSpan(n *planner.Node) {
+	ctx, span := telemetry.Tracer().Start(r.ctx, "branch", trace.WithAttributes(
+		attribute.String("multiverse.branch_id", n.ID), attribute.String("multiverse.plan_digest", n.Digest),
+		attribute.Int("multiverse.depth", n.Depth), attribute.String("multiverse.action", n.Action().Kind)))
+	r.spans[n.ID] = span
+	_, id := telemetry.IDs(ctx)
+	r.rec.setBranchSpan(n.ID, id)
+}
+
+func (r *run) endSpan(n *planner.Node) {
+	span := r.spans[n.ID]
+	if span == nil || n.State == planner.StatePending || n.State == planner.StateRunning {
+		return
+	}
+	span.SetAttributes(attribute.String("multiverse.state", string(n.State)), attribute.Float64("multiverse.j", n.Score.J))
+	if n.Prune != nil {
+		span.SetAttributes(attribute.String("multiverse.pruned", n.Prune.Rule))
+	}
+	span.End()
+	delete(r.spans, n.ID)
+}
+
 // preflightSite checks that the start URL answers before any browser
 // work: a refused connection, a DNS failure, a 5xx or a redirect loop is
 // a clear error at once instead of a search that cannot start.
@@ -431,6 +471,9 @@ func (r *run) fold(search *planner.Search, wave []*planner.Node) planner.Decisio
 	}
 	d := search.EndWave()
 	r.logSearch(search.Drain())
+	for _, n := range wave {
+		r.endSpan(n)
+	}
 	r.rec.flush(context.Background())
 	return d
 }
@@ -448,7 +491,13 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		if err != nil {
 			return nil, fmt.Errorf("orchestrator: encoding job: %w", err)
 		}
-		if err := client.PublishJob(ctx, r.runID, n.ID, data, nil); err != nil {
+		// The branch span's context travels with the job, so the worker's
+		// step spans join this trace, whatever process runs it.
+		hdr := nats.Header{}
+		if span := r.spans[n.ID]; span != nil {
+			otel.GetTextMapPropagator().Inject(trace.ContextWithSpan(ctx, span), bus.HeaderCarrier(hdr))
+		}
+		if err := client.PublishJob(ctx, r.runID, n.ID, data, hdr); err != nil {
 			return nil, fmt.Errorf("orchestrator: publishing branch %s: %w", n.ID, err)
 		}
 		want[n.ID] = n

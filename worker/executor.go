@@ -17,6 +17,10 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/task"
+	"github.com/multiverse-orchestrator/multiverse/telemetry"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // CodeBranchTimeout is the error code of a branch that exceeded its wall
@@ -179,6 +183,9 @@ func (e *Executor) Handle(ctx context.Context, bj bus.Job) ([]byte, error) {
 			Status: ResultFailed, ErrCode: "bad_job", ErrMsg: err.Error()}
 		return r.Encode()
 	}
+	// Continue the orchestrator's trace: this job's steps are children of
+	// the branch span whose context travels in the message headers.
+	ctx = otel.GetTextMapPropagator().Extract(ctx, bus.HeaderCarrier(bj.Header))
 	res, err := e.Execute(ctx, job, bj.Attempt)
 	if err != nil {
 		return nil, err
@@ -287,7 +294,16 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 			res.Timing.Prefix = time.Since(t0).Milliseconds()
 			t0 = time.Now()
 		}
-		sr, err := sess.Do(bctx, a, resolve)
+		sctx, span := telemetry.Tracer().Start(bctx, "step", trace.WithAttributes(
+			attribute.String("multiverse.run_id", job.RunID), attribute.String("multiverse.branch_id", job.BranchID),
+			attribute.Int("multiverse.step", i+1), attribute.String("multiverse.action", a.Kind),
+			attribute.Bool("multiverse.replayed", i < last)))
+		traceID, spanID := telemetry.IDs(sctx)
+		sr, err := sess.Do(sctx, a, resolve)
+		if err == nil {
+			span.SetAttributes(attribute.String("multiverse.status", sr.Status), attribute.String("multiverse.code", sr.Code))
+		}
+		span.End()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -300,7 +316,7 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 			}
 			return nil, err
 		}
-		res.Steps = append(res.Steps, Step{StepResult: sr, Replayed: i < last})
+		res.Steps = append(res.Steps, Step{StepResult: sr, Replayed: i < last, TraceID: traceID, SpanID: spanID})
 		if sr.Status == browser.StatusFailed {
 			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = ResultFailed, sr.Code, sr.Error, i+1
 			if i < last {

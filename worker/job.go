@@ -63,6 +63,10 @@ type Step struct {
 	browser.StepResult
 	// Replayed marks prefix actions re-executed to materialize the branch.
 	Replayed bool `json:"replayed,omitempty"`
+	// TraceID and SpanID name the step's span (a child of the branch
+	// span carried in the job's headers).
+	TraceID string `json:"trace_id,omitempty"`
+	SpanID  string `json:"span_id,omitempty"`
 }
 
 // Timing breaks down where a job's time went, in milliseconds.

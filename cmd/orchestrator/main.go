@@ -25,6 +25,7 @@ import (
 	"syscall"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/telemetry"
 )
 
 const usage = `usage: orchestrator COMMAND [flags]
@@ -43,7 +44,13 @@ run 'orchestrator COMMAND -h' for a command's flags.
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	shutdown, err := telemetry.Setup(ctx, "multiverse-orchestrator")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "orchestrator: %v\n", err)
+		os.Exit(orchestrator.ExitBadInput)
+	}
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	shutdown(context.Background())
 	stop()
 	os.Exit(code)
 }

@@ -26,12 +26,17 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/telemetry"
 	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stderr)
+	shutdown, err := telemetry.Setup(ctx, "multiverse-worker")
+	if err == nil {
+		err = run(ctx, os.Args[1:], os.Stderr)
+		shutdown(context.Background())
+	}
 	stop()
 	if err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
