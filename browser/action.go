@@ -302,6 +302,13 @@ func (s *Session) waitLoad(deadline time.Time) error {
 	}
 	err := s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad,
 		Timeout: playwright.Float(float64(remaining.Milliseconds()))})
+	if err != nil && isTimeout(err) {
+		// The lifecycle event can be missed when a navigation commits
+		// while the wait attaches; the document itself knows.
+		if v, e := s.page.Evaluate(`document.readyState`); e == nil && v == "complete" {
+			return nil
+		}
+	}
 	if err != nil {
 		if isTimeout(err) {
 			return &ActionError{Code: CodeNavigationTimeout, Msg: "the page did not finish loading within " + s.opts.Env.ActionTimeout.String()}

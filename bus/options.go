@@ -30,7 +30,11 @@ type options struct {
 	maxDeliver int
 	backoff    []time.Duration
 	replicas   int
-	logger     *slog.Logger
+	// replicasSet is true when WithReplicas was given: only then does
+	// Connect change an existing stream's replicas (an operator's R3
+	// stream is never quietly lowered to the default).
+	replicasSet bool
+	logger      *slog.Logger
 }
 
 func defaultOptions() options {
@@ -110,7 +114,7 @@ func WithReplicas(n int) Option {
 		if n < 1 || n > maxReplicas {
 			return fmt.Errorf("%w: replicas %d not in 1..%d", ErrInvalidOption, n, maxReplicas)
 		}
-		o.replicas = n
+		o.replicas, o.replicasSet = n, true
 		return nil
 	}
 }

@@ -76,7 +76,7 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 func (c *Client) ensureStreams(ctx context.Context) error {
 	var handles []jetstream.Stream
 	for _, cfg := range streamConfigs(c.opts.replicas) {
-		s, err := ensureStream(ctx, c.js, cfg)
+		s, err := ensureStream(ctx, c.js, cfg, c.opts.replicasSet)
 		if err != nil {
 			return fmt.Errorf("bus: stream %s: %w", cfg.Name, err)
 		}
@@ -88,12 +88,17 @@ func (c *Client) ensureStreams(ctx context.Context) error {
 
 // ensureStream makes the stream exist with cfg. It tolerates another process
 // creating or updating the same stream concurrently.
-func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+//
+// An existing stream keeps its replicas unless setReplicas is true.
+func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig, setReplicas bool) (jetstream.Stream, error) {
 	var lastErr error
 	for range 5 {
 		s, err := js.Stream(ctx, cfg.Name)
 		switch {
 		case err == nil:
+			if keep := s.CachedInfo().Config.Replicas; !setReplicas && keep > 0 {
+				cfg.Replicas = keep
+			}
 			if sameStreamConfig(s.CachedInfo().Config, cfg) {
 				return s, nil
 			}

@@ -124,6 +124,12 @@ func (c *Client) Work(ctx context.Context, cfg WorkerConfig, h Handler) error {
 		}
 	}()
 
+	// Announce this worker while it works, so an orchestrator with no
+	// in-process workers knows someone is there.
+	stopAnnounce := make(chan struct{})
+	defer close(stopAnnounce)
+	go c.announce(cfg.Slots, func() int { return int(w.busy.Load()) }, stopAnnounce)
+
 	var wg sync.WaitGroup
 	var closedErr atomic.Bool
 	for range cfg.Slots {
@@ -146,6 +152,8 @@ type worker struct {
 	cfg WorkerConfig
 	h   Handler
 	log *slog.Logger
+
+	busy atomic.Int64 // jobs running now
 
 	mu          sync.Mutex
 	cons        jetstream.Consumer
@@ -265,6 +273,9 @@ func (w *worker) run(ctx context.Context, msg jetstream.Msg) {
 		return
 	}
 	log := w.log.With("run_id", job.RunID, "branch_id", job.BranchID, "attempt", job.Attempt)
+	w.c.claim(job)
+	w.busy.Add(1)
+	defer w.busy.Add(-1)
 
 	hctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

@@ -18,6 +18,8 @@ var (
 	ErrSiteUnreachable = errors.New("orchestrator: the site is unreachable")
 	// ErrBadInput: a flag or the data dir is unusable.
 	ErrBadInput = errors.New("orchestrator: bad input")
+	// ErrNoWorkers: a run with only remote workers found none.
+	ErrNoWorkers = errors.New("orchestrator: no workers")
 	// ErrVerify: an audit (ledger verify, bundle validate, replay) found
 	// the record does not hold.
 	ErrVerify = errors.New("verification failed")
@@ -48,7 +50,7 @@ func ExitCode(err error) int {
 		return ExitNoBoundary
 	case errors.Is(err, commit.ErrNoCandidate), errors.Is(err, commit.ErrSubmitFailed), errors.Is(err, commit.ErrBusy):
 		return ExitAborted
-	case errors.Is(err, browser.ErrChromiumNotFound), errors.Is(err, browser.ErrDriverNotFound):
+	case errors.Is(err, browser.ErrChromiumNotFound), errors.Is(err, browser.ErrDriverNotFound), errors.Is(err, ErrNoWorkers):
 		return ExitEnvironment
 	case errors.Is(err, ErrSiteUnreachable):
 		return ExitSite

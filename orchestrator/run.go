@@ -48,8 +48,11 @@ type Config struct {
 	// host:port so remote workers can join.
 	NATSURL    string
 	NATSListen string
-	Browser    browser.Options
-	Logger     *slog.Logger
+	// Replicas sets the JetStream streams' replicas (3 on a three-node
+	// cluster); zero keeps what the streams have (1 when new).
+	Replicas int
+	Browser  browser.Options
+	Logger   *slog.Logger
 	// Progress, when set, is called as the run advances (for a live
 	// status line).
 	Progress func(Progress)
@@ -209,6 +212,33 @@ type run struct {
 	results map[string]*worker.Result
 	// spans holds the open span of each dispatched branch.
 	spans map[string]trace.Span
+	// claims delivers workers' delivery claims; claimed holds the latest
+	// attempt claimed per branch (results of older attempts are stale).
+	claims  <-chan bus.Claim
+	claimed map[string]int
+	// objects is the artifact object store remote workers write to.
+	objects *bus.Objects
+}
+
+// WorkerWait is how long a run with only remote workers waits for the
+// first one to join.
+const WorkerWait = 60 * time.Second
+
+func waitForWorkers(ctx context.Context, watch *bus.Workers, natsURL string) error {
+	deadline := time.Now().Add(WorkerWait)
+	for {
+		if n, _ := watch.Live(); n > 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: no worker joined within %s: start one with `worker --nats %s`", ErrNoWorkers, WorkerWait, natsURL)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 func (r *run) manifest(fp browser.Fingerprint, natsURL string) map[string]any {
@@ -259,7 +289,11 @@ func (r *run) execute(ctx context.Context) error {
 		natsURL = srv.ClientURL()
 		r.sum.Paths.NATS = filepath.Join(r.dd, "nats")
 	}
-	client, err := bus.Connect(ctx, natsURL, bus.WithName("multiverse-orchestrator "+r.runID))
+	busOpts := []bus.Option{bus.WithName("multiverse-orchestrator " + r.runID)}
+	if r.cfg.Replicas > 0 {
+		busOpts = append(busOpts, bus.WithReplicas(r.cfg.Replicas))
+	}
+	client, err := bus.Connect(ctx, natsURL, busOpts...)
 	if err != nil {
 		return fmt.Errorf("orchestrator: connecting to NATS at %s: %w", natsURL, err)
 	}
@@ -270,6 +304,16 @@ func (r *run) execute(ctx context.Context) error {
 		if st, err := client.JetStream().Stream(ctx, bus.JobsStream); err == nil {
 			st.Purge(ctx)
 		}
+	}
+	watch, err := client.WatchWorkers(ctx)
+	if err != nil {
+		return err
+	}
+	defer watch.Close()
+	if objs, err := client.Objects(ctx); err == nil {
+		r.objects = objs
+	} else {
+		r.log.Warn("no artifact object store; remote workers' artifacts will not be mirrored", "error", err)
 	}
 	var handler Executor = r.cfg.Executor
 	var rt *browser.Runtime
@@ -320,6 +364,15 @@ func (r *run) execute(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("orchestrator: subscribing to results: %w", err)
 	}
+	if r.claims, err = client.Claims(ctx, r.runID); err != nil {
+		return fmt.Errorf("orchestrator: subscribing to claims: %w", err)
+	}
+	r.claimed = map[string]int{}
+	if r.workers == 0 {
+		if err := waitForWorkers(ctx, watch, natsURL); err != nil {
+			return err
+		}
+	}
 	exploreStart := time.Now()
 	winners, err := r.explore(ctx, client, results)
 	r.sum.Explore = time.Since(exploreStart)
@@ -346,6 +399,49 @@ func (r *run) execute(ctx context.Context) error {
 func workerName() string {
 	h, _ := os.Hostname()
 	return fmt.Sprintf("%s/%d/inproc", h, os.Getpid())
+}
+
+func drainClaims(ch <-chan bus.Claim, claimed map[string]int) {
+	for {
+		select {
+		case c := <-ch:
+			if c.Attempt > claimed[c.BranchID] {
+				claimed[c.BranchID] = c.Attempt
+			}
+		default:
+			return
+		}
+	}
+}
+
+// mirror copies the artifacts a result references from the object store
+// into the local store when a remote worker produced them.
+func (r *run) mirror(ctx context.Context, res *worker.Result) {
+	if r.objects == nil {
+		return
+	}
+	var ds []string
+	if o := res.Obs; o != nil {
+		ds = append(ds, o.DOMArtifact, o.AXArtifact, o.ScreenshotHash)
+	}
+	for _, n := range res.Net {
+		ds = append(ds, n.BodyHash)
+	}
+	for _, d := range ds {
+		if d == "" {
+			continue
+		}
+		dg := artifacts.Digest(d)
+		if ok, _ := r.store.Has(ctx, dg); ok {
+			continue
+		}
+		b, err := r.objects.Get(ctx, dg)
+		if err != nil {
+			r.rec.add(time.Time{}, 0, "error", res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
+			continue
+		}
+		r.store.Put(ctx, b)
+	}
 }
 
 // startSpan opens a branch's span when it is forked; it ends when the
@@ -441,7 +537,11 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 			o := got[root.ID]
 			r.fold(search, wave)
 			r.countBranches(search)
-			return nil, fmt.Errorf("%w: opening %s failed: %s: %s", ErrSiteUnreachable, r.sc.URL(t.StartURL), o.Code, o.Msg)
+			switch o.Code {
+			case browser.CodePageError, browser.CodeHTTPError, browser.CodeNavigationTimeout, browser.CodeTimeout:
+				return nil, fmt.Errorf("%w: opening %s failed: %s: %s", ErrSiteUnreachable, r.sc.URL(t.StartURL), o.Code, o.Msg)
+			}
+			return nil, fmt.Errorf("orchestrator: the start page branch failed: %s: %s", o.Code, o.Msg)
 		}
 		decision = r.fold(search, wave)
 		r.progress(search, 0, "explore")
@@ -507,10 +607,33 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 	raw := map[string]*worker.Result{}
 	timer := time.NewTimer(t.Budgets.BranchWallClock.D() + ResultGrace)
 	defer timer.Stop()
+	deadCheck := time.NewTicker(5 * time.Second)
+	defer deadCheck.Stop()
 	for len(got) < len(want) {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case c := <-r.claims:
+			if c.Attempt > r.claimed[c.BranchID] {
+				r.claimed[c.BranchID] = c.Attempt
+			}
+		case <-deadCheck.C:
+			// A job whose deliveries ran out will never answer: fail its
+			// branch now (the server's advisory is kept in MV_DEAD even if
+			// this process was not listening when it fired).
+			dead, err := client.DeadJobs(ctx, r.runID)
+			if err != nil {
+				continue
+			}
+			for _, j := range dead {
+				if _, ok := want[j.BranchID]; ok {
+					if _, done := got[j.BranchID]; !done {
+						got[j.BranchID] = planner.Outcome{Code: "exhausted_deliveries",
+							Msg: fmt.Sprintf("the job failed %d deliveries; the last worker error is in its logs", j.Attempt)}
+						r.rec.add(time.Time{}, 0, "error", j.BranchID, map[string]any{"where": "dispatch", "code": "exhausted_deliveries", "attempts": j.Attempt})
+					}
+				}
+			}
 		case <-timer.C:
 			for id, n := range want {
 				if _, ok := got[id]; !ok {
@@ -530,12 +653,20 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 				r.rec.add(time.Time{}, 0, "duplicate_result", m.BranchID, map[string]any{"attempt": m.Attempt})
 				continue
 			}
+			drainClaims(r.claims, r.claimed)
+			if last := r.claimed[m.BranchID]; m.Attempt < last {
+				// The job was redelivered after this worker stalled past
+				// its ack deadline: another delivery owns it now.
+				r.rec.add(time.Time{}, 0, "stale_result", m.BranchID, map[string]any{"attempt": m.Attempt, "latest_attempt": last})
+				continue
+			}
 			res, err := worker.DecodeResult(m.Data)
 			if err != nil {
 				got[m.BranchID] = planner.Outcome{Code: "bad_result", Msg: err.Error()}
 				continue
 			}
 			raw[m.BranchID] = res
+			r.mirror(ctx, res)
 			got[m.BranchID] = planner.Outcome{OK: res.Status == worker.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
 				Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: len(res.Steps), Intent: res.Intent}
 			r.progress(search, len(want)-len(got), "explore")

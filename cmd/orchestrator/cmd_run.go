@@ -34,6 +34,7 @@ type runFlags struct {
 	noShots    bool
 	quiet      bool
 	cold       bool
+	replicas   int
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -48,6 +49,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.headful, "headful", false, "show the browser windows")
 	fs.BoolVar(&f.noShots, "no-screenshots", false, "skip per-branch screenshots")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
+	fs.IntVar(&f.replicas, "replicas", 0, "JetStream stream replicas (e.g. 3 on a three-node cluster; default: keep, 1 when new)")
 	fs.BoolVar(&f.cold, "cold", false, "replay every branch's prefix in a fresh context (no warm continuation)")
 }
 
@@ -63,7 +65,7 @@ func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, 
 		return orchestrator.Config{}, badInput("--workers must not be negative")
 	}
 	cfg := orchestrator.Config{Task: t, DataDir: f.dataDir, Workers: f.workers, NATSURL: f.nats, NATSListen: f.natsListen,
-		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful}, NoScreenshots: f.noShots, Cold: f.cold}
+		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful}, NoScreenshots: f.noShots, Cold: f.cold, Replicas: f.replicas}
 	if !f.json && !f.quiet && isTTY(stderr) {
 		cfg.Progress = newProgressLine(stderr).update
 	}

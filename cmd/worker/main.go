@@ -51,7 +51,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	natsURL := fs.String("nats", "", "NATS server URL(s), comma-separated (required)")
 	slots := fs.Int("slots", 1, "branches run at once in this worker's Chromium")
-	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "artifact store location")
+	dataDir := fs.String("data-dir", "", "write artifacts to this data dir's artifact store (a worker on the orchestrator's machine); default: the JetStream object store, which the orchestrator mirrors")
 	name := fs.String("name", "", "worker name in results (default host/pid)")
 	chromium := fs.String("chromium", "", "Chromium executable")
 	driver := fs.String("driver", "", "Playwright driver directory")
@@ -76,21 +76,27 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		h, _ := os.Hostname()
 		*name = fmt.Sprintf("%s/%d", h, os.Getpid())
 	}
-	store, err := artifacts.OpenFS(filepath.Join(*dataDir, "artifacts"))
+	client, err := bus.Connect(ctx, *natsURL, bus.WithName(*name), bus.WithLogger(log))
 	if err != nil {
-		return fmt.Errorf("%w: artifact store: %v", orchestrator.ErrBadInput, err)
+		return fmt.Errorf("connecting to %s: %w", *natsURL, err)
 	}
-	exec, err := worker.NewExecutor(ctx, worker.Options{Name: *name, Store: store, Logger: log,
+	defer client.Close()
+	var store browser.Putter
+	if *dataDir != "" {
+		fs, err := artifacts.OpenFS(filepath.Join(*dataDir, "artifacts"))
+		if err != nil {
+			return fmt.Errorf("%w: artifact store: %v", orchestrator.ErrBadInput, err)
+		}
+		store = fs
+	} else if store, err = client.Objects(ctx); err != nil {
+		return err
+	}
+	exec, err := worker.NewExecutor(ctx, worker.Options{Name: *name, Store: store, Logger: log, KeepWarm: 2 * *slots,
 		Browser: browser.Options{ChromiumPath: *chromium, DriverDir: *driver}})
 	if err != nil {
 		return err
 	}
 	defer exec.Close()
-	client, err := bus.Connect(ctx, *natsURL, bus.WithName("multiverse-worker "+*name), bus.WithLogger(log))
-	if err != nil {
-		return fmt.Errorf("connecting to %s: %w", *natsURL, err)
-	}
-	defer client.Close()
 	log.Info("worker ready", "nats", *natsURL, "slots", *slots)
 	return client.Work(ctx, bus.WorkerConfig{Slots: *slots}, exec.Handle)
 }

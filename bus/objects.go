@@ -1,0 +1,80 @@
+package bus
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
+)
+
+// ObjectBucket is the JetStream object store holding artifacts that
+// workers on other machines produce (DOM snapshots, screenshots, response
+// bodies), named by their sha256.
+const ObjectBucket = "MV_ARTIFACTS"
+
+// ErrObjectCorrupt: an object's bytes do not hash to its name.
+var ErrObjectCorrupt = errors.New("bus: artifact object does not match its digest")
+
+// Objects is the artifact object store. It implements the artifact putter
+// workers need and a digest-checked Get.
+type Objects struct {
+	os jetstream.ObjectStore
+}
+
+// Objects opens (creating it when missing) the artifact object store.
+func (c *Client) Objects(ctx context.Context) (*Objects, error) {
+	cfg := jetstream.ObjectStoreConfig{Bucket: ObjectBucket, Description: "Multiverse artifacts by sha256",
+		Storage: jetstream.FileStorage, Replicas: c.opts.replicas}
+	st, err := c.js.ObjectStore(ctx, ObjectBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		st, err = c.js.CreateObjectStore(ctx, cfg)
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || errors.Is(err, jetstream.ErrBucketExists) {
+			st, err = c.js.ObjectStore(ctx, ObjectBucket)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bus: artifact object store: %w", err)
+	}
+	return &Objects{os: st}, nil
+}
+
+// Put stores data under its sha256 (a no-op when present) and returns the
+// digest.
+func (o *Objects) Put(ctx context.Context, data []byte) (artifacts.Digest, error) {
+	d := artifacts.Sum(data)
+	if _, err := o.os.GetInfo(ctx, string(d)); err == nil {
+		return d, nil
+	}
+	if _, err := o.os.Put(ctx, jetstream.ObjectMeta{Name: string(d)}, bytes.NewReader(data)); err != nil {
+		return "", fmt.Errorf("bus: storing artifact %s: %w", d, err)
+	}
+	return d, nil
+}
+
+// Get returns the artifact's bytes, checking them against the digest.
+func (o *Objects) Get(ctx context.Context, d artifacts.Digest) ([]byte, error) {
+	r, err := o.os.Get(ctx, string(d))
+	if err != nil {
+		if errors.Is(err, jetstream.ErrObjectNotFound) {
+			return nil, fmt.Errorf("%w: %s", artifacts.ErrNotFound, d)
+		}
+		return nil, fmt.Errorf("bus: fetching artifact %s: %w", d, err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("bus: reading artifact %s: %w", d, err)
+	}
+	sum := sha256.Sum256(b)
+	if hex.EncodeToString(sum[:]) != string(d) {
+		return nil, fmt.Errorf("%w: %s", ErrObjectCorrupt, d)
+	}
+	return b, nil
+}

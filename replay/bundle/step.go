@@ -1,0 +1,43 @@
+package bundle
+
+import "github.com/multiverse-orchestrator/multiverse/branch"
+
+// Step statuses.
+const (
+	StatusOK     = "ok"
+	StatusHealed = "healed"
+	StatusFailed = "failed"
+)
+
+// Step is steps/NNNN.json: what one action did and what the page looked
+// like afterwards. DOMHash, AXHash and NetDigest are strict (a replay must
+// reproduce them); ScreenshotHash is advisory.
+type Step struct {
+	// Index is the 1-based position of the step; its file is StepPath(Index).
+	Index int `json:"index"`
+	// Action is the action executed, equal to Manifest.Plan[Index-1].
+	Action branch.Action `json:"action"`
+	// Status is StatusOK, StatusHealed or StatusFailed.
+	Status string `json:"status"`
+	// Code is the error code of a failed or healed step.
+	Code string `json:"code,omitempty"`
+	// Strategy is the selector strategy that resolved the target.
+	Strategy string `json:"strategy,omitempty"`
+	// VirtualTimeMS is the pinned page clock after the step, in ms since
+	// the Unix epoch (branch.Observation.VirtualTime).
+	VirtualTimeMS int64  `json:"virtual_time_ms"`
+	URL           string `json:"url"`
+	Title         string `json:"title"`
+	// DOMHash and AXHash are the hex sha256 of the scrubbed canonical DOM
+	// and accessibility text; when DOMPath(Index) / AXPath(Index) is in the
+	// bundle, it is exactly that text.
+	DOMHash string `json:"dom_hash"`
+	AXHash  string `json:"ax_hash"`
+	// NetDigest is the digest of the step's network records.
+	NetDigest string `json:"net_digest"`
+	// ScreenshotHash is the advisory digest of the screenshot
+	// (ScreenshotPath(Index) when stored). It is not checked.
+	ScreenshotHash string `json:"screenshot_hash,omitempty"`
+	// Predicates holds the truth of every named goal predicate.
+	Predicates map[string]bool `json:"predicates,omitempty"`
+}
