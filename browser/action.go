@@ -275,7 +275,14 @@ func (s *Session) advance(ctx context.Context, d time.Duration) error {
 	s.mu.Lock()
 	before := len(s.net)
 	s.mu.Unlock()
-	if err := s.bctx.Clock().RunFor(d.Milliseconds()); err != nil {
+	if s.opts.NoControls {
+		// Real time flows: let a little of it pass instead.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(min(d, 300*time.Millisecond)):
+		}
+	} else if err := s.bctx.Clock().RunFor(d.Milliseconds()); err != nil {
 		return fmt.Errorf("browser: advancing the page clock: %w", err)
 	}
 	s.vt = s.vt.Add(d)

@@ -190,3 +190,41 @@ func TestServerError(t *testing.T) {
 		t.Fatalf("result = %+v", r)
 	}
 }
+
+// TestObservingLeavesNoTrace: observing a page, screenshot included, must
+// not change it; a branch that continues a context its parent observed
+// must see the same DOM as one that never was. (Playwright's default
+// caret hiding left style="" on a field.)
+func TestObservingLeavesNoTrace(t *testing.T) {
+	srv := vendor(t, sites.Knobs{})
+	plan := []branch.Action{
+		{Kind: branch.KindNavigate, URL: srv.URL + "/"},
+		click("nav-pricing"), click("choose-team"),
+		{Kind: branch.KindSelect, Target: &branch.Target{Role: "combobox", Name: "Billing", ID: "billing"}, Value: "monthly"},
+		{Kind: branch.KindType, Target: &branch.Target{Role: "spinbutton", Name: "Seats", ID: "seats"}, Value: "10"},
+	}
+	run := func(observeEach bool) string {
+		s := session(t, srv.URL, 1)
+		for _, a := range plan {
+			do(t, s, a)
+			if observeEach {
+				if _, err := s.Observe(context.Background(), browser.ObserveSpec{Screenshot: true, Store: true, Text: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		snap, err := s.Observe(context.Background(), browser.ObserveSpec{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.DOM
+	}
+	observed, plain := run(true), run(false)
+	if observed != plain {
+		i := 0
+		for i < len(observed) && i < len(plain) && observed[i] == plain[i] {
+			i++
+		}
+		t.Fatalf("observing changed the page at byte %d:\nobserved: %.120s\nplain:    %.120s", i, observed[max(0, i-40):], plain[max(0, i-40):])
+	}
+}

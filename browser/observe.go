@@ -125,10 +125,12 @@ func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	}
 	if spec.Screenshot && s.opts.Store != nil {
 		png, err := s.page.Screenshot(playwright.PageScreenshotOptions{
-			Type:       playwright.ScreenshotTypePng,
-			Animations: playwright.ScreenshotAnimationsDisabled,
-			Caret:      playwright.ScreenshotCaretHide,
-			Timeout:    playwright.Float(10000),
+			Type: playwright.ScreenshotTypePng,
+			// Screenshots must not touch the page: caret hiding (Playwright's
+			// default) leaves style="" on the focused field, which the next
+			// step's DOM would carry.
+			Caret:   playwright.ScreenshotCaretInitial,
+			Timeout: playwright.Float(10000),
 		})
 		if err == nil {
 			if d, err := s.opts.Store.Put(ctx, png); err == nil {

@@ -70,6 +70,14 @@ type SessionOptions struct {
 	Volatile []string
 	// Record keeps response bodies in the artifact store.
 	Record bool
+	// NoControls leaves the page's clock and randomness alone (no pinned
+	// clock, no seeded Math.random): only to show what the determinism
+	// controls buy.
+	NoControls bool
+	// Proxy sends every request of the session, loopback included, to
+	// this HTTP proxy ("http://127.0.0.1:PORT"): the replayer serves
+	// recorded responses this way.
+	Proxy string
 }
 
 // Session is one branch's isolated browser context. It is not safe for
@@ -139,6 +147,11 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if e.UserAgent != "" {
 		co.UserAgent = playwright.String(e.UserAgent)
 	}
+	if opts.Proxy != "" {
+		// "<-loopback>" removes Chromium's implicit proxy bypass for
+		// localhost and 127.0.0.1.
+		co.Proxy = &playwright.Proxy{Server: opts.Proxy, Bypass: playwright.String("<-loopback>")}
+	}
 	bctx, err := r.browser.NewContext(co)
 	if err != nil {
 		return nil, fmt.Errorf("browser: new context: %w", err)
@@ -151,14 +164,16 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	bctx.SetDefaultTimeout(float64(e.ActionTimeout.Milliseconds()))
 	bctx.SetDefaultNavigationTimeout(float64(e.ActionTimeout.Milliseconds()))
 	ms := e.Clock.UnixMilli()
-	if err := bctx.Clock().Install(playwright.ClockInstallOptions{Time: ms}); err != nil {
-		return fail("installing the page clock", err)
-	}
-	if err := bctx.Clock().PauseAt(ms); err != nil {
-		return fail("pausing the page clock", err)
-	}
-	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(determinismScript(opts.RunSeed, ms))}); err != nil {
-		return fail("installing the determinism script", err)
+	if !opts.NoControls {
+		if err := bctx.Clock().Install(playwright.ClockInstallOptions{Time: ms}); err != nil {
+			return fail("installing the page clock", err)
+		}
+		if err := bctx.Clock().PauseAt(ms); err != nil {
+			return fail("pausing the page clock", err)
+		}
+		if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(determinismScript(opts.RunSeed, ms))}); err != nil {
+			return fail("installing the determinism script", err)
+		}
 	}
 	if len(opts.Guard) > 0 {
 		err := bctx.Route(func(u string) bool {

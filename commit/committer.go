@@ -280,9 +280,20 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Cand
 		arts["pre_submit_dom"] = pre.Obs.DOMArtifact
 	}
 	so, _ := worker.SessionOptions(c.Spec, c.Store)
+	var steps []map[string]any
 	if id := t.Commit.Idempotency; id.FormField != "" {
-		if err := sess.SetValue(ctx, id.FormField, key); err != nil {
-			return c.fail(ctx, res, key, arts, fmt.Errorf("commit: writing the key into %s: %w", id.FormField, err))
+		// Writing the key is a step of its own (an eval action), so the
+		// commit's record replays exactly: same steps, same clock.
+		setKey := KeyAction(id.FormField, key)
+		r, err := sess.Do(ctx, setKey, nil)
+		if err != nil {
+			return res, err
+		}
+		if r.Status == browser.StatusFailed {
+			return c.fail(ctx, res, key, arts, fmt.Errorf("commit: writing the key into %s: %s", id.FormField, r.Error))
+		}
+		if st, err := c.stepRecord(ctx, sess, setKey, r); err == nil {
+			steps = append(steps, st)
 		}
 	} else if err := sess.InjectHeader(so.Guard, id.Header, key); err != nil {
 		return c.fail(ctx, res, key, arts, fmt.Errorf("commit: carrying the key in %s: %w", id.Header, err))
@@ -349,7 +360,11 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Cand
 	if err != nil || !ok || token == "" {
 		return c.fail(ctx, res, key, arts, fmt.Errorf("%w: the confirmation token %s is missing", ErrSubmitFailed, t.Commit.Confirm.Token.Selector))
 	}
-	conf := map[string]any{"order_id": token, "url": snap.Obs.URL}
+	steps = append(steps, map[string]any{"action": t.Commit.Action, "status": r.Status, "code": r.Code, "strategy": r.Strategy,
+		"virtual_time_ms": r.VirtualTime, "url": snap.Obs.URL, "title": snap.Obs.Title, "dom_hash": snap.Obs.DOMHash,
+		"ax_hash": snap.Obs.AXHash, "net_digest": snap.Obs.NetDigest, "dom_artifact": snap.Obs.DOMArtifact,
+		"ax_artifact": snap.Obs.AXArtifact, "screenshot": snap.Obs.ScreenshotHash})
+	conf := map[string]any{"order_id": token, "url": snap.Obs.URL, "steps": steps, "plan_digest": cand.PlanDigest}
 	if version != "" {
 		conf["version"] = version
 	}
@@ -374,6 +389,27 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Cand
 	c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": e.State, "order_id": token, "entry_id": e.ID}, artValues(arts)...)
 	res.Entry = e
 	return res, nil
+}
+
+// KeyAction is the eval action that writes the idempotency key into the
+// commit form's field.
+func KeyAction(selector, key string) branch.Action {
+	js := fmt.Sprintf(`(() => { const el = document.querySelector(%q); if (!el) throw new Error("no element matches " + %q); el.value = %q; el.setAttribute("value", %q); })()`,
+		selector, selector, key, key)
+	return branch.Action{Kind: branch.KindEval, Value: js, Label: "write the idempotency key into " + selector}
+}
+
+// stepRecord observes the page after a commit step and returns its record
+// (the hashes a replay of the commit compares).
+func (c *Committer) stepRecord(ctx context.Context, sess *browser.Session, a branch.Action, r browser.StepResult) (map[string]any, error) {
+	snap, err := sess.Observe(ctx, browser.ObserveSpec{Store: true})
+	if err != nil {
+		return nil, err
+	}
+	o := snap.Obs
+	return map[string]any{"action": a, "status": r.Status, "code": r.Code, "strategy": r.Strategy, "virtual_time_ms": r.VirtualTime,
+		"url": o.URL, "title": o.Title, "dom_hash": o.DOMHash, "ax_hash": o.AXHash, "net_digest": o.NetDigest,
+		"dom_artifact": o.DOMArtifact, "ax_artifact": o.AXArtifact}, nil
 }
 
 func isGuarded(guard []browser.GuardPattern, n branch.NetRecord) bool {

@@ -253,7 +253,28 @@ func (r *run) manifest(fp browser.Fingerprint, natsURL string) map[string]any {
 		"budgets": t.Budgets, "search": t.Search, "weights": t.Weights, "environment": t.Environment,
 		"workers": r.workers, "nats": natsURL, "multiverse_version": version, "fingerprint": fp,
 		"scrub_key_sha256": r.sc.Token("multiverse/scrub-key-check"),
+		"origin": t.Origin(), "inputs": r.inputTokens(), "guard": t.Commit.Guard,
+		"goal": t.Goal.Goal, "boundary": t.Commit.Boundary, "prices": t.Prices,
 	}
+}
+
+// inputTokens says, for each task input, what a replay types in its
+// place: the scrubbed form the recorded pages show (a token for personal
+// data and secrets, the literal value otherwise). Raw values never leave.
+func (r *run) inputTokens() map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for name, in := range r.t.Inputs {
+		v, err := in.Resolve()
+		if err != nil {
+			continue
+		}
+		tok := r.sc.Text(v)
+		if tok == v && (in.Secret() || scrub.SensitiveKey(name)) {
+			tok = r.sc.Token(v)
+		}
+		out[name] = map[string]any{"token": tok, "secret": in.Secret()}
+	}
+	return out
 }
 
 func (r *run) execute(ctx context.Context) error {

@@ -37,7 +37,11 @@ func New(key []byte, secrets []string) *Scrubber {
 	return s
 }
 
-var tokenRE = regexp.MustCompile(`^tok_[0-9a-f]{16}$`)
+var tokenRE = regexp.MustCompile(`^tok_[0-9a-f]{16}(@scrubbed\.invalid)?$`)
+
+// tokenDomain keeps tokens of e-mail addresses valid e-mail addresses, so
+// a replay that types them still passes a form's type=email validation.
+const tokenDomain = "@scrubbed.invalid"
 
 // IsToken reports whether v is already a token.
 func IsToken(v string) bool { return tokenRE.MatchString(v) }
@@ -51,22 +55,57 @@ func (s *Scrubber) Token(v string) string {
 	}
 	m := hmac.New(sha256.New, s.key)
 	m.Write([]byte(v))
-	return "tok_" + hex.EncodeToString(m.Sum(nil))[:16]
+	tok := "tok_" + hex.EncodeToString(m.Sum(nil))[:16]
+	if emailRE.MatchString(v) && emailRE.FindString(v) == v {
+		tok += tokenDomain
+	}
+	return tok
 }
 
 var sensitiveHeaders = map[string]bool{"authorization": true, "proxy-authorization": true, "cookie": true,
 	"set-cookie": true, "x-csrf-token": true, "x-xsrf-token": true, "csrf-token": true, "x-api-key": true,
 	"api-key": true, "x-auth-token": true}
 
-// Header scrubs one header value.
+// Header scrubs one header value. Cookies keep their names and
+// attributes and lose their values, so a replay still sets and sends
+// cookies of the same shape.
 func (s *Scrubber) Header(name, value string) string {
+	switch strings.ToLower(name) {
+	case "set-cookie":
+		lines := strings.Split(value, "\n")
+		for i, l := range lines {
+			parts := strings.Split(l, ";")
+			if k, v, ok := strings.Cut(parts[0], "="); ok {
+				parts[0] = k + "=" + s.cookieValue(v)
+			}
+			lines[i] = strings.Join(parts, ";")
+		}
+		return strings.Join(lines, "\n")
+	case "cookie":
+		parts := strings.Split(value, ";")
+		for i, p := range parts {
+			if k, v, ok := strings.Cut(p, "="); ok {
+				parts[i] = k + "=" + s.cookieValue(v)
+			}
+		}
+		return strings.Join(parts, ";")
+	}
 	if sensitiveHeaders[strings.ToLower(name)] {
 		return s.Token(value)
 	}
 	return s.Text(value)
 }
 
-var piiKey = regexp.MustCompile(`(?i)(e-?mail|phone|mobile|tel$|^name$|first_?name|last_?name|full_?name|address|street|postcode|zip|card|^cc|cvc|cvv|iban|passw|secret|token|ssn|birth|client_reference)`)
+// cookieValue tokenizes a cookie value, keeping short flag-like values
+// (A/B variants, "1") that carry no identity.
+func (s *Scrubber) cookieValue(v string) string {
+	if len(strings.TrimSpace(v)) <= 2 {
+		return v
+	}
+	return s.Token(v)
+}
+
+var piiKey = regexp.MustCompile(`(?i)(e-?mail|phone|mobile|tel$|^name$|first_?name|last_?name|full_?name|address|street|postcode|zip|card|^cc|cvc|cvv|iban|passw|secret|token|ssn|birth)`)
 
 // SensitiveKey reports whether a field or parameter name names personal
 // data or credentials.
@@ -155,8 +194,15 @@ func (s *Scrubber) TextWith(t string, extra []string) string {
 // Body scrubs an HTTP body by its content type: JSON by key and content,
 // form data like a query string, other text as text; binary bodies (images,
 // fonts, PDFs) are returned unchanged.
+//
+// When the content type is missing (browsers do not always report it for
+// a request body) the body is sniffed, so the capture and a replay treat
+// the same bytes the same way.
 func (s *Scrubber) Body(contentType string, b []byte) []byte {
 	ct := strings.ToLower(contentType)
+	if ct == "" || strings.HasPrefix(ct, "text/plain") {
+		ct = sniff(b)
+	}
 	switch {
 	case strings.Contains(ct, "json"):
 		return s.JSON(b)
@@ -170,6 +216,19 @@ func (s *Scrubber) Body(contentType string, b []byte) []byte {
 		return []byte(s.Text(string(b)))
 	}
 	return b
+}
+
+var formRE = regexp.MustCompile(`^[^=&\s]+=[^&\s]*(&[^=&\s]+=[^&\s]*)*$`)
+
+func sniff(b []byte) string {
+	t := strings.TrimSpace(string(b))
+	switch {
+	case strings.HasPrefix(t, "{") || strings.HasPrefix(t, "["):
+		return "application/json"
+	case formRE.MatchString(t):
+		return "application/x-www-form-urlencoded"
+	}
+	return "text/plain"
 }
 
 // Luhn reports whether a digit string passes the Luhn checksum.

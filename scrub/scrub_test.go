@@ -74,7 +74,21 @@ func TestIdempotent(t *testing.T) {
 	if b.URL(u) != u {
 		t.Fatalf("URL scrubbing is not idempotent: %q -> %q", u, b.URL(u))
 	}
+	if tok := a.Token("x@y.example"); !strings.HasSuffix(tok, "@scrubbed.invalid") || !IsToken(tok) {
+		t.Fatalf("an e-mail's token must stay an e-mail address: %s", tok)
+	}
 	if got := a.TextWith("<input ::value=\"Jane Doe\">", []string{"Jane Doe"}); strings.Contains(got, "Jane") {
 		t.Fatalf("extra value survived: %s", got)
+	}
+}
+
+func TestBodySniffing(t *testing.T) {
+	s := New([]byte("k"), nil)
+	form := []byte("plan=team&email=a%40b.example&client_reference=commit%3Ax")
+	if a, b := s.Body("", form), s.Body("application/x-www-form-urlencoded", form); string(a) != string(b) {
+		t.Fatalf("a missing content type changes the scrub: %s vs %s", a, b)
+	}
+	if strings.Contains(string(s.Body("", form)), "b.example") {
+		t.Fatal("form e-mail survived")
 	}
 }

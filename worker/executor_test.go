@@ -25,6 +25,9 @@ func spec(origin string) *worker.Spec {
 		DeadEnds:   scoring.DefaultDetectors(),
 		Inputs:     map[string]task.Input{"seats": {Value: "10", Match: "(?i)seats"}},
 		ScrubKey:   []byte("k"),
+		// Screenshots are on: taking one must leave no trace in the page
+		// that a warm child would inherit.
+		Screenshots: true,
 	}
 }
 
@@ -36,6 +39,7 @@ func plan(origin string) branch.Plan {
 		{Kind: branch.KindNavigate, URL: origin + "/"},
 		click("nav-pricing"),
 		click("choose-team"),
+		{Kind: branch.KindSelect, Target: &branch.Target{ID: "billing"}, Value: "monthly"},
 		{Kind: branch.KindType, Target: &branch.Target{ID: "seats"}, Input: "seats"},
 	}
 }
@@ -69,19 +73,25 @@ func TestWarmContinuationMatchesColdReplay(t *testing.T) {
 	job := func(id, parent string, n int) *worker.Job {
 		return &worker.Job{RunID: "run", BranchID: id, ParentID: parent, Plan: p[:n], Spec: sp}
 	}
-	cold, err := ex.Execute(ctx, job("cold", "", 4), 1)
+	cold, err := ex.Execute(ctx, job("cold", "", 5), 1)
 	if err != nil || cold.Status != worker.ResultOK {
 		t.Fatalf("cold: %v %+v", err, cold)
 	}
-	parent, err := ex.Execute(ctx, job("parent", "", 3), 1)
-	if err != nil || parent.Status != worker.ResultOK {
+	// A chain of warm continuations, each step observed with a
+	// screenshot, against one cold replay of the whole plan.
+	grand, err := ex.Execute(ctx, job("grandparent", "", 3), 1)
+	if err != nil || grand.Status != worker.ResultOK {
+		t.Fatalf("grandparent: %v %+v", err, grand)
+	}
+	parent, err := ex.Execute(ctx, job("parent", "grandparent", 4), 1)
+	if err != nil || parent.Status != worker.ResultOK || !parent.Reused {
 		t.Fatalf("parent: %v %+v", err, parent)
 	}
-	warm, err := ex.Execute(ctx, job("child", "parent", 4), 1)
+	warm, err := ex.Execute(ctx, job("child", "parent", 5), 1)
 	if err != nil || warm.Status != worker.ResultOK {
 		t.Fatalf("warm: %v %+v", err, warm)
 	}
-	if !warm.Reused || cold.Reused || len(warm.Steps) != 1 || len(cold.Steps) != 4 {
+	if !warm.Reused || cold.Reused || len(warm.Steps) != 1 || len(cold.Steps) != 5 {
 		t.Fatalf("reuse: warm %v (%d steps), cold %v (%d steps)", warm.Reused, len(warm.Steps), cold.Reused, len(cold.Steps))
 	}
 	c, w := cold.Obs, warm.Obs
@@ -99,7 +109,7 @@ func TestWarmContinuationMatchesColdReplay(t *testing.T) {
 		t.Fatal("the seats field is not marked as holding the seats input")
 	}
 	// A sibling cannot take the parent's context twice.
-	again, err := ex.Execute(ctx, job("sibling", "parent", 4), 1)
+	again, err := ex.Execute(ctx, job("sibling", "parent", 5), 1)
 	if err != nil || again.Reused {
 		t.Fatalf("sibling reused a taken context: %v %+v", err, again)
 	}

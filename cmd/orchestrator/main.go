@@ -9,10 +9,14 @@
 //	orchestrator site [--addr 127.0.0.1:8555]
 //	orchestrator ledger list [--data-dir DIR] [--json]
 //	orchestrator events RUN_ID [--branch ID] [--data-dir DIR] [--json]
+//	orchestrator bundle RUN_ID [BRANCH_ID] [--commit] [-o FILE]
+//	orchestrator replay BUNDLE|BRANCH_ID [--live] [--analytical] [--json]
+//	orchestrator validate BUNDLE
 //
 // Exit codes: 0 committed, 1 internal error, 2 bad input, 3 no branch
 // reached the commit boundary within budget, 4 commit aborted, 5 Chromium or
-// the Playwright driver missing, 6 site unreachable.
+// the Playwright driver missing (or no workers), 6 site unreachable, 7 an
+// audit failed (ledger verify, bundle validation, a replay that diverged).
 package main
 
 import (
@@ -37,6 +41,9 @@ commands:
   ledger list        list the commit ledger
   events RUN_ID      show a run's event log (--branch ID for one branch)
   runs               list the runs in the event log
+  bundle RUN [BRANCH] write a portable replay bundle of a branch (default: the winner)
+  replay BUNDLE|BRANCH replay deterministically and compare strict hashes (RSR, DVR, TTD)
+  validate BUNDLE    check a bundle's integrity offline
 
 common flags: --data-dir DIR (default ./.multiverse), --json
 run 'orchestrator COMMAND -h' for a command's flags.
@@ -75,6 +82,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdEvents(ctx, rest, stdout, stderr)
 	case "runs":
 		err = cmdRuns(ctx, rest, stdout, stderr)
+	case "bundle":
+		err = cmdBundle(ctx, rest, stdout, stderr)
+	case "replay":
+		err = cmdReplay(ctx, rest, stdout, stderr)
+	case "validate":
+		err = cmdValidate(ctx, rest, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/replay"
+	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+)
+
+// openSource opens a data dir's records for bundle assembly.
+func openSource(ctx context.Context, dataDir string) (replay.Source, func(), error) {
+	p, err := openExisting(dataDir, "events.db")
+	if err != nil {
+		return replay.Source{}, nil, err
+	}
+	el, err := eventlog.Open(ctx, p)
+	if err != nil {
+		return replay.Source{}, nil, badInput("event log %s: %v", p, err)
+	}
+	store, err := artifacts.OpenFS(filepath.Join(dataDir, "artifacts"))
+	if err != nil {
+		el.Close()
+		return replay.Source{}, nil, badInput("artifact store: %v", err)
+	}
+	src := replay.Source{Events: el, Store: store}
+	closeFn := func() { el.Close() }
+	if lp := filepath.Join(dataDir, "ledger.db"); fileExists(lp) {
+		if l, err := ledger.Open(ctx, lp); err == nil {
+			src.Ledger = l
+			closeFn = func() { el.Close(); l.Close() }
+		}
+	}
+	return src, closeFn, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// findBranch finds the run a branch belongs to (newest runs first) and,
+// when branchID is "", the run's winner.
+func findBranch(ctx context.Context, el *eventlog.Log, runID, branchID string) (string, string, error) {
+	runs := []string{runID}
+	if runID == "" {
+		rs, err := el.Runs(ctx)
+		if err != nil {
+			return "", "", err
+		}
+		runs = runs[:0]
+		for _, r := range rs {
+			runs = append(runs, r.RunID)
+		}
+	}
+	for _, run := range runs {
+		evs, err := el.Events(ctx, run, eventlog.Query{BranchID: branchID})
+		if err != nil && !errors.Is(err, eventlog.ErrRunNotFound) {
+			return "", "", err
+		}
+		if branchID == "" {
+			if evs, err = el.Events(ctx, run, eventlog.Query{Kinds: []string{"winner"}}); err == nil && len(evs) > 0 {
+				return run, evs[len(evs)-1].BranchID, nil
+			}
+			continue
+		}
+		if len(evs) > 0 {
+			return run, branchID, nil
+		}
+	}
+	if branchID == "" {
+		return "", "", badInput("run %s has no winner (give a branch id)", runID)
+	}
+	return "", "", badInput("no branch %s in the event log", branchID)
+}
+
+func cmdBundle(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bundle", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
+	out := fs.String("o", "", "output file (default DATA_DIR/bundles/RUN-BRANCH.bundle)")
+	asCommit := fs.Bool("commit", false, "a commit bundle: the winner plus the committer's steps and evidence")
+	har := fs.String("har", "", "also write the bundle's network as HAR 1.2 to this file")
+	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator bundle RUN_ID [BRANCH_ID] [flags]"); fs.PrintDefaults() }
+	pos, err := parse(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		fs.Usage()
+		return errUsage
+	}
+	src, closeFn, err := openSource(ctx, *dataDir)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	branchID := ""
+	if len(pos) == 2 {
+		branchID = pos[1]
+	}
+	run, br, err := findBranch(ctx, src.Events, pos[0], branchID)
+	if err != nil {
+		return err
+	}
+	kind := bundle.KindBranch
+	if *asCommit {
+		kind = bundle.KindCommit
+	}
+	b, err := replay.Build(ctx, src, run, br, kind)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	path := *out
+	if path == "" {
+		path = filepath.Join(*dataDir, "bundles", run+"-"+br+".bundle")
+		os.MkdirAll(filepath.Dir(path), 0o755)
+	}
+	if err := bundle.WriteFile(path, b); err != nil {
+		return err
+	}
+	if *har != "" {
+		data, err := bundle.HAR(b)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*har, data, 0o644); err != nil {
+			return err
+		}
+	}
+	st, _ := os.Stat(path)
+	fmt.Fprintf(stdout, "bundle %s: run %s branch %s, %d steps, %d requests, %d bytes\n", path, run, br, len(b.Steps), len(b.Network), st.Size())
+	return nil
+}
+
+func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator validate BUNDLE"); fs.PrintDefaults() }
+	pos, err := parse(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	f, err := os.Open(pos[0])
+	if err != nil {
+		return badInput("%v", err)
+	}
+	defer f.Close()
+	rep, err := bundle.Validate(f, bundle.Limits{})
+	if rep == nil && err != nil {
+		return fmt.Errorf("%w: %s: %v", orchestrator.ErrVerify, pos[0], err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+	} else if rep.OK() && err == nil {
+		fmt.Fprintf(stdout, "validate %s: OK: %d files, %d steps, %d events, merkle root %s\n", pos[0], rep.Files, rep.Steps, rep.Events, rep.MerkleRoot)
+	} else {
+		fmt.Fprintf(stdout, "validate %s: FAILED (%d problems)\n", pos[0], len(rep.Problems))
+		for _, p := range rep.Problems {
+			fmt.Fprintf(stdout, "  %s\n", p.String())
+		}
+	}
+	if err != nil || !rep.OK() {
+		first := "invalid"
+		if len(rep.Problems) > 0 {
+			first = rep.Problems[0].String()
+		} else if err != nil {
+			first = err.Error()
+		}
+		return fmt.Errorf("%w: %s: %s", orchestrator.ErrVerify, pos[0], first)
+	}
+	return nil
+}
+
+func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir (when replaying a branch id)")
+	runID := fs.String("run", "", "the run of the branch (default: search every run)")
+	live := fs.Bool("live", false, "replay against the live site (same manifest, live network)")
+	startURL := fs.String("start-url", "", "with --live: the same site at another address")
+	analytical := fs.Bool("analytical", false, "no browser: recompute scores from the recorded observations and check the same branch wins")
+	noControls := fs.Bool("no-controls", false, "switch the determinism controls off (to see what they buy)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	chromium := fs.String("chromium", "", "Chromium executable")
+	driver := fs.String("driver", "", "Playwright driver directory")
+	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator replay BUNDLE|BRANCH_ID [flags]"); fs.PrintDefaults() }
+	pos, err := parse(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	var b *bundle.Bundle
+	if fileExists(pos[0]) || strings.ContainsAny(pos[0], "/.") {
+		if b, err = bundle.ReadFile(pos[0], bundle.Limits{}); err != nil {
+			return fmt.Errorf("%w: %s: %v", orchestrator.ErrVerify, pos[0], err)
+		}
+	} else {
+		src, closeFn, err := openSource(ctx, *dataDir)
+		if err != nil {
+			return err
+		}
+		defer closeFn()
+		run, br, err := findBranch(ctx, src.Events, *runID, pos[0])
+		if err != nil {
+			return err
+		}
+		if *analytical {
+			rep, err := replay.Analyze(ctx, src.Events, run)
+			printAnalysis(stdout, rep, *asJSON)
+			if err != nil {
+				return fmt.Errorf("%w: %v", orchestrator.ErrVerify, err)
+			}
+			return nil
+		}
+		if b, err = replay.Build(ctx, src, run, br, bundle.KindBranch); err != nil {
+			return badInput("%v", err)
+		}
+	}
+	if *analytical {
+		rep, err := replay.AnalyzeBundle(b)
+		printAnalysis(stdout, rep, *asJSON)
+		if err != nil {
+			return fmt.Errorf("%w: %v", orchestrator.ErrVerify, err)
+		}
+		return nil
+	}
+	lctx, cancel := context.WithTimeout(ctx, time.Minute)
+	rt, err := browser.Launch(lctx, browser.Options{ChromiumPath: *chromium, DriverDir: *driver})
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	rep, rerr := replay.Replay(ctx, rt, b, replay.Options{Live: *live, StartURL: *startURL, NoControls: *noControls})
+	if rep == nil {
+		return rerr
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+	} else {
+		printReplay(stdout, rep)
+	}
+	if rerr != nil {
+		return fmt.Errorf("%w: %v", orchestrator.ErrVerify, rerr)
+	}
+	return nil
+}
+
+func printReplay(w io.Writer, r *replay.Report) {
+	fmt.Fprintf(w, "replay (%s) of branch %s, run %s: RSR %.2f, DVR %.2f", r.Mode, r.BranchID, r.RunID, r.RSR, r.DVR)
+	if r.TTD > 0 {
+		fmt.Fprintf(w, ", TTD step %d", r.TTD)
+	}
+	fmt.Fprintf(w, " (%s, %d responses served)\n", r.Duration.Round(time.Millisecond), r.Served)
+	for _, s := range r.Steps {
+		mark := "ok  "
+		if !s.Match {
+			mark = "DIFF"
+		}
+		fmt.Fprintf(w, "  %s %2d. %-48s dom %s ax %s net %s  %s\n", mark, s.Index, clipTo(s.Action, 48), yes(s.DOM), yes(s.AX), yes(s.Net), s.Status)
+	}
+	for _, u := range r.Unrecorded {
+		fmt.Fprintf(w, "  unrecorded request at step %d: %s %s (blocked)\n", u.Step, u.Method, u.URL)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if r.Diff != "" {
+		fmt.Fprint(w, r.Diff)
+	}
+}
+
+func printAnalysis(w io.Writer, r *replay.Analysis, asJSON bool) {
+	if r == nil {
+		return
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.Encode(r)
+		return
+	}
+	fmt.Fprintf(w, "analytical replay of run %s: %d branches rescored, %d scores differ; recorded winner %s, recomputed winner %s\n",
+		r.RunID, r.Branches, len(r.Mismatches), r.RecordedWinner, r.RecomputedWinner)
+	for _, m := range r.Mismatches {
+		fmt.Fprintf(w, "  %s\n", m)
+	}
+}
+
+func yes(b bool) string {
+	if b {
+		return "="
+	}
+	return "≠"
+}
+
+func clipTo(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

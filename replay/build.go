@@ -1,0 +1,376 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+)
+
+// ErrNotRecorded: the run's records lack something the bundle needs (the
+// branch was never executed, say).
+var ErrNotRecorded = errors.New("replay: not recorded")
+
+// Source is where a run's records live.
+type Source struct {
+	Events *eventlog.Log
+	Store  *artifacts.FS
+	// Ledger is needed for commit bundles.
+	Ledger *ledger.Ledger
+}
+
+// runStart is the part of the run_start manifest a bundle needs.
+type runStart struct {
+	Task        string `json:"task"`
+	TaskDigest  string `json:"task_digest"`
+	StartURL    string `json:"start_url"`
+	Seed        string `json:"seed"`
+	Origin      string `json:"origin"`
+	Environment struct {
+		Viewport struct {
+			Width  int `json:"width"`
+			Height int `json:"height"`
+		} `json:"viewport"`
+		DeviceScaleFactor float64   `json:"device_scale_factor"`
+		Locale            string    `json:"locale"`
+		Timezone          string    `json:"timezone"`
+		UserAgent         string    `json:"user_agent"`
+		Clock             time.Time `json:"clock"`
+		StepAdvance       string    `json:"step_advance"`
+	} `json:"environment"`
+	Budgets struct {
+		ActionTimeout string `json:"action_timeout"`
+	} `json:"budgets"`
+	Fingerprint struct {
+		Browser       string `json:"browser"`
+		DriverVersion string `json:"driver_version"`
+		OS            string `json:"os"`
+		Arch          string `json:"arch"`
+	} `json:"fingerprint"`
+	Inputs map[string]struct {
+		Token  string `json:"token"`
+		Secret bool   `json:"secret"`
+	} `json:"inputs"`
+	Guard []struct {
+		Method string `json:"method"`
+		URL    string `json:"url"`
+	} `json:"guard"`
+}
+
+type forkInfo struct {
+	Parent     string          `json:"parent"`
+	PlanDigest string          `json:"plan_digest"`
+	Seed       uint64          `json:"seed"`
+	Plan       []branch.Action `json:"plan"`
+}
+
+// recordedStep is what the events say about a branch's last step.
+type recordedStep struct {
+	end      map[string]any
+	nav      map[string]any
+	snap     map[string]any
+	net      []branch.NetRecord
+	executed bool
+}
+
+// Build assembles the bundle of a branch of a run. A branch bundle holds
+// the branch's steps; a commit bundle (kind commit) adds the committer's
+// own steps (writing the key, the commit action) and their recorded
+// network, so a third party can replay the submit against the recorded
+// response.
+func Build(ctx context.Context, src Source, runID, branchID string, kind bundle.Kind) (*bundle.Bundle, error) {
+	evs, err := src.Events.Events(ctx, runID, eventlog.Query{})
+	if err != nil {
+		return nil, fmt.Errorf("replay: events of run %s: %w", runID, err)
+	}
+	if len(evs) == 0 || evs[0].Kind != eventlog.KindRunStart {
+		return nil, fmt.Errorf("%w: run %s has no run_start event", ErrNotRecorded, runID)
+	}
+	var rs runStart
+	if err := json.Unmarshal(evs[0].Payload, &rs); err != nil {
+		return nil, fmt.Errorf("replay: run_start of %s: %w", runID, err)
+	}
+	forks := map[string]forkInfo{}
+	steps := map[string]*recordedStep{}
+	byBranch := map[string][]eventlog.Event{}
+	for _, e := range evs {
+		if e.BranchID != "" {
+			byBranch[e.BranchID] = append(byBranch[e.BranchID], e)
+		}
+		var p map[string]any
+		switch e.Kind {
+		case eventlog.KindBranchFork:
+			var f forkInfo
+			if err := json.Unmarshal(e.Payload, &f); err == nil {
+				forks[e.BranchID] = f
+			}
+			continue
+		case eventlog.KindActionEnd, eventlog.KindNav, eventlog.KindDOMSnapshot:
+			json.Unmarshal(e.Payload, &p)
+		case eventlog.KindNet:
+			var n branch.NetRecord
+			if err := json.Unmarshal(e.Payload, &n); err == nil {
+				st := stepOf(steps, e.BranchID)
+				st.net = append(st.net, n)
+			}
+			continue
+		default:
+			continue
+		}
+		st := stepOf(steps, e.BranchID)
+		switch e.Kind {
+		case eventlog.KindActionEnd:
+			if r, _ := p["replayed"].(bool); !r {
+				st.end, st.executed = p, true
+			}
+		case eventlog.KindNav:
+			st.nav = p
+		case eventlog.KindDOMSnapshot:
+			st.snap = p
+		}
+	}
+	leaf, ok := forks[branchID]
+	if !ok {
+		return nil, fmt.Errorf("%w: run %s has no branch %s", ErrNotRecorded, runID, branchID)
+	}
+	// The chain from the root to the branch: step k was executed by the
+	// k-th branch of the chain.
+	var chain []string
+	for id := branchID; id != ""; id = forks[id].Parent {
+		chain = append([]string{id}, chain...)
+		if len(chain) > len(leaf.Plan)+1 {
+			return nil, fmt.Errorf("replay: branch %s: the parent chain is longer than its plan", branchID)
+		}
+	}
+	if len(chain) != len(leaf.Plan) {
+		return nil, fmt.Errorf("replay: branch %s: %d ancestors for %d steps", branchID, len(chain), len(leaf.Plan))
+	}
+	b := &bundle.Bundle{Files: map[string][]byte{}}
+	m := &b.Manifest
+	*m = bundle.Manifest{Schema: bundle.Schema, Kind: kind, RunID: runID, BranchID: branchID, PlanDigest: leaf.PlanDigest,
+		TaskDigest: rs.TaskDigest, TaskName: rs.Task, Seed: rs.Seed, BranchSeed: strconv.FormatUint(leaf.Seed, 10),
+		Origin: rs.Origin, StartURL: rs.StartURL, Plan: leaf.Plan, Steps: len(leaf.Plan), Created: time.Now().UTC().Truncate(time.Second)}
+	env := rs.Environment
+	adv, _ := time.ParseDuration(env.StepAdvance)
+	timeout, _ := time.ParseDuration(rs.Budgets.ActionTimeout)
+	m.Environment = bundle.Environment{Width: env.Viewport.Width, Height: env.Viewport.Height, DeviceScaleFactor: env.DeviceScaleFactor,
+		Locale: env.Locale, Timezone: env.Timezone, UserAgent: env.UserAgent, ClockMS: env.Clock.UnixMilli(),
+		StepAdvanceMS: adv.Milliseconds(), ActionTimeoutMS: timeout.Milliseconds()}
+	m.Fingerprint = bundle.Fingerprint(rs.Fingerprint)
+	m.Inputs = map[string]bundle.InputRef{}
+	for _, a := range leaf.Plan {
+		if a.Input != "" {
+			in := rs.Inputs[a.Input]
+			m.Inputs[a.Input] = bundle.InputRef{Token: in.Token, Secret: in.Secret}
+		}
+	}
+	for _, g := range rs.Guard {
+		m.Guard = append(m.Guard, bundle.Guard{Method: g.Method, URL: g.URL})
+	}
+	seq := 0
+	for k, id := range chain {
+		st := steps[id]
+		if st == nil || !st.executed || st.snap == nil {
+			return nil, fmt.Errorf("%w: step %d of branch %s (branch %s) was not executed and observed", ErrNotRecorded, k+1, branchID, id)
+		}
+		step := bundle.Step{Index: k + 1, Action: leaf.Plan[k], Status: str(st.end, "status"), Code: str(st.end, "code"),
+			Strategy: str(st.end, "strategy"), URL: str(st.nav, "url"), Title: str(st.nav, "title"),
+			DOMHash: str(st.snap, "dom_hash"), AXHash: str(st.snap, "ax_hash"), NetDigest: str(st.snap, "net_digest"),
+			ScreenshotHash: str(st.snap, "screenshot"), Predicates: bools(st.snap["predicates"])}
+		step.VirtualTimeMS = vtOf(byBranch[id])
+		if err := attach(ctx, b, src.Store, k+1, str(st.snap, "dom_artifact"), str(st.snap, "ax_artifact"), step.ScreenshotHash); err != nil {
+			return nil, err
+		}
+		b.Steps = append(b.Steps, step)
+		for _, n := range st.net {
+			seq++
+			if err := addEntry(ctx, b, src.Store, n, seq, k+1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// Events: the run's start and everything about the chain.
+	inChain := map[string]bool{}
+	for _, id := range chain {
+		inChain[id] = true
+	}
+	for _, e := range evs {
+		if e.Kind == eventlog.KindRunStart || inChain[e.BranchID] {
+			b.Events = append(b.Events, e)
+		}
+	}
+	if kind == bundle.KindCommit {
+		if err := addCommit(ctx, b, src, runID, branchID, &seq); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func stepOf(m map[string]*recordedStep, id string) *recordedStep {
+	st := m[id]
+	if st == nil {
+		st = &recordedStep{}
+		m[id] = st
+	}
+	return st
+}
+
+// vtOf is the virtual time after a branch's last executed action.
+func vtOf(evs []eventlog.Event) int64 {
+	var vt int64
+	for _, e := range evs {
+		if e.Kind == eventlog.KindActionEnd && e.VirtualTime > vt {
+			vt = e.VirtualTime
+		}
+	}
+	return vt
+}
+
+// attach copies a step's content files (DOM, accessibility snapshot,
+// screenshot) from the artifact store into the bundle.
+func attach(ctx context.Context, b *bundle.Bundle, store *artifacts.FS, step int, dom, ax, shot string) error {
+	for _, f := range []struct{ path, digest string }{{bundle.DOMPath(step), dom}, {bundle.AXPath(step), ax}, {bundle.ScreenshotPath(step), shot}} {
+		if f.digest == "" {
+			continue
+		}
+		data, err := store.Get(ctx, artifacts.Digest(f.digest))
+		if err != nil {
+			return fmt.Errorf("replay: artifact %s of step %d: %w", f.digest, step, err)
+		}
+		b.Files[f.path] = data
+	}
+	return nil
+}
+
+// addEntry adds a recorded request and its body.
+func addEntry(ctx context.Context, b *bundle.Bundle, store *artifacts.FS, n branch.NetRecord, seq, step int) error {
+	e := bundle.EntryFromRecord(n)
+	e.Seq, e.Step = seq, step
+	if e.BodySHA256 != "" {
+		data, err := store.Get(ctx, artifacts.Digest(e.BodySHA256))
+		if err != nil {
+			return fmt.Errorf("replay: body %s of %s %s: %w", e.BodySHA256, e.Method, e.URL, err)
+		}
+		b.Files[bundle.BodyPath(e.BodySHA256)] = data
+	}
+	b.Network = append(b.Network, e)
+	return nil
+}
+
+func str(m map[string]any, k string) string {
+	if m == nil {
+		return ""
+	}
+	s, _ := m[k].(string)
+	return s
+}
+
+func bools(v any) map[string]bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]bool, len(m))
+	for k, x := range m {
+		if b, ok := x.(bool); ok {
+			out[k] = b
+		}
+	}
+	return out
+}
+
+// commitStep is a step the committer recorded in the ledger.
+type commitStep struct {
+	Action      branch.Action `json:"action"`
+	Status      string        `json:"status"`
+	Code        string        `json:"code"`
+	Strategy    string        `json:"strategy"`
+	VirtualTime int64         `json:"virtual_time_ms"`
+	URL         string        `json:"url"`
+	Title       string        `json:"title"`
+	DOMHash     string        `json:"dom_hash"`
+	AXHash      string        `json:"ax_hash"`
+	NetDigest   string        `json:"net_digest"`
+	DOMArtifact string        `json:"dom_artifact"`
+	AXArtifact  string        `json:"ax_artifact"`
+	Screenshot  string        `json:"screenshot"`
+}
+
+func addCommitSteps(ctx context.Context, b *bundle.Bundle, store *artifacts.FS, steps []commitStep, transcript []branch.NetRecord, seq *int) error {
+	for i, cs := range steps {
+		idx := len(b.Steps) + 1
+		b.Manifest.Plan = append(b.Manifest.Plan, cs.Action)
+		b.Steps = append(b.Steps, bundle.Step{Index: idx, Action: cs.Action, Status: cs.Status, Code: cs.Code, Strategy: cs.Strategy,
+			VirtualTimeMS: cs.VirtualTime, URL: cs.URL, Title: cs.Title, DOMHash: cs.DOMHash, AXHash: cs.AXHash,
+			NetDigest: cs.NetDigest, ScreenshotHash: cs.Screenshot})
+		if err := attach(ctx, b, store, idx, cs.DOMArtifact, cs.AXArtifact, cs.Screenshot); err != nil {
+			return err
+		}
+		if i == len(steps)-1 { // the commit action's requests
+			for _, n := range transcript {
+				*seq++
+				if err := addEntry(ctx, b, store, n, *seq, idx); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	b.Manifest.Steps = len(b.Manifest.Plan)
+	return nil
+}
+
+func addCommit(ctx context.Context, b *bundle.Bundle, src Source, runID, branchID string, seq *int) error {
+	if src.Ledger == nil {
+		return fmt.Errorf("replay: a commit bundle needs the ledger")
+	}
+	es, err := src.Ledger.List(ctx, ledger.Filter{RunID: runID})
+	if err != nil {
+		return fmt.Errorf("replay: ledger: %w", err)
+	}
+	var entry *ledger.Entry
+	for i := range es {
+		if es[i].BranchID == branchID && es[i].State == ledger.StateCommitted {
+			entry = &es[i]
+		}
+	}
+	if entry == nil {
+		return fmt.Errorf("%w: no committed ledger entry for branch %s of run %s", ErrNotRecorded, branchID, runID)
+	}
+	var conf struct {
+		Steps []commitStep `json:"steps"`
+	}
+	json.Unmarshal(entry.Confirmation, &conf)
+	if len(conf.Steps) == 0 {
+		return fmt.Errorf("%w: the commit of branch %s recorded no steps (committed before commit recording)", ErrNotRecorded, branchID)
+	}
+	var transcript []branch.NetRecord
+	if d := entry.Artifacts["submit_transcript"]; d != "" {
+		data, err := src.Store.Get(ctx, artifacts.Digest(d))
+		if err != nil {
+			return fmt.Errorf("replay: submit transcript: %w", err)
+		}
+		if err := json.Unmarshal(data, &transcript); err != nil {
+			return fmt.Errorf("replay: submit transcript: %w", err)
+		}
+	}
+	b.Manifest.Commit = &bundle.CommitInfo{Key: entry.Key, EntryID: entry.ID, OrderID: entry.OrderID, Evidence: entry.Artifacts}
+	b.Manifest.Guard = nil // the committer sends what speculation may not
+	names := make([]string, 0, len(entry.Artifacts))
+	for k := range entry.Artifacts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	b.Manifest.Notes = append(b.Manifest.Notes, "commit evidence: "+strings.Join(names, ", "))
+	return addCommitSteps(ctx, b, src.Store, conf.Steps, transcript, seq)
+}

@@ -1,0 +1,16 @@
+// Package replay turns a run's records into portable bundles and replays
+// them: Build assembles the bundle of any branch (or of the commit) from the
+// event log and the artifact store; Replay re-runs a bundle in a fresh
+// browser with the same seeds, clock and environment, serving the recorded
+// responses back through a local proxy (unrecorded requests are blocked and
+// reported), re-applies the actions and compares the strict hashes (DOM,
+// accessibility tree, network digest) step by step. It reports RSR (the
+// share of steps whose strict hashes all match), DVR = 1 - RSR, TTD (the
+// first diverging step) and a readable diff at the divergence. Live mode
+// runs the same manifest against the live site; Analyze recomputes scores
+// from recorded observations and checks the same branch still wins.
+//
+// Hashes are over scrubbed canonical forms, and scrubbing is idempotent:
+// the bundle holds no personal data or secrets, the replay types the
+// tokens the recorded pages show, and both sides hash the same text.
+package replay

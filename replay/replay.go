@@ -1,0 +1,211 @@
+package replay
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
+)
+
+// ErrDiverged: the replay did not reproduce every step's strict hashes.
+var ErrDiverged = errors.New("replay: diverged")
+
+// Options configure Replay. The zero value is a strict replay from the
+// recorded responses.
+type Options struct {
+	// Live replays against the live site instead of the recording: the
+	// same manifest, seeds and actions, so what differs is the site.
+	Live bool
+	// StartURL, in live mode, points the replay at the same site served at
+	// another address (its origin replaces the recorded one).
+	StartURL string
+	// Controls: the determinism controls are what makes replays
+	// reproduce. NoControls switches them off (no pinned clock, no seeded
+	// randomness), to show what they buy.
+	NoControls bool
+}
+
+// StepReport is one step's comparison.
+type StepReport struct {
+	Index   int    `json:"index"`
+	Action  string `json:"action"`
+	Status  string `json:"status"`
+	Want    string `json:"want_status"`
+	Code    string `json:"code,omitempty"`
+	DOM     bool   `json:"dom_match"`
+	AX      bool   `json:"ax_match"`
+	Net     bool   `json:"net_match"`
+	Match   bool   `json:"match"`
+	URL     string `json:"url"`
+	WantURL string `json:"want_url"`
+}
+
+// Report is the outcome of a replay.
+type Report struct {
+	RunID      string        `json:"run_id"`
+	BranchID   string        `json:"branch_id"`
+	Mode       string        `json:"mode"`
+	Steps      []StepReport  `json:"steps"`
+	RSR        float64       `json:"rsr"`
+	DVR        float64       `json:"dvr"`
+	TTD        int           `json:"ttd"` // first diverging step, 0 when none
+	Diff       string        `json:"diff,omitempty"`
+	Unrecorded []Unrecorded  `json:"unrecorded,omitempty"`
+	Served     int           `json:"served"`
+	Notes      []string      `json:"notes,omitempty"`
+	Duration   time.Duration `json:"duration_ns"`
+}
+
+// OK reports a perfect replay: every step's strict hashes matched.
+func (r *Report) OK() bool { return r.RSR == 1 && len(r.Steps) > 0 }
+
+// Replay re-runs a bundle in a fresh session of rt and compares each step.
+// It returns the report and, when any step diverged, an error wrapping
+// ErrDiverged.
+func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Options) (*Report, error) {
+	start := time.Now()
+	m := b.Manifest
+	rep := &Report{RunID: m.RunID, BranchID: m.BranchID, Mode: "strict"}
+	if opts.Live {
+		rep.Mode = "live"
+	}
+	if fp := rt.Fingerprint(); m.Fingerprint.Browser != "" && fp.Browser != m.Fingerprint.Browser {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("browser differs: recorded with %s, replayed with %s", m.Fingerprint.Browser, fp.Browser))
+	}
+	seed, err := strconv.ParseUint(m.Seed, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("replay: manifest seed %q: %w", m.Seed, err)
+	}
+	origin := m.Origin
+	plan := append(branch.Plan(nil), m.Plan...)
+	if opts.Live && opts.StartURL != "" {
+		no := originOf(opts.StartURL)
+		if no == "" {
+			return nil, fmt.Errorf("replay: --start-url %q is not an absolute URL", opts.StartURL)
+		}
+		for i, a := range plan {
+			if a.URL != "" && strings.HasPrefix(a.URL, origin) {
+				plan[i].URL = no + a.URL[len(origin):]
+			}
+		}
+		origin = no
+	}
+	env := m.Environment
+	so := browser.SessionOptions{
+		Env: browser.Env{Width: env.Width, Height: env.Height, DeviceScaleFactor: env.DeviceScaleFactor, Locale: env.Locale,
+			Timezone: env.Timezone, UserAgent: env.UserAgent, Clock: time.UnixMilli(env.ClockMS).UTC(),
+			StepAdvance: time.Duration(env.StepAdvanceMS) * time.Millisecond, ActionTimeout: time.Duration(env.ActionTimeoutMS) * time.Millisecond},
+		RunSeed: seed, Origin: origin, Scrub: scrub.New(scrub.NewKey(), nil), NoControls: opts.NoControls,
+	}
+	for _, g := range m.Guard {
+		re, err := regexp.Compile(g.URL)
+		if err != nil {
+			return nil, fmt.Errorf("replay: guard %q: %w", g.URL, err)
+		}
+		so.Guard = append(so.Guard, browser.GuardPattern{Method: g.Method, URL: re})
+	}
+	var srv *server
+	if !opts.Live {
+		if !strings.HasPrefix(origin, "http://") {
+			rep.Notes = append(rep.Notes, "the recording's origin is not plain HTTP: responses are served for HTTP origins only")
+		}
+		srv = newServer(b)
+		addr, closeFn, err := srv.listen()
+		if err != nil {
+			return nil, fmt.Errorf("replay: proxy: %w", err)
+		}
+		defer closeFn()
+		so.Proxy = addr
+	}
+	sess, err := rt.NewSession(ctx, so)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	inputs := func(name string) (string, error) {
+		in, ok := m.Inputs[name]
+		if !ok {
+			return "", fmt.Errorf("the bundle records no input %q", name)
+		}
+		return in.Token, nil
+	}
+	matched := 0
+	for i, a := range plan {
+		want := b.Steps[i]
+		if srv != nil {
+			srv.setStep(i + 1)
+		}
+		r, err := sess.Do(ctx, a, inputs)
+		if err != nil {
+			return nil, err
+		}
+		snap, err := sess.Observe(ctx, browser.ObserveSpec{})
+		sr := StepReport{Index: i + 1, Action: a.Describe(), Status: r.Status, Want: want.Status, Code: r.Code, WantURL: want.URL}
+		if err == nil {
+			o := snap.Obs
+			sr.URL = o.URL
+			sr.DOM, sr.AX, sr.Net = o.DOMHash == want.DOMHash, o.AXHash == want.AXHash, o.NetDigest == want.NetDigest
+			if opts.Live {
+				// Live traffic is the site's, not the recording's: the
+				// network digest is compared, but the address may differ.
+				sr.URL = foldOrigin(o.URL, origin)
+				sr.WantURL = foldOrigin(want.URL, m.Origin)
+			}
+		}
+		sr.Match = err == nil && sr.DOM && sr.AX && sr.Net && (r.Status == want.Status || (r.Status != browser.StatusFailed && want.Status != browser.StatusFailed))
+		if sr.Match {
+			matched++
+		} else if rep.TTD == 0 {
+			rep.TTD = i + 1
+			rep.Diff = explain(b, i+1, snap, sr, err)
+		}
+		rep.Steps = append(rep.Steps, sr)
+	}
+	if srv != nil {
+		rep.Served, rep.Unrecorded = srv.report()
+	}
+	rep.RSR = float64(matched) / float64(len(plan))
+	rep.DVR = 1 - rep.RSR
+	rep.Duration = time.Since(start)
+	if !rep.OK() {
+		return rep, fmt.Errorf("%w: RSR %.2f, first divergence at step %d", ErrDiverged, rep.RSR, rep.TTD)
+	}
+	return rep, nil
+}
+
+func originOf(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return ""
+	}
+	rest := u[i+3:]
+	if j := strings.IndexByte(rest, '/'); j >= 0 {
+		rest = rest[:j]
+	}
+	if rest == "" {
+		return ""
+	}
+	return u[:i+3] + rest
+}
+
+func foldOrigin(u, origin string) string {
+	if origin != "" && strings.HasPrefix(u, origin) {
+		return "{origin}" + u[len(origin):]
+	}
+	return u
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
