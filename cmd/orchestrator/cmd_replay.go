@@ -93,7 +93,10 @@ func cmdBundle(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("o", "", "output file (default DATA_DIR/bundles/RUN-BRANCH.bundle)")
 	asCommit := fs.Bool("commit", false, "a commit bundle: the winner plus the committer's steps and evidence")
 	har := fs.String("har", "", "also write the bundle's network as HAR 1.2 to this file")
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator bundle RUN_ID [BRANCH_ID] [flags]"); fs.PrintDefaults() }
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orchestrator bundle RUN_ID [BRANCH_ID] [flags]")
+		fs.PrintDefaults()
+	}
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
 		return err
@@ -201,7 +204,10 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	chromium := fs.String("chromium", "", "Chromium executable")
 	driver := fs.String("driver", "", "Playwright driver directory")
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator replay BUNDLE|BRANCH_ID [flags]"); fs.PrintDefaults() }
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orchestrator replay BUNDLE|BRANCH_ID [flags]")
+		fs.PrintDefaults()
+	}
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
 		return err
