@@ -255,10 +255,39 @@ func (s *Session) scrubText(t string, extra []string) string {
 }
 
 func (s *Session) scrubBody(contentType string, b []byte) []byte {
-	if s.opts.Scrub != nil {
-		return s.opts.Scrub.Body(contentType, b)
+	if s.opts.Scrub == nil {
+		return b
 	}
-	return b
+	out, vals := s.opts.Scrub.BodyValues(contentType, b)
+	if len(vals) > 0 {
+		s.mu.Lock()
+		if s.sensitive == nil {
+			s.sensitive = map[string]bool{}
+		}
+		for _, v := range vals {
+			s.sensitive[v] = true
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// sensitiveValues lists the values scrubbed from bodies by key, longest
+// first (so a value is replaced before any value it contains).
+func (s *Session) sensitiveValues() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.sensitive))
+	for v := range s.sensitive {
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i]) != len(out[j]) {
+			return len(out[i]) > len(out[j])
+		}
+		return out[i] < out[j]
+	})
+	return out
 }
 
 func (s *Session) scrubURL(u string) string {

@@ -13,7 +13,7 @@
 // against the same responses, a session reaches the same strict hashes
 // whether it executed the actions in one go or continued from a prefix.
 // The page PRNG is seeded per document from the run seed and the document
-// URL, and the clock advances by Env.StepAdvance after every action.
+// path, and the clock advances by Env.StepAdvance after every action.
 //
 // Speculation is read-only: requests matching a session's Guard patterns
 // are blocked and recorded, never sent.

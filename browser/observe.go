@@ -90,6 +90,7 @@ func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	// Strict hashes cover the scrubbed canonical forms: scrubbing is
 	// idempotent, so a replay from scrubbed records hashes the same, and
 	// nothing that leaves the session holds a secret or personal data.
+	res.PII = append(res.PII, s.sensitiveValues()...)
 	res.DOM = s.scrubText(res.DOM, res.PII)
 	snap := Snapshot{DOM: res.DOM, Text: res.Text, PII: res.PII, Answers: make(map[scoring.Probe]scoring.Answer, len(spec.Probes))}
 	for i, p := range spec.Probes {

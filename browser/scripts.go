@@ -4,7 +4,7 @@ import "fmt"
 
 // determinismScript pins the sources of randomness a page can reach. It is
 // installed after the Playwright clock, so its performance.now wins. The
-// PRNG is seeded per document from the run seed and the document URL, so a
+// PRNG is seeded per document from the run seed and the document path, so a
 // document's random stream depends only on what the branch did to reach it.
 //
 // It must not read the clock while it runs: in a new document the
@@ -15,7 +15,9 @@ func determinismScript(runSeed uint64, clockOrigin int64) string {
 	return fmt.Sprintf(`(() => {
   const base = %d >>> 0, base2 = %d >>> 0;
   let h = 2166136261 ^ base;
-  const href = String(location.href);
+  // The path only: queries can carry personal data (replays see tokens
+  // there) and the origin changes with the address a site is served at.
+  const href = String(location.pathname);
   for (let i = 0; i < href.length; i++) { h ^= href.charCodeAt(i); h = Math.imul(h, 16777619); }
   let s = (h ^ base2) | 0;
   const next = () => {
@@ -155,7 +157,10 @@ const observeScript = `(arg) => {
     if (card) { const h = card.querySelector('h1,h2,h3,h4'); if (h) return norm(h.innerText).slice(0, 60); }
     return '';
   };
+  // An open modal dialog hides everything outside it, on screen or not.
+  const modal = Array.from(document.querySelectorAll('[aria-modal="true"],dialog[open]')).find(visible);
   const obscured = (el) => {
+    if (modal && !modal.contains(el)) return true;
     const r = el.getBoundingClientRect();
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
     if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;

@@ -52,7 +52,7 @@ type Scrubber interface {
 	URL(u string) string
 	Text(t string) string
 	TextWith(t string, extra []string) string
-	Body(contentType string, b []byte) []byte
+	BodyValues(contentType string, b []byte) ([]byte, []string)
 }
 
 // SessionOptions configure a session.
@@ -101,6 +101,9 @@ type Session struct {
 	pageErrs    []string
 	unsupported []string
 	docStatus   int
+	// sensitive holds values the capture scrubbed from bodies because of
+	// their key; pages that render them are scrubbed of them too.
+	sensitive map[string]bool
 }
 
 // ErrSessionClosed is returned by a closed session.

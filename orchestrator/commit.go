@@ -3,6 +3,8 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -10,6 +12,8 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/planner"
+	"github.com/multiverse-orchestrator/multiverse/replay"
+	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 	"github.com/multiverse-orchestrator/multiverse/telemetry"
 )
 
@@ -91,8 +95,27 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 		r.sum.Status = "recovered"
 	default:
 		r.sum.Status = "committed"
+		r.seal(ctx, res.Candidate.BranchID)
 	}
 	return nil
+}
+
+// seal writes the commit bundle: the winner's steps, the committer's own
+// steps and the submit's recorded network, so a third party can replay the
+// purchase against the recorded responses and audit it offline.
+func (r *run) seal(ctx context.Context, branchID string) {
+	b, err := replay.Build(ctx, replay.Source{Events: r.elog, Store: r.store, Ledger: r.led}, r.runID, branchID, bundle.KindCommit)
+	if err == nil {
+		path := filepath.Join(r.dd, "bundles", r.runID+"-commit.bundle")
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			if err = bundle.WriteFile(path, b); err == nil {
+				r.sum.Paths.Bundle = path
+				r.rec.add(zeroTime, 0, "bundle", branchID, map[string]any{"path": path, "kind": bundle.KindCommit, "steps": len(b.Steps)})
+				return
+			}
+		}
+	}
+	r.rec.add(zeroTime, 0, "error", branchID, map[string]any{"where": "bundle", "error": err.Error()})
 }
 
 func errString(err error) string {

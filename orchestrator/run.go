@@ -253,7 +253,7 @@ func (r *run) manifest(fp browser.Fingerprint, natsURL string) map[string]any {
 		"budgets": t.Budgets, "search": t.Search, "weights": t.Weights, "environment": t.Environment,
 		"workers": r.workers, "nats": natsURL, "multiverse_version": version, "fingerprint": fp,
 		"scrub_key_sha256": r.sc.Token("multiverse/scrub-key-check"),
-		"origin": t.Origin(), "inputs": r.inputTokens(), "guard": t.Commit.Guard,
+		"origin":           t.Origin(), "inputs": r.inputTokens(), "guard": t.Commit.Guard,
 		"goal": t.Goal.Goal, "boundary": t.Commit.Boundary, "prices": t.Prices,
 	}
 }

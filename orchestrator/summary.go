@@ -78,4 +78,6 @@ type Paths struct {
 	Ledger    string `json:"ledger"`
 	Artifacts string `json:"artifacts"`
 	NATS      string `json:"nats,omitempty"`
+	// Bundle is the commit bundle sealed after a commit.
+	Bundle string `json:"bundle,omitempty"`
 }

@@ -301,7 +301,11 @@ func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h Hist
 	if name == "" && a.Target.AriaLabel == "" {
 		return Candidate{}, false
 	}
-	words := tokens(name + " " + a.Target.AriaLabel)
+	text := name
+	if al := a.Target.AriaLabel; al != "" && !strings.EqualFold(al, name) {
+		text += " " + al
+	}
+	words := tokens(text)
 	score := 0.2
 	var why []string
 	goalHits := 0

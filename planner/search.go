@@ -430,7 +430,10 @@ func (s *Search) EndWave() Decision {
 			s.bounded = append(s.bounded, n)
 			continue
 		}
-		if n.Parent != nil && n.Score.Progress <= parentProgress && a.Input == "" {
+		// Filling a form field (typing, selecting, checking) is progress
+		// on the form even before a goal predicate sees it.
+		fills := a.Input != "" || a.Kind == branch.KindType || a.Kind == branch.KindSelect || a.Kind == branch.KindCheck
+		if n.Parent != nil && n.Score.Progress <= parentProgress && !fills {
 			n.Stall = n.Parent.Stall + 1
 		}
 		if n.Stall >= s.t.Search.StallLimit {
@@ -580,17 +583,31 @@ func (s *Search) expand(n *Node) {
 	}
 }
 
-// destination is the scheme, host and path a link action leads to ("" for
-// anything else).
+// trackingParams are query parameters that say where a link was, not
+// where it goes.
+var trackingParams = map[string]bool{"ref": true, "source": true, "src": true, "from": true, "campaign": true}
+
+// destination is the URL a link action leads to, without fragment and
+// tracking parameters ("" for anything else): two links with the same
+// destination are one idea.
 func destination(obs *branch.Observation, a branch.Action) string {
 	if a.Kind != branch.KindClick || a.Target == nil {
 		return ""
 	}
 	for _, af := range obs.Affordances {
 		if af.Target.CSS == a.Target.CSS && af.Href != "" {
-			if u, err := url.Parse(af.Href); err == nil {
-				return u.Scheme + "://" + u.Host + u.Path
+			u, err := url.Parse(af.Href)
+			if err != nil {
+				return ""
 			}
+			q := u.Query()
+			for k := range q {
+				if trackingParams[strings.ToLower(k)] || strings.HasPrefix(strings.ToLower(k), "utm_") {
+					q.Del(k)
+				}
+			}
+			u.RawQuery, u.Fragment = q.Encode(), ""
+			return u.String()
 		}
 	}
 	return ""

@@ -105,7 +105,10 @@ func (s *Scrubber) cookieValue(v string) string {
 	return s.Token(v)
 }
 
-var piiKey = regexp.MustCompile(`(?i)(e-?mail|phone|mobile|tel$|^name$|first_?name|last_?name|full_?name|address|street|postcode|zip|card|^cc|cvc|cvv|iban|passw|secret|token|ssn|birth)`)
+// piiKey matches keys whose values are personal data or credentials. A
+// bare "name" is left out on purpose: in structured data it names plans,
+// products and fields far more often than people.
+var piiKey = regexp.MustCompile(`(?i)(e-?mail|phone|mobile|tel$|first_?name|last_?name|full_?name|address|street|postcode|zip|card|^cc|cvc|cvv|iban|passw|secret|token|ssn|birth)`)
 
 // SensitiveKey reports whether a field or parameter name names personal
 // data or credentials.
@@ -199,23 +202,32 @@ func (s *Scrubber) TextWith(t string, extra []string) string {
 // a request body) the body is sniffed, so the capture and a replay treat
 // the same bytes the same way.
 func (s *Scrubber) Body(contentType string, b []byte) []byte {
+	out, _ := s.BodyValues(contentType, b)
+	return out
+}
+
+// BodyValues scrubs a body like Body and also returns the values it
+// replaced because of their key (not their shape): a page that renders
+// them shows them raw, so whoever hashes that page must scrub them there
+// too.
+func (s *Scrubber) BodyValues(contentType string, b []byte) ([]byte, []string) {
 	ct := strings.ToLower(contentType)
 	if ct == "" || strings.HasPrefix(ct, "text/plain") {
 		ct = sniff(b)
 	}
 	switch {
 	case strings.Contains(ct, "json"):
-		return s.JSON(b)
+		return s.jsonValues(b)
 	case strings.Contains(ct, "x-www-form-urlencoded"):
 		u := s.URL("http://form/?" + string(b))
 		if i := strings.IndexByte(u, '?'); i >= 0 {
-			return []byte(u[i+1:])
+			return []byte(u[i+1:]), nil
 		}
-		return []byte(s.Text(string(b)))
+		return []byte(s.Text(string(b))), nil
 	case strings.HasPrefix(ct, "text/"), strings.Contains(ct, "javascript"), strings.Contains(ct, "xml"), ct == "":
-		return []byte(s.Text(string(b)))
+		return []byte(s.Text(string(b))), nil
 	}
-	return b
+	return b, nil
 }
 
 var formRE = regexp.MustCompile(`^[^=&\s]+=[^&\s]*(&[^=&\s]+=[^&\s]*)*$`)
@@ -254,38 +266,48 @@ func Luhn(digits string) bool {
 // JSON scrubs a JSON document: values under sensitive keys become tokens,
 // every other string is scrubbed as text. Invalid JSON is scrubbed as text.
 func (s *Scrubber) JSON(b []byte) []byte {
+	out, _ := s.jsonValues(b)
+	return out
+}
+
+func (s *Scrubber) jsonValues(b []byte) ([]byte, []string) {
 	var v any
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		return []byte(s.Text(string(b)))
+		return []byte(s.Text(string(b))), nil
 	}
-	out, err := json.Marshal(s.value(v, false))
+	var byKey []string
+	out, err := json.Marshal(s.value(v, false, &byKey))
 	if err != nil {
-		return []byte(s.Text(string(b)))
+		return []byte(s.Text(string(b))), nil
 	}
-	return out
+	return out, byKey
 }
 
-func (s *Scrubber) value(v any, sensitive bool) any {
+func (s *Scrubber) value(v any, sensitive bool, byKey *[]string) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			x[k] = s.value(e, sensitive || SensitiveKey(k))
+			x[k] = s.value(e, sensitive || SensitiveKey(k), byKey)
 		}
 		return x
 	case []any:
 		for i, e := range x {
-			x[i] = s.value(e, sensitive)
+			x[i] = s.value(e, sensitive, byKey)
 		}
 		return x
 	case string:
 		if sensitive && x != "" {
+			if !IsToken(x) {
+				*byKey = append(*byKey, x)
+			}
 			return s.Token(x)
 		}
 		return s.Text(x)
 	case json.Number:
 		if sensitive {
+			*byKey = append(*byKey, x.String())
 			return s.Token(x.String())
 		}
 		return x

@@ -110,6 +110,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.register(fs)
 	latency := fs.Duration("latency", 100*time.Millisecond, "demo site response latency")
 	ab := fs.String("ab", "A", "demo site A/B variant: A, B or random")
+	chaos := fs.Bool("chaos", false, "turn on the demo site's chaos: a late cookie modal, lazy-loaded plans, Math.random and Date in pages, timer races")
 	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator demo [flags]"); fs.PrintDefaults() }
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
@@ -130,6 +131,9 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	knobs := sites.DefaultKnobs()
 	knobs.Latency = *latency
 	knobs.ABVariant = *ab
+	if *chaos {
+		knobs.LateBanner, knobs.Modal, knobs.LazyContent, knobs.PageRandom, knobs.TimerRace = true, true, true, true, true
+	}
 	if err := os.MkdirAll(filepath.Join(f.dataDir, "demo-site"), 0o755); err != nil {
 		return badInput("data dir %s: %v", f.dataDir, err)
 	}

@@ -123,6 +123,9 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 	fmt.Fprintf(w, "            events    %s  (orchestrator events %s --data-dir %s)\n", s.Paths.Events, s.RunID, s.Paths.DataDir)
 	fmt.Fprintf(w, "            ledger    %s  (orchestrator ledger list --data-dir %s)\n", s.Paths.Ledger, s.Paths.DataDir)
 	fmt.Fprintf(w, "            artifacts %s\n", s.Paths.Artifacts)
+	if s.Paths.Bundle != "" {
+		fmt.Fprintf(w, "            bundle    %s  (orchestrator replay %s)\n", s.Paths.Bundle, s.Paths.Bundle)
+	}
 	status := s.Status
 	if err != nil {
 		status += ": " + oneLine(err.Error())
