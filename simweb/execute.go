@@ -1,0 +1,519 @@
+package simweb
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+	"github.com/multiverse-orchestrator/multiverse/task"
+	"github.com/multiverse-orchestrator/multiverse/worker"
+)
+
+// WorkerName is the worker name simulated results carry.
+const WorkerName = "simweb"
+
+// Cost is what executing a plan cost in the simulated web.
+type Cost struct {
+	// SimMS is the simulated time: page latencies plus ActionOverheadMS
+	// per action.
+	SimMS int64 `json:"sim_ms"`
+	// Actions counts the executed actions (a failed one included).
+	Actions int `json:"actions"`
+	// Units is the sum of the task's prices of the executed actions, a
+	// paid link's multiplier applied.
+	Units float64 `json:"units"`
+}
+
+// Add returns the sum of two costs.
+func (c Cost) Add(d Cost) Cost {
+	return Cost{SimMS: c.SimMS + d.SimMS, Actions: c.Actions + d.Actions, Units: c.Units + d.Units}
+}
+
+// netRec is one request of a simulated branch.
+type netRec struct {
+	step    int
+	method  string
+	url     string
+	status  int
+	body    string
+	size    int
+	blocked bool
+}
+
+// clone returns an independent copy of the tab.
+func (ss *session) clone() *session {
+	c := *ss
+	c.net = append([]netRec(nil), ss.net...)
+	c.blocked = make(map[string]int, len(ss.blocked))
+	for k, n := range ss.blocked {
+		c.blocked[k] = n
+	}
+	if ss.v != nil {
+		c.v = ss.v.clone()
+	}
+	return &c
+}
+
+// bodyOf returns the hash and size of the scrubbed document a GET request
+// was answered with, rendering it again when it was not yet needed.
+func (ss *session) bodyOf(r netRec, sc *scrubber) (string, int) {
+	if r.body != "" || r.status == 0 || r.method != "GET" {
+		return r.body, r.size
+	}
+	key := r.url + "\x00" + sc.key
+	if b, ok := ss.site.bodies.Load(key); ok {
+		x := b.(body)
+		return x.hash, x.size
+	}
+	v, ok := ss.site.load(r.url)
+	if !ok {
+		return "", 0
+	}
+	x := body{}
+	x.hash, x.size = v.hashDOM(sc.withPII(v).text)
+	ss.site.bodies.Store(key, x)
+	return x.hash, x.size
+}
+
+// body is the hash and size of a served document.
+type body struct {
+	hash string
+	size int
+}
+
+// session is the simulated browser tab of one execution.
+type session struct {
+	site    *Site
+	spec    *worker.Spec
+	v       *view
+	net     []netRec
+	blocked map[string]int
+	step    int
+}
+
+// Execute replays plan from a fresh simulated tab, as a browser worker
+// does: every action in order (the first is normally the navigation to
+// the start URL), stopping at the first failed one, then observes the page
+// and evaluates spec's predicates, boundary and dead-end detectors. The
+// result has the browser worker's shape: status ok or failed with a stable
+// error code (selector_not_found, element_hidden, page_error, …), one step
+// per executed action with start and end on the simulated clock (which
+// starts at spec's pinned clock), the observation, the boundary verdict,
+// every response, and the guarded requests that were blocked. RunID,
+// BranchID and Attempt are left for the caller. A nil spec is an empty
+// one. Execute never fails: a plan the site cannot execute is a failed
+// result. It is deterministic: the same plan and spec give the same
+// result and cost.
+func (s *Site) Execute(plan branch.Plan, spec *worker.Spec) (*worker.Result, Cost) {
+	res, costs := s.execute(plan, spec)
+	var total Cost
+	for _, c := range costs {
+		total = total.Add(c)
+	}
+	return res, total
+}
+
+// execute is Execute with the cost of every executed action.
+func (s *Site) execute(plan branch.Plan, spec *worker.Spec) (*worker.Result, []Cost) {
+	r := s.newRun(spec)
+	r.advance(plan)
+	return r.result(plan)
+}
+
+// run is an execution in progress: the tab and what its steps did. A run
+// can be cloned and advanced further, which is how Evaluate executes a
+// child without replaying its parent's prefix; the result is the same as
+// a full replay's.
+type run struct {
+	ss      *session
+	clock   time.Time
+	stepDur time.Duration
+	steps   []worker.Step
+	costs   []Cost
+	elapsed int64
+	failed  bool
+}
+
+func (s *Site) newRun(spec *worker.Spec) *run {
+	if spec == nil {
+		spec = &worker.Spec{}
+	}
+	r := &run{ss: &session{site: s, spec: spec, blocked: map[string]int{}}, clock: spec.Env.Clock, stepDur: spec.Env.StepAdvance.D()}
+	if r.clock.IsZero() {
+		r.clock = task.DefaultClock
+	}
+	if r.stepDur <= 0 {
+		r.stepDur = time.Second
+	}
+	return r
+}
+
+// clone returns an independent copy of the run.
+func (r *run) clone() *run {
+	c := *r
+	c.ss = r.ss.clone()
+	c.steps = append([]worker.Step(nil), r.steps...)
+	c.costs = append([]Cost(nil), r.costs...)
+	return &c
+}
+
+// advance executes the actions of plan after those already executed,
+// stopping at the first failed one.
+func (r *run) advance(plan branch.Plan) {
+	ss := r.ss
+	for i := len(r.steps); i < len(plan) && !r.failed; i++ {
+		a := plan[i]
+		ss.step = i + 1
+		out := ss.do(a)
+		c := Cost{SimMS: ActionOverheadMS + out.loadMS, Actions: 1, Units: ss.site.price(a.Kind) * out.mult}
+		r.costs = append(r.costs, c)
+		sr := browser.StepResult{Step: i + 1, Status: browser.StatusOK, Strategy: out.strategy,
+			Start: r.clock.Add(time.Duration(r.elapsed) * time.Millisecond)}
+		r.elapsed += c.SimMS
+		sr.End = r.clock.Add(time.Duration(r.elapsed) * time.Millisecond)
+		sr.VirtualTime = r.clock.Add(time.Duration(i+1) * r.stepDur).UnixMilli()
+		if strings.HasPrefix(out.strategy, "healed:") {
+			sr.Status, sr.Strategy = browser.StatusHealed, strings.TrimPrefix(out.strategy, "healed:")
+		}
+		if out.code != "" {
+			sr.Status, sr.Code, sr.Error = browser.StatusFailed, out.code, out.msg
+			r.failed = true
+		}
+		r.steps = append(r.steps, worker.Step{StepResult: sr})
+	}
+}
+
+// result observes the page and builds the worker result of plan, whose
+// actions the run has executed.
+func (r *run) result(plan branch.Plan) (*worker.Result, []Cost) {
+	res := &worker.Result{Worker: WorkerName, Started: r.clock}
+	if len(plan) == 0 {
+		res.Status, res.ErrCode, res.ErrMsg = worker.ResultFailed, "bad_job", "the plan is empty"
+		return res, nil
+	}
+	last := len(plan) - 1
+	res.Steps = make([]worker.Step, len(r.steps))
+	for i, st := range r.steps {
+		st.Replayed = i < last
+		res.Steps[i] = st
+		if i < last {
+			res.Timing.Prefix += r.costs[i].SimMS
+		} else {
+			res.Timing.Action = r.costs[i].SimMS
+		}
+		if st.Status == browser.StatusFailed {
+			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = worker.ResultFailed, st.Code, st.Error, i+1
+			if i < last {
+				res.ErrMsg = fmt.Sprintf("replaying the prefix diverged at step %d: %s", i+1, st.Error)
+			}
+		}
+	}
+	ss := r.ss
+	if (!r.failed || res.ErrStep == len(plan)) && ss.v != nil {
+		ss.observe(res, len(plan), r.clock.Add(time.Duration(len(plan))*r.stepDur))
+	}
+	if res.Status == "" {
+		res.Status = worker.ResultOK
+		if res.Obs == nil {
+			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = worker.ResultFailed, browser.CodePageError, "no page was loaded", len(plan)
+		}
+	}
+	res.Blocked = ss.blockedList()
+	res.Timing.Total = res.Timing.Prefix + res.Timing.Action
+	return res, append([]Cost(nil), r.costs...)
+}
+
+func (s *Site) price(kind string) float64 {
+	if p, ok := s.Prices[kind]; ok {
+		return p
+	}
+	return 1
+}
+
+// outcome is what one action did.
+type outcome struct {
+	strategy  string
+	code, msg string
+	loadMS    int64   // page latency of a load the action caused
+	mult      float64 // price multiplier (a paid link)
+}
+
+func fail(code, format string, args ...any) outcome {
+	return outcome{code: code, msg: fmt.Sprintf(format, args...), mult: 1}
+}
+
+func (ss *session) do(a branch.Action) outcome {
+	value := a.Value
+	if a.Input != "" {
+		in, ok := ss.spec.Inputs[a.Input]
+		if !ok {
+			return fail(browser.CodeInputMissing, "the task has no input %q", a.Input)
+		}
+		v, err := in.Resolve()
+		if err != nil {
+			return fail(browser.CodeInputMissing, "%v", err)
+		}
+		value = v
+	}
+	if value == browser.RedactedPlaceholder {
+		return fail(browser.CodeRedactedValue, "refusing to type a redacted placeholder")
+	}
+	switch a.Kind {
+	case branch.KindNavigate:
+		return ss.navigate(a.URL)
+	case branch.KindScroll:
+		if ss.v == nil {
+			return fail(browser.CodePageError, "no page is open")
+		}
+		return outcome{mult: 1}
+	case branch.KindEval:
+		return fail(browser.CodeUnsupported, "the simulated web runs no scripts")
+	case branch.KindKeyPress:
+		if a.Target == nil {
+			return outcome{mult: 1}
+		}
+	case branch.KindWaitFor:
+		if a.Target == nil {
+			if _, err := time.ParseDuration(value); err != nil {
+				return fail(browser.CodeUnsupported, "wait_for needs a target or a duration")
+			}
+			return outcome{mult: 1}
+		}
+	case branch.KindClick, branch.KindType, branch.KindSelect, branch.KindCheck:
+	default:
+		return fail(browser.CodeUnsupported, "unknown action kind %s", a.Kind)
+	}
+	if a.Target == nil {
+		return fail(browser.CodeUnsupported, "%s needs a target", a.Kind)
+	}
+	if ss.v == nil {
+		return fail(browser.CodeSelectorNotFound, "no page is open")
+	}
+	c, strategy, o := ss.resolve(a.Target)
+	if o.code != "" {
+		return o
+	}
+	var out outcome
+	switch a.Kind {
+	case branch.KindClick:
+		out = ss.click(c)
+	case branch.KindType:
+		out = ss.typeInto(c, value)
+	case branch.KindSelect:
+		out = ss.selectIn(c, value)
+	case branch.KindCheck:
+		if c.kind != FieldCheckbox {
+			return fail(browser.CodePageError, "Error: Not a checkbox or radio button")
+		}
+		c.checked = value != "false"
+		out = outcome{mult: 1}
+	case branch.KindKeyPress:
+		out = outcome{mult: 1}
+		switch {
+		case value != "Enter":
+		case c.kind == "link" || c.kind == "button":
+			out = ss.click(c)
+		case c.form >= 0:
+			out = ss.submit(ss.v.forms[c.form])
+		}
+	case branch.KindWaitFor:
+		out = outcome{mult: 1}
+	}
+	if out.code == "" {
+		out.strategy = strategy
+	}
+	return out
+}
+
+// navigate loads rawURL. Only the site's origin resolves.
+func (ss *session) navigate(rawURL string) outcome {
+	v, ok := ss.site.load(rawURL)
+	if !ok {
+		return fail(browser.CodePageError, "page.goto: net::ERR_NAME_NOT_RESOLVED at %s", rawURL)
+	}
+	ss.enter(v, "GET")
+	return outcome{loadMS: v.page.LatencyMS, mult: 1}
+}
+
+// enter makes v the current page and records its request.
+func (ss *session) enter(v *view, method string) {
+	ss.v = v
+	ss.net = append(ss.net, netRec{step: ss.step, method: method, url: v.url, status: v.status})
+}
+
+// resolve finds the target's element the way the browser does: the
+// strategies it carries in the order testid, aria_label, role and name,
+// id, field, text, css; the first that names exactly one visible element
+// wins. A later strategy winning is a healed step; a target whose only
+// matches are hidden is element_hidden.
+func (ss *session) resolve(t *branch.Target) (*control, string, outcome) {
+	type strat struct {
+		name  string
+		match func(c *control) bool
+	}
+	var list []strat
+	add := func(name, v string, f func(c *control) bool) {
+		if v != "" {
+			list = append(list, strat{name, f})
+		}
+	}
+	v := ss.v
+	add("testid", t.TestID, func(c *control) bool { return c.testid == t.TestID })
+	add("aria_label", t.AriaLabel, func(c *control) bool { return c.aria == t.AriaLabel })
+	if t.Role != "" && t.Name != "" {
+		// Role queries see the accessibility tree only: hidden elements
+		// are not in it.
+		add("role", t.Role, func(c *control) bool { return c.role == t.Role && c.name == t.Name && c.visible(v.menuOpen) })
+	}
+	add("id", t.ID, func(c *control) bool { return c.id == t.ID })
+	add("field", t.Field, func(c *control) bool { return c.field == t.Field })
+	add("text", t.Text, func(c *control) bool { return c.text != "" && c.text == strings.Join(strings.Fields(t.Text), " ") })
+	add("css", t.CSS, func(c *control) bool { return c.css == t.CSS })
+	if len(list) == 0 {
+		return nil, "", fail(browser.CodeSelectorNotFound, "the target has no strategy")
+	}
+	sawHidden := false
+	for i, st := range list {
+		var shown *control
+		n, all := 0, 0
+		for _, c := range v.controls {
+			if st.match(c) {
+				all++
+				if c.visible(v.menuOpen) {
+					n++
+					shown = c
+				}
+			}
+		}
+		if n != 1 {
+			sawHidden = sawHidden || (n == 0 && all > 0)
+			continue
+		}
+		name := st.name
+		if i > 0 {
+			name = "healed:" + name
+		}
+		return shown, name, outcome{}
+	}
+	if sawHidden {
+		return nil, "", fail(browser.CodeElementHidden, "target %s is not visible", t.Describe())
+	}
+	return nil, "", fail(browser.CodeSelectorNotFound, "no strategy found target %s", t.Describe())
+}
+
+func (ss *session) click(c *control) outcome {
+	switch {
+	case c.kind == "link":
+		v, ok := ss.site.load(c.href)
+		if !ok {
+			return fail(browser.CodePageError, "net::ERR_NAME_NOT_RESOLVED at %s", c.href)
+		}
+		ss.enter(v, "GET")
+		return outcome{loadMS: v.page.LatencyMS, mult: c.cost}
+	case c.submit:
+		return ss.submit(ss.v.forms[c.form])
+	case c.effect == EffectMenu:
+		ss.v.menuOpen = !ss.v.menuOpen
+	case c.kind == FieldCheckbox:
+		c.checked = !c.checked
+	}
+	return outcome{mult: 1}
+}
+
+func (ss *session) typeInto(c *control, value string) outcome {
+	switch c.kind {
+	case FieldText, FieldEmail, FieldSearch:
+	case FieldNumber:
+		if _, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err != nil && value != "" {
+			return fail(browser.CodePageError, "Error: Cannot type text into input[type=number]")
+		}
+	default:
+		return fail(browser.CodePageError, "Error: Element is not an <input>, <textarea> or [contenteditable] element")
+	}
+	c.value = value
+	return outcome{mult: 1}
+}
+
+func (ss *session) selectIn(c *control, value string) outcome {
+	if c.kind != FieldSelect {
+		return fail(browser.CodePageError, "Error: Element is not a <select> element")
+	}
+	for _, o := range c.options {
+		if o.Value == value {
+			c.value = o.Value
+			return outcome{mult: 1}
+		}
+	}
+	for _, o := range c.options {
+		if o.Text == value {
+			c.value = o.Value
+			return outcome{mult: 1}
+		}
+	}
+	return fail(browser.CodeTimeout, "locator.selectOption: Timeout exceeded: did not find option %q", value)
+}
+
+// submit submits a form: a required field left empty stops it (the
+// browser's validation), a GET loads the action with the fields as the
+// query, a guarded POST is blocked and recorded, any other POST places an
+// order.
+func (ss *session) submit(f *formView) outcome {
+	for _, c := range f.fields {
+		if c.required && c.visible(ss.v.menuOpen) && ((c.kind == FieldCheckbox && !c.checked) || (c.kind != FieldCheckbox && c.value == "")) {
+			return outcome{mult: 1} // the browser shows a validation bubble; nothing is sent
+		}
+	}
+	var pairs []string
+	for _, c := range f.fields {
+		if c.field == "" || (c.kind == FieldCheckbox && !c.checked) {
+			continue
+		}
+		pairs = append(pairs, url.QueryEscape(c.field)+"="+url.QueryEscape(c.value))
+	}
+	query := strings.Join(pairs, "&")
+	target := ss.site.Origin + f.action
+	if f.method != "POST" {
+		v, _ := ss.site.load(target + "?" + query)
+		ss.enter(v, "GET")
+		return outcome{loadMS: v.page.LatencyMS, mult: 1}
+	}
+	for _, g := range ss.spec.Guard {
+		if (g.Method == "" || strings.EqualFold(g.Method, "POST")) && scoring.MatchString(g.URL, target) {
+			ss.blocked["POST "+target]++
+			ss.net = append(ss.net, netRec{step: ss.step, method: "POST", url: target, blocked: true})
+			return outcome{mult: 1}
+		}
+	}
+	id := "ORD-" + strconv.Itoa(100000+int(hashMod(ss.site.Origin+"\x00"+query, 900000)))
+	ss.net = append(ss.net, netRec{step: ss.step, method: "POST", url: target, status: 303, body: sha(query), size: len(query)})
+	v, _ := ss.site.load(target + "/" + id)
+	ss.enter(v, "GET")
+	return outcome{loadMS: 2 * v.page.LatencyMS, mult: 1}
+}
+
+func hashMod(s string, m uint64) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h % m
+}
+
+func (ss *session) blockedList() []string {
+	if len(ss.blocked) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(ss.blocked))
+	for k := range ss.blocked {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
