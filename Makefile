@@ -20,10 +20,13 @@ build: deps
 demo: build
 	$(BIN)/orchestrator demo --data-dir $(DATA_DIR)
 
-## test: the whole suite, with real Chromium, embedded NATS JetStream and SQLite
+## test: the whole suite, with real Chromium, embedded NATS JetStream and SQLite,
+## then the decoders' fuzz targets (task files, bundles) for a short time
 test: deps
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 25m ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 10s -fuzzminimizetime 2s ./task/
+	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 10s -fuzzminimizetime 2s ./replay/bundle/
 
 ## test-short: unit tests only (no browser)
 test-short:

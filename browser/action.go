@@ -169,6 +169,11 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 	if err != nil {
 		return "", err
 	}
+	if a.Input != "" && s.opts.SecretInputs[a.Input] {
+		s.mu.Lock()
+		s.masked = append(s.masked, a.Target)
+		s.mu.Unlock()
+	}
 	switch a.Kind {
 	case branch.KindClick:
 		err = loc.Click(playwright.LocatorClickOptions{Timeout: timeout})

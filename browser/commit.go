@@ -81,7 +81,7 @@ func (s *Session) Screenshot(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("browser: no artifact store")
 	}
 	png, err := s.page.Screenshot(playwright.PageScreenshotOptions{Type: playwright.ScreenshotTypePng,
-		Caret: playwright.ScreenshotCaretInitial})
+		Caret: playwright.ScreenshotCaretInitial, Mask: s.maskLocators()})
 	if err != nil {
 		return "", fmt.Errorf("browser: screenshot: %w", err)
 	}

@@ -143,6 +143,27 @@ func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	return snap, nil
 }
 
+// maskLocators covers what a screenshot must not show: password fields
+// and every field a secret was typed into.
+func (s *Session) maskLocators() []playwright.Locator {
+	out := []playwright.Locator{s.page.Locator("input[type=password]")}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.masked {
+		switch {
+		case t.ID != "":
+			out = append(out, s.page.Locator(attrSel("id", t.ID)))
+		case t.Field != "":
+			out = append(out, s.page.Locator(attrSel("name", t.Field)))
+		case t.TestID != "":
+			out = append(out, s.page.Locator(attrSel("data-testid", t.TestID)))
+		case t.CSS != "":
+			out = append(out, s.page.Locator(t.CSS))
+		}
+	}
+	return out
+}
+
 // Read returns the text of the first element matching selector, or its
 // attribute attr; ok is false when no element matches.
 func (s *Session) Read(ctx context.Context, selector, attr string) (value string, ok bool, err error) {

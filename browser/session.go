@@ -14,6 +14,7 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/branch"
 )
 
 // Env is the frozen environment of a session.
@@ -28,6 +29,8 @@ type Env struct {
 	Clock         time.Time
 	StepAdvance   time.Duration
 	ActionTimeout time.Duration
+	// Headers are extra HTTP headers sent with every request.
+	Headers map[string]string
 }
 
 // GuardPattern names requests a speculative session must not send.
@@ -70,6 +73,9 @@ type SessionOptions struct {
 	Volatile []string
 	// Record keeps response bodies in the artifact store.
 	Record bool
+	// SecretInputs names the task inputs whose values are secrets: fields
+	// they are typed into are masked in screenshots.
+	SecretInputs map[string]bool
 	// NoControls leaves the page's clock and randomness alone (no pinned
 	// clock, no seeded Math.random): only to show what the determinism
 	// controls buy.
@@ -104,6 +110,8 @@ type Session struct {
 	// sensitive holds values the capture scrubbed from bodies because of
 	// their key; pages that render them are scrubbed of them too.
 	sensitive map[string]bool
+	// masked are the targets secrets were typed into.
+	masked []*branch.Target
 }
 
 // ErrSessionClosed is returned by a closed session.
@@ -140,9 +148,13 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		AcceptDownloads:   playwright.Bool(false),
 		ColorScheme:       playwright.ColorSchemeLight,
 	}
+	co.ExtraHttpHeaders = map[string]string{}
 	if e.Locale != "" {
 		co.Locale = playwright.String(e.Locale)
-		co.ExtraHttpHeaders = map[string]string{"Accept-Language": e.Locale}
+		co.ExtraHttpHeaders["Accept-Language"] = e.Locale
+	}
+	for k, v := range e.Headers {
+		co.ExtraHttpHeaders[k] = v
 	}
 	if e.Timezone != "" {
 		co.TimezoneId = playwright.String(e.Timezone)

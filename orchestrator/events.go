@@ -119,12 +119,22 @@ func (r *run) countBranches(search *planner.Search) {
 	}
 	sort.Strings(explored)
 	r.sum.Warm, r.sum.Actions = 0, 0
+	var tm TimingSummary
 	for _, res := range r.results {
 		r.sum.Actions += len(res.Steps)
 		if res.Reused {
 			r.sum.Warm++
 		}
+		tm.ContextMS += float64(res.Timing.Context)
+		tm.PrefixMS += float64(res.Timing.Prefix)
+		tm.ActionMS += float64(res.Timing.Action)
+		tm.ObserveMS += float64(res.Timing.Observe)
+		tm.TotalMS += float64(res.Timing.Total)
 	}
+	if n := float64(len(r.results)); n > 0 {
+		tm = TimingSummary{ContextMS: tm.ContextMS / n, PrefixMS: tm.PrefixMS / n, ActionMS: tm.ActionMS / n, ObserveMS: tm.ObserveMS / n, TotalMS: tm.TotalMS / n}
+	}
+	r.sum.Timing = tm
 	r.sum.Branches = c
 	r.sum.Explored = explored
 	r.sum.Spent = search.Spent()

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -160,8 +161,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	r := &run{ctx: ctx, cfg: cfg, t: t, log: log, dd: dd, store: store, elog: elog, led: led, rec: rec, sum: sum,
 		runID: runID, key: key, sc: sc, workers: workers, start: start, results: map[string]*worker.Result{},
 		spans: map[string]trace.Span{}}
+	cpu0 := cpuTime()
 	err = r.execute(ctx)
 	sum.Elapsed = time.Since(start)
+	sum.CPU = cpuTime() - cpu0
 	if err != nil {
 		sum.Error = err.Error()
 		if sum.Status == "" {
@@ -174,6 +177,15 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		err = fmt.Errorf("orchestrator: event log: %w", ferr)
 	}
 	return sum, err
+}
+
+// cpuTime is this process's user + system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func statusOf(err error) string {
@@ -250,12 +262,29 @@ func (r *run) manifest(fp browser.Fingerprint, natsURL string) map[string]any {
 	return map[string]any{
 		"task": t.Name, "task_digest": t.Digest(), "task_file": t.File(), "start_url": r.sc.URL(t.StartURL),
 		"seed": strconv.FormatUint(t.Seed, 10), "seed_from_task": t.SeedSet,
-		"budgets": t.Budgets, "search": t.Search, "weights": t.Weights, "environment": t.Environment,
+		"budgets": t.Budgets, "search": t.Search, "weights": t.Weights, "environment": r.environment(),
 		"workers": r.workers, "nats": natsURL, "multiverse_version": version, "fingerprint": fp,
 		"scrub_key_sha256": r.sc.Token("multiverse/scrub-key-check"),
 		"origin":           t.Origin(), "inputs": r.inputTokens(), "guard": t.Commit.Guard,
 		"goal": t.Goal.Goal, "boundary": t.Commit.Boundary, "prices": t.Prices,
 	}
+}
+
+// environment is the task's environment for the manifest, header values
+// replaced by their tokens.
+func (r *run) environment() task.Environment {
+	e := r.t.Environment
+	if len(e.Headers) > 0 {
+		hs := make(map[string]task.Input, len(e.Headers))
+		for name, h := range e.Headers {
+			if !h.Secret() {
+				h.Value = r.sc.Token(h.Value)
+			}
+			hs[name] = h
+		}
+		e.Headers = hs
+	}
+	return e
 }
 
 // inputTokens says, for each task input, what a replay types in its

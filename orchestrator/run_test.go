@@ -59,9 +59,14 @@ func demoTask(t *testing.T, url string) *task.Task {
 
 func runDemo(t *testing.T, s *site, dataDir string) (*orchestrator.Summary, error) {
 	t.Helper()
+	return runTask(t, demoTask(t, s.srv.URL()), dataDir, false)
+}
+
+func runTask(t *testing.T, tk *task.Task, dataDir string, exploreOnly bool) (*orchestrator.Summary, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	return orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.srv.URL()), DataDir: dataDir, Workers: 4, NoScreenshots: true})
+	return orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dataDir, Workers: 4, NoScreenshots: true, ExploreOnly: exploreOnly})
 }
 
 func events(t *testing.T, dataDir, runID string) []eventlog.Event {
@@ -234,7 +239,7 @@ func TestDemoEndToEnd(t *testing.T) {
 
 	// The same site at another address: digests fold the origin.
 	other := startSite(t, k)
-	third, err := runDemo(t, other, t.TempDir())
+	third, err := runTask(t, demoTask(t, other.srv.URL()), t.TempDir(), true)
 	if err != nil {
 		t.Fatalf("third run: %v", err)
 	}
@@ -255,11 +260,17 @@ func TestRandomVariantNoSecondOrder(t *testing.T) {
 	k.ABVariant = "random"
 	s := startSite(t, k)
 	dir := t.TempDir()
-	a, err := runDemo(t, s, dir)
+	// Start at the pricing page, where the variants differ (variant B
+	// shows monthly prices first and orders the plans the other way).
+	tk, err := demoTask(t, s.srv.URL()).WithStartURL(s.srv.URL() + "/pricing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := runTask(t, tk, dir, false)
 	if err != nil {
 		t.Fatalf("first run: %v", err)
 	}
-	b, err := runDemo(t, s, dir)
+	b, err := runTask(t, tk, dir, false)
 	if err != nil {
 		t.Fatalf("second run: %v", err)
 	}

@@ -34,9 +34,24 @@ type Summary struct {
 	// workers executed, replays included.
 	Warm    int `json:"warm_branches"`
 	Actions int `json:"actions_executed"`
+	// Timing is where branch time went, mean milliseconds per executed
+	// branch, as the workers measured it.
+	Timing TimingSummary `json:"timing"`
+	// CPU is this process's CPU time (user + system) for the run: the
+	// orchestrator's own cost, plus in-process workers' Go side.
+	CPU time.Duration `json:"cpu_ns"`
 	// MaxConcurrent is the largest number of branches whose action spans
 	// overlapped in time.
 	MaxConcurrent int `json:"max_concurrent_branches"`
+}
+
+// TimingSummary holds mean per-branch timings in milliseconds.
+type TimingSummary struct {
+	ContextMS float64 `json:"context_ms"`
+	PrefixMS  float64 `json:"prefix_ms"`
+	ActionMS  float64 `json:"action_ms"`
+	ObserveMS float64 `json:"observe_ms"`
+	TotalMS   float64 `json:"total_ms"`
 }
 
 // BranchCounts counts branches by how they ended.

@@ -1,26 +1,93 @@
 #!/usr/bin/env bash
-# The benchmark report: Go benchmarks (orchestrator overhead per step,
-# bus round trip, event log, artifacts, ledger) and the demo's wall clock
-# with 1 and with 4 workers, measured in the same run.
+# The benchmark report. Speed targets are checked here as ratios measured in
+# the same run, never in timed tests (these machines are shared and noisy).
+#
+#   1. search strategies on 200 seeded simulated sites (simbench)
+#   2. Go benchmarks: frontier at 100k branches, orchestrator overhead per
+#      step over embedded JetStream, bus round trip, event log, ledger
+#   3. the demo with real Chromium on the latency-bound demo site (100 ms):
+#      wall clock to the commit boundary with 1, 2 and 4 in-process workers
+#   4. capture and replay: capture overhead per step, replay wall clock as a
+#      ratio of capture, bundle size of the winner
+#   5. distributed: branch throughput with 1, 2 and 4 worker processes, and
+#      orchestrator CPU per 1,000 branches
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/orchestrator ./cmd/orchestrator
+go build -o bin/worker ./cmd/worker
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+num() { python3 -c "import json,sys; s=json.load(open('$1'))['summary']; print($2)"; }
 
-echo "== Go benchmarks"
-go test -run '^$' -bench 'BenchmarkOrchestratorStep' -benchtime 5x ./orchestrator/
-go test -run '^$' -bench 'BenchmarkJobRoundTrip' -benchtime 500x ./bus/
-go test -run '^$' -bench '.' -benchtime 200x ./eventlog/ ./artifacts/ ./commit/ledger/
+echo "== 1. Search strategies on 200 simulated sites (4 simulated workers)"
+go run ./cmd/simbench -sites 200 -seed 1 -workers 4
 
 echo
-echo "== Demo wall clock (embedded demo site, 100 ms latency, real Chromium)"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-declare -A wall
-for w in 1 4; do
-  out=$(bin/orchestrator demo --workers "$w" --data-dir "$tmp/w$w" --json --quiet)
-  secs=$(printf '%s' "$out" | python3 -c 'import json,sys; s=json.load(sys.stdin)["summary"]; print("%.2f %.2f %d" % (s["elapsed_ns"]/1e9, s["explore_ns"]/1e9, s["branches"]["executed"]))')
-  read -r total explore branches <<<"$secs"
-  wall[$w]=$explore
-  printf 'workers=%d  total %6.2fs  to the commit boundary %6.2fs  branches %d\n' "$w" "$total" "$explore" "$branches"
+echo "== 2. Go benchmarks"
+go test -run '^$' -bench 'Frontier' -benchtime 200000x ./planner/ | grep -E '^Benchmark|ns/'
+go test -run '^$' -bench 'BenchmarkOrchestratorStep' -benchtime 5x ./orchestrator/ | grep -E '^Benchmark'
+go test -run '^$' -bench 'BenchmarkJobRoundTrip' -benchtime 500x ./bus/ | grep -E '^Benchmark'
+go test -run '^$' -bench 'BenchmarkAppendBatch|BenchmarkAppend$' -benchtime 200x ./eventlog/ | grep -E '^Benchmark'
+
+echo
+echo "== 3. Demo wall clock to the commit boundary (real Chromium, 100 ms latency)"
+for w in 1 2 4; do
+  bin/orchestrator demo --workers "$w" --data-dir "$tmp/w$w" --json --quiet > "$tmp/w$w.json"
+  printf 'workers=%d  to the boundary %6.2fs  total %6.2fs  branches %s  actions %s  warm %s\n' "$w" \
+    "$(num "$tmp/w$w.json" 's["explore_ns"]/1e9')" "$(num "$tmp/w$w.json" 's["elapsed_ns"]/1e9')" \
+    "$(num "$tmp/w$w.json" 's["branches"]["executed"]')" "$(num "$tmp/w$w.json" 's["actions_executed"]')" "$(num "$tmp/w$w.json" 's["warm_branches"]')"
 done
-python3 -c "print('speedup to the boundary, 4 workers vs 1: %.2fx' % (${wall[1]}/${wall[4]}))"
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+e = {w: json.load(open(f"{d}/w{w}.json"))["summary"]["explore_ns"] for w in (1, 2, 4)}
+print("speedup to the boundary: 2 workers %.2fx, 4 workers %.2fx (target 4 workers >= 2.5x)" % (e[1] / e[2], e[1] / e[4]))
+PY
+
+echo
+echo "== 4. Capture and replay (the 4-worker demo)"
+python3 - "$tmp" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1] + "/w4.json"))["summary"]["timing"]
+print("capture per branch step: context %.0f ms, action %.0f ms, observe (capture + hashes + screenshot) %.0f ms (target < 200 ms)"
+      % (s["context_ms"], s["action_ms"], s["observe_ms"]))
+PY
+bundle=$(num "$tmp/w4.json" 's["paths"]["bundle"]')
+start=$(date +%s.%N)
+bin/orchestrator replay "$bundle" --json > "$tmp/replay.json"
+python3 - "$tmp" "$bundle" <<'PY'
+import json, os, sys
+d, b = sys.argv[1], sys.argv[2]
+r = json.load(open(d + "/replay.json"))
+s = json.load(open(d + "/w4.json"))["summary"]
+print("winner's commit bundle: %d bytes, %d steps; strict replay RSR %.2f in %.2fs" % (os.path.getsize(b), len(r["steps"]), r["rsr"], r["duration_ns"] / 1e9))
+print("replay wall clock / capture wall clock (run to the commit): %.2f (target <= 0.3)" % (r["duration_ns"] / s["elapsed_ns"]))
+PY
+
+echo
+echo "== 5. Distributed: worker processes on the demo site (100 ms latency)"
+bin/orchestrator site --addr 127.0.0.1:18555 > "$tmp/site.log" 2>&1 &
+pids+=($!)
+sleep 1
+for n in 1 2 4; do
+  port=$((14300 + n))
+  bin/orchestrator run examples/procure-team-plan.yaml --start-url http://127.0.0.1:18555/ --workers 0 \
+    --nats-listen 127.0.0.1:$port --data-dir "$tmp/d$n" --json --quiet > "$tmp/d$n.json" &
+  orch=$!
+  wp=()
+  for i in $(seq "$n"); do
+    bin/worker --nats nats://127.0.0.1:$port --slots 1 --name "w$i" > "$tmp/w$n-$i.log" 2>&1 &
+    wp+=($!)
+  done
+  wait "$orch" || true
+  for p in "${wp[@]}"; do kill "$p" 2>/dev/null || true; done
+  python3 - "$tmp/d$n.json" "$n" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+b = s["branches"]["executed"]
+print("worker processes=%s  branches %d in %.2fs: %.2f branches/s; orchestrator CPU %.2fs per 1,000 branches"
+      % (sys.argv[2], b, s["explore_ns"] / 1e9, b / (s["explore_ns"] / 1e9), s["cpu_ns"] / 1e9 / b * 1000))
+PY
+done

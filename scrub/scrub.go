@@ -156,6 +156,9 @@ func (s *Scrubber) URL(raw string) string {
 
 var (
 	emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
+	// encodedEmailRE finds e-mail addresses URL-encoded in links and
+	// query strings (name%40example.com).
+	encodedEmailRE = regexp.MustCompile(`(?i)[A-Za-z0-9._+\-]+%40[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
 	cardRE  = regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`)
 	phoneRE = regexp.MustCompile(`\+\d[\d ().\-]{7,}\d`)
 )
@@ -178,6 +181,10 @@ func (s *Scrubber) TextWith(t string, extra []string) string {
 		}
 	}
 	t = emailRE.ReplaceAllStringFunc(t, s.Token)
+	t = encodedEmailRE.ReplaceAllStringFunc(t, func(m string) string {
+		dec := strings.Replace(m, "%40", "@", 1)
+		return strings.Replace(s.Token(dec), "@", "%40", 1)
+	})
 	t = cardRE.ReplaceAllStringFunc(t, func(m string) string {
 		digits := strings.Map(func(r rune) rune {
 			if r >= '0' && r <= '9' {

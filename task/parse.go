@@ -346,6 +346,10 @@ func (d *decoder) environment(n *yaml.Node, path string, e *Environment) {
 			e.Clock = c.UTC()
 		},
 		"step_advance": func(v *yaml.Node, p string) { d.duration(v, p, &e.StepAdvance) },
+		"headers": func(v *yaml.Node, p string) {
+			e.Headers = map[string]Input{}
+			d.inputs(v, p, e.Headers)
+		},
 	})
 }
 

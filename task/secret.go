@@ -45,6 +45,13 @@ func (t *Task) CheckSecrets() error {
 			return &Error{File: t.file, Line: 0, Field: "inputs." + n, Msg: err.Error()}
 		}
 	}
+	for n, h := range t.Environment.Headers {
+		if h.Secret() {
+			if _, err := h.Resolve(); err != nil {
+				return &Error{File: t.file, Field: "environment.headers." + n, Msg: err.Error()}
+			}
+		}
+	}
 	return nil
 }
 
@@ -57,6 +64,12 @@ func (t *Task) SecretValues() []string {
 			continue
 		}
 		if v, err := in.Resolve(); err == nil && v != "" {
+			out = append(out, v)
+		}
+	}
+	for _, h := range t.Environment.Headers {
+		// Every header value is treated as a secret: they carry tokens.
+		if v, err := h.Resolve(); err == nil && v != "" {
 			out = append(out, v)
 		}
 	}

@@ -86,6 +86,9 @@ type Environment struct {
 	UserAgent         string    `json:"user_agent"`
 	Clock             time.Time `json:"clock"`
 	StepAdvance       Duration  `json:"step_advance"`
+	// Headers are extra HTTP headers every request carries (an API
+	// token, say); values are literal or secret references like inputs.
+	Headers map[string]Input `json:"headers,omitempty"`
 }
 
 // Viewport is a size in CSS pixels.

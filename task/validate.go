@@ -354,6 +354,14 @@ func (v *validator) validate(t *Task) {
 	if e.DeviceScaleFactor <= 0 || e.DeviceScaleFactor > 4 {
 		v.fail("environment.device_scale_factor", "must be in (0, 4]")
 	}
+	for name, h := range e.Headers {
+		if h.SecretFile != "" && h.SecretEnv != "" || (h.Value != "" && h.Secret()) {
+			v.fail("environment.headers."+name, "set exactly one of value, secret_env, secret_file")
+		}
+		if strings.ContainsAny(name, " :\r\n") || name == "" {
+			v.fail("environment.headers."+name, "%q is not a header name", name)
+		}
+	}
 	if _, err := time.LoadLocation(e.Timezone); err != nil {
 		v.fail("environment.timezone", "unknown time zone %q", e.Timezone)
 	}

@@ -204,26 +204,38 @@ func SessionOptions(spec *Spec, store browser.Putter) (browser.SessionOptions, e
 		guards = append(guards, browser.GuardPattern{Method: g.Method, URL: re})
 	}
 	var secrets []string
-	for _, in := range spec.Inputs {
+	secretInputs := map[string]bool{}
+	for name, in := range spec.Inputs {
 		if in.Secret() {
+			secretInputs[name] = true
 			if v, err := in.Resolve(); err == nil {
 				secrets = append(secrets, v)
 			}
 		}
 	}
 	env := spec.Env
+	headers := map[string]string{}
+	for name, h := range env.Headers {
+		v, err := h.Resolve()
+		if err != nil {
+			return browser.SessionOptions{}, fmt.Errorf("worker: header %s: %w", name, err)
+		}
+		headers[name] = v
+		secrets = append(secrets, v)
+	}
 	return browser.SessionOptions{
 		Env: browser.Env{
 			Width: env.Viewport.Width, Height: env.Viewport.Height, DeviceScaleFactor: env.DeviceScaleFactor,
 			Locale: env.Locale, Timezone: env.Timezone, UserAgent: env.UserAgent, Clock: env.Clock,
-			StepAdvance: env.StepAdvance.D(), ActionTimeout: spec.Timeout.D(),
+			StepAdvance: env.StepAdvance.D(), ActionTimeout: spec.Timeout.D(), Headers: headers,
 		},
-		RunSeed: spec.RunSeed,
-		Origin:  spec.Origin,
-		Guard:   guards,
-		Store:   store,
-		Scrub:   scrub.New(spec.ScrubKey, secrets),
-		Record:  true,
+		RunSeed:      spec.RunSeed,
+		Origin:       spec.Origin,
+		Guard:        guards,
+		Store:        store,
+		Scrub:        scrub.New(spec.ScrubKey, secrets),
+		Record:       true,
+		SecretInputs: secretInputs,
 	}, nil
 }
 

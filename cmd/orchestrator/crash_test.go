@@ -52,24 +52,11 @@ func cli(t *testing.T, env []string, args ...string) (int, string) {
 	return 0, string(out)
 }
 
-// smallTask writes the demo task with a narrower search, so the crash
-// tests spend their time on the commit, not on exploring.
+// smallTask is the short example task that starts at the checkout: the
+// crash tests spend their time on the commit, not on exploring.
 func smallTask(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../../examples/procure-team-plan.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := strings.Replace(string(b), "  beam_width: 6\n  min_beam_width: 2\n  max_children: 3\n", "  beam_width: 3\n  min_beam_width: 2\n  max_children: 2\n", 1)
-	s = strings.Replace(s, "  workers: 4\n", "  workers: 2\n", 1)
-	if s == string(b) {
-		t.Fatal("the example task changed: update smallTask")
-	}
-	p := filepath.Join(t.TempDir(), "task.yaml")
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return "../../examples/team-checkout.yaml"
 }
 
 type demoSite struct {
@@ -118,7 +105,7 @@ func TestCrashAtEachFailpoint(t *testing.T) {
 		t.Run(fp, func(t *testing.T) {
 			site := startDemoSite(t)
 			dir := t.TempDir()
-			args := []string{"run", taskFile, "--start-url", site.srv.URL() + "/", "--data-dir", dir, "--no-screenshots", "--quiet"}
+			args := []string{"run", taskFile, "--start-url", site.srv.URL() + "/checkout?plan=team&billing=monthly", "--data-dir", dir, "--no-screenshots", "--quiet"}
 			code, out := cli(t, []string{failpoint.EnvVar + "=" + fp}, args...)
 			if code != -9 {
 				t.Fatalf("the failpoint did not kill the run (exit %d):\n%s", code, out)
@@ -162,7 +149,7 @@ func TestPriceRaisedBeforeCommit(t *testing.T) {
 			}
 		})
 	}
-	tk := loadTask(t, smallTask(t), site.srv.URL()+"/")
+	tk := loadTask(t, smallTask(t), site.srv.URL()+"/checkout?plan=team&billing=monthly")
 	sum, err := orchestrator.Run(context.Background(), orchestrator.Config{Task: tk, DataDir: dir, Workers: 2,
 		NoScreenshots: true, BeforeCommit: cfgHook})
 	if orchestrator.ExitCode(err) != orchestrator.ExitAborted {
@@ -199,7 +186,7 @@ func TestTwoProcessesOneOrder(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			codes[i], outs[i] = cli(t, nil, "run", taskFile, "--start-url", site.srv.URL()+"/",
+			codes[i], outs[i] = cli(t, nil, "run", taskFile, "--start-url", site.srv.URL()+"/checkout?plan=team&billing=monthly",
 				"--data-dir", filepath.Join(t.TempDir(), fmt.Sprint(i)), "--no-screenshots", "--quiet", "--workers", "1")
 		}(i)
 	}
