@@ -159,8 +159,8 @@ var (
 	// encodedEmailRE finds e-mail addresses URL-encoded in links and
 	// query strings (name%40example.com).
 	encodedEmailRE = regexp.MustCompile(`(?i)[A-Za-z0-9._+\-]+%40[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
-	cardRE  = regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`)
-	phoneRE = regexp.MustCompile(`\+\d[\d ().\-]{7,}\d`)
+	cardRE         = regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`)
+	phoneRE        = regexp.MustCompile(`\+\d[\d ().\-]{7,}\d`)
 )
 
 // Text scrubs free text: secrets, e-mail addresses, Luhn-valid card
