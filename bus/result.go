@@ -27,7 +27,8 @@ type Result struct {
 	// Header holds the job's headers as the handler left them (trace context
 	// among them) plus Mv-Run-Id, Mv-Branch-Id, Mv-Attempt and Nats-Msg-Id.
 	Header nats.Header
-	// StreamSeq is the result's sequence in MV_RESULTS.
+	// StreamSeq is the result's sequence in MV_RESULTS, or 0 when the
+	// result arrived first through the live subscription.
 	StreamSeq uint64
 }
 
@@ -47,10 +48,73 @@ func (c *Client) Results(ctx context.Context, runID string) (<-chan Result, erro
 	if err := validateID("run", runID); err != nil {
 		return nil, err
 	}
-	cons, err := c.js.OrderedConsumer(ctx, ResultsStream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{resultsPrefix + runID},
-		DeliverPolicy:  jetstream.DeliverAllPolicy,
+	it, err := c.resultsFrom(ctx, runID, 0)
+	if err != nil {
+		return nil, err
+	}
+	// Two paths deliver each result: the stream (durable, from the
+	// beginning) and a plain subscription to the subject, which the
+	// client re-establishes by itself after a reconnect or a cluster
+	// failover, when an ordered consumer can stall. The first copy of
+	// each (branch, attempt) wins.
+	merged := make(chan Result, resultsBuffer)
+	fromStream := make(chan Result, resultsBuffer)
+	go c.readResults(ctx, runID, it, fromStream)
+	live := make(chan Result, resultsBuffer)
+	sub, err := c.nc.Subscribe(resultsPrefix+runID, func(m *nats.Msg) {
+		if res, err := decodeResult(m.Subject, m.Header, m.Data, 0); err == nil {
+			select {
+			case live <- res:
+			default:
+			}
+		}
 	})
+	if err != nil {
+		it.Stop()
+		return nil, fmt.Errorf("bus: results %s: %w", runID, err)
+	}
+	go func() {
+		defer close(merged)
+		defer sub.Unsubscribe()
+		seen := map[string]bool{}
+		for {
+			var res Result
+			var ok bool
+			select {
+			case <-ctx.Done():
+				return
+			case res, ok = <-fromStream:
+				if !ok {
+					fromStream = nil
+					continue
+				}
+			case res = <-live:
+			}
+			key := res.BranchID + "/" + strconv.Itoa(res.Attempt)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			select {
+			case merged <- res:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return merged, nil
+}
+
+// resultsFrom opens an ordered consumer over the run's results, from the
+// beginning (from == 0) or from a stream sequence.
+func (c *Client) resultsFrom(ctx context.Context, runID string, from uint64) (jetstream.MessagesContext, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{resultsPrefix + runID}, DeliverPolicy: jetstream.DeliverAllPolicy}
+	if from > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
+	}
+	cons, err := c.js.OrderedConsumer(ctx, ResultsStream, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("bus: results %s: %w", runID, err)
 	}
@@ -58,47 +122,104 @@ func (c *Client) Results(ctx context.Context, runID string) (<-chan Result, erro
 	if err != nil {
 		return nil, fmt.Errorf("bus: results %s: %w", runID, err)
 	}
-	out := make(chan Result, resultsBuffer)
-	go c.readResults(ctx, runID, it, out)
-	return out, nil
+	return it, nil
 }
+
+// resultsCheck is how often the reader compares what it delivered with
+// what the stream holds: an ordered consumer whose server died in a
+// cluster can stall silently; then it is recreated from the next sequence.
+const resultsCheck = 3 * time.Second
 
 func (c *Client) readResults(ctx context.Context, runID string, it jetstream.MessagesContext, out chan<- Result) {
 	defer close(out)
-	defer it.Stop()
 	log := c.log.With("run_id", runID)
-	retry := time.NewTimer(0)
-	defer retry.Stop()
-	<-retry.C
+	type item struct {
+		msg jetstream.Msg
+		err error
+	}
+	var last uint64 // stream sequence of the last result delivered
+	pump := func(it jetstream.MessagesContext) <-chan item {
+		ch := make(chan item)
+		go func() {
+			defer close(ch)
+			for {
+				msg, err := it.Next(jetstream.NextContext(ctx))
+				select {
+				case ch <- item{msg, err}:
+				case <-ctx.Done():
+					return
+				}
+				if err != nil {
+					if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) || c.nc.IsClosed() {
+						return
+					}
+					time.Sleep(200 * time.Millisecond) // do not spin on a failing iterator
+				}
+			}
+		}()
+		return ch
+	}
+	items := pump(it)
+	defer func() { it.Stop() }()
+	tick := time.NewTicker(resultsCheck)
+	defer tick.Stop()
+	behind := 0
 	for {
-		msg, err := it.Next(jetstream.NextContext(ctx))
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) || c.nc.IsClosed() {
-				return
-			}
-			log.Warn("bus: reading results", "err", err)
-			retry.Reset(reconnectWait)
-			select {
-			case <-ctx.Done():
-				return
-			case <-retry.C:
-			}
-			continue
-		}
-		md, err := msg.Metadata()
-		if err != nil {
-			log.Warn("bus: result without metadata", "subject", msg.Subject(), "err", err)
-			continue
-		}
-		res, err := decodeResult(msg.Subject(), msg.Headers(), msg.Data(), md.Sequence.Stream)
-		if err != nil {
-			log.Warn("bus: skipping result", "err", err)
-			continue
-		}
 		select {
-		case out <- res:
 		case <-ctx.Done():
 			return
+		case <-tick.C:
+			m, err := c.results.GetLastMsgForSubject(ctx, resultsPrefix+runID)
+			if err != nil || m.Sequence <= last {
+				behind = 0
+				continue
+			}
+			if behind++; behind < 2 {
+				continue
+			}
+			behind = 0
+			log.Warn("bus: results reader stalled, reopening", "delivered", last, "stream", m.Sequence)
+			nit, err := c.resultsFrom(ctx, runID, last+1)
+			if err != nil {
+				log.Warn("bus: reopening results", "err", err)
+				continue
+			}
+			it.Stop()
+			it, items = nit, pump(nit)
+		case x, ok := <-items:
+			if !ok {
+				if ctx.Err() != nil || c.nc.IsClosed() {
+					return
+				}
+				items = nil // wait for the watchdog to reopen
+				continue
+			}
+			if x.err != nil {
+				if ctx.Err() != nil || c.nc.IsClosed() {
+					return
+				}
+				log.Warn("bus: reading results", "err", x.err)
+				continue
+			}
+			md, err := x.msg.Metadata()
+			if err != nil {
+				log.Warn("bus: result without metadata", "subject", x.msg.Subject(), "err", err)
+				continue
+			}
+			if md.Sequence.Stream <= last {
+				continue // delivered before a reopen
+			}
+			last = md.Sequence.Stream
+			res, err := decodeResult(x.msg.Subject(), x.msg.Headers(), x.msg.Data(), md.Sequence.Stream)
+			if err != nil {
+				log.Warn("bus: skipping result", "err", err)
+				continue
+			}
+			select {
+			case out <- res:
+			case <-ctx.Done():
+				return
+			}
 		}
 	}
 }

@@ -324,8 +324,11 @@ func (w *worker) run(ctx context.Context, msg jetstream.Msg) {
 		}
 		return
 	}
+	// The result is computed: keep trying to store it through a server
+	// restart or a cluster election (heartbeating the job meanwhile) rather
+	// than running the whole branch again.
 	out := &nats.Msg{Subject: resultsPrefix + job.RunID, Data: result, Header: resultHeader(job)}
-	if _, err := w.c.js.PublishMsg(sctx, out, jetstream.WithExpectStream(ResultsStream)); err != nil {
+	if err := w.publishResult(ctx, msg, out, ackWait, log); err != nil {
 		log.Error("bus: publishing result failed, job will be redelivered", "err", err)
 		_ = msg.NakWithDelay(w.c.opts.backoffFor(job.Attempt))
 		return
@@ -334,6 +337,33 @@ func (w *worker) run(ctx context.Context, msg jetstream.Msg) {
 		// The result is stored; the job may run again and the orchestrator
 		// de-duplicates by branch id.
 		log.Warn("bus: ack after result", "err", err)
+	}
+}
+
+// resultPatience bounds how long a computed result is retried.
+const resultPatience = 45 * time.Second
+
+func (w *worker) publishResult(ctx context.Context, msg jetstream.Msg, out *nats.Msg, ackWait time.Duration, log *slog.Logger) error {
+	deadline := time.Now().Add(resultPatience)
+	wait := 200 * time.Millisecond
+	lastBeat := time.Now()
+	for {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		_, err := w.c.js.PublishMsg(pctx, out, jetstream.WithExpectStream(ResultsStream))
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) || w.c.nc.IsClosed() {
+			return err
+		}
+		log.Warn("bus: storing the result, retrying", "err", err)
+		if time.Since(lastBeat) > ackWait/3 {
+			_ = msg.InProgress()
+			lastBeat = time.Now()
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 2*time.Second)
 	}
 }
 

@@ -339,7 +339,7 @@ func (r *run) execute(ctx context.Context) error {
 		natsURL = srv.ClientURL()
 		r.sum.Paths.NATS = filepath.Join(r.dd, "nats")
 	}
-	busOpts := []bus.Option{bus.WithName("multiverse-orchestrator " + r.runID)}
+	busOpts := []bus.Option{bus.WithName("multiverse-orchestrator " + r.runID), bus.WithLogger(r.log)}
 	if r.cfg.Replicas > 0 {
 		busOpts = append(busOpts, bus.WithReplicas(r.cfg.Replicas))
 	}
@@ -451,6 +451,26 @@ func workerName() string {
 	return fmt.Sprintf("%s/%d/inproc", h, os.Getpid())
 }
 
+// publishRetry publishes a job, retrying while the server is away (a
+// restart, a cluster election): the job's message id makes retries safe.
+func publishRetry(ctx context.Context, client *bus.Client, runID, branchID string, data []byte, hdr nats.Header) error {
+	var err error
+	for attempt := 0; attempt < 8; attempt++ {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = client.PublishJob(pctx, runID, branchID, data, hdr)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * 500 * time.Millisecond):
+		}
+	}
+	return err
+}
+
 func drainClaims(ch <-chan bus.Claim, claimed map[string]int) {
 	for {
 		select {
@@ -485,7 +505,9 @@ func (r *run) mirror(ctx context.Context, res *worker.Result) {
 		if ok, _ := r.store.Has(ctx, dg); ok {
 			continue
 		}
-		b, err := r.objects.Get(ctx, dg)
+		gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		b, err := r.objects.Get(gctx, dg)
+		cancel()
 		if err != nil {
 			r.rec.add(time.Time{}, 0, "error", res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
 			continue
@@ -647,7 +669,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		if span := r.spans[n.ID]; span != nil {
 			otel.GetTextMapPropagator().Inject(trace.ContextWithSpan(ctx, span), bus.HeaderCarrier(hdr))
 		}
-		if err := client.PublishJob(ctx, r.runID, n.ID, data, hdr); err != nil {
+		if err := publishRetry(ctx, client, r.runID, n.ID, data, hdr); err != nil {
 			return nil, fmt.Errorf("orchestrator: publishing branch %s: %w", n.ID, err)
 		}
 		want[n.ID] = n
@@ -697,7 +719,13 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 			}
 			n := want[m.BranchID]
 			if n == nil {
-				continue // an earlier wave's late or duplicate result
+				// An earlier wave's late or duplicate delivery (a worker
+				// that stalled past its ack deadline, say): that branch
+				// was already folded; this result never counts.
+				if r.results[m.BranchID] != nil {
+					r.rec.add(time.Time{}, 0, "stale_result", m.BranchID, map[string]any{"attempt": m.Attempt, "reason": "the branch was already folded"})
+				}
+				continue
 			}
 			if _, dup := got[m.BranchID]; dup {
 				r.rec.add(time.Time{}, 0, "duplicate_result", m.BranchID, map[string]any{"attempt": m.Attempt})

@@ -56,6 +56,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	chromium := fs.String("chromium", "", "Chromium executable")
 	driver := fs.String("driver", "", "Playwright driver directory")
 	verbose := fs.Bool("v", false, "log to stderr")
+	ackWait := fs.Duration("ack-wait", bus.DefaultAckWait, "how long a job may go without a heartbeat before it is redelivered")
+	maxDeliver := fs.Int("max-deliver", bus.DefaultMaxDeliver, "deliveries of a job before its branch fails")
+	replicas := fs.Int("replicas", 0, "JetStream replicas of the streams and the artifact store (3 on a three-node cluster; default: keep, 1 when new)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -76,7 +79,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		h, _ := os.Hostname()
 		*name = fmt.Sprintf("%s/%d", h, os.Getpid())
 	}
-	client, err := bus.Connect(ctx, *natsURL, bus.WithName(*name), bus.WithLogger(log))
+	opts := []bus.Option{bus.WithName(*name), bus.WithLogger(log), bus.WithAckWait(*ackWait), bus.WithMaxDeliver(*maxDeliver)}
+	if *replicas > 0 {
+		opts = append(opts, bus.WithReplicas(*replicas))
+	}
+	client, err := bus.Connect(ctx, *natsURL, opts...)
 	if err != nil {
 		return fmt.Errorf("connecting to %s: %w", *natsURL, err)
 	}
