@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/bus/natstest"
