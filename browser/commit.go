@@ -8,6 +8,51 @@ import (
 	"github.com/playwright-community/playwright-go"
 )
 
+// Cookie is a browser cookie (of the session's site).
+type Cookie struct {
+	Name     string  `json:"name"`
+	Value    string  `json:"value"`
+	Domain   string  `json:"domain"`
+	Path     string  `json:"path"`
+	Expires  float64 `json:"expires"`
+	HTTPOnly bool    `json:"http_only"`
+	Secure   bool    `json:"secure"`
+}
+
+// Cookies returns the session's cookies: the state a site keeps about the
+// branch (an A/B assignment, a consent, a cart), so the committer can
+// re-materialize the branch in the same state.
+func (s *Session) Cookies() ([]Cookie, error) {
+	cs, err := s.bctx.Cookies()
+	if err != nil {
+		return nil, fmt.Errorf("browser: cookies: %w", err)
+	}
+	out := make([]Cookie, len(cs))
+	for i, c := range cs {
+		out[i] = Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: c.Expires, HTTPOnly: c.HttpOnly, Secure: c.Secure}
+	}
+	return out, nil
+}
+
+// AddCookies sets cookies before the session navigates.
+func (s *Session) AddCookies(cs []Cookie) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	in := make([]playwright.OptionalCookie, len(cs))
+	for i, c := range cs {
+		in[i] = playwright.OptionalCookie{Name: c.Name, Value: c.Value, Domain: playwright.String(c.Domain), Path: playwright.String(c.Path),
+			HttpOnly: playwright.Bool(c.HTTPOnly), Secure: playwright.Bool(c.Secure)}
+		if c.Expires > 0 {
+			in[i].Expires = playwright.Float(c.Expires)
+		}
+	}
+	if err := s.bctx.AddCookies(in); err != nil {
+		return fmt.Errorf("browser: setting cookies: %w", err)
+	}
+	return nil
+}
+
 // SetValue sets the value of the first element matching selector (the
 // committer writes the idempotency key into a hidden form field with it).
 func (s *Session) SetValue(ctx context.Context, selector, value string) error {

@@ -45,6 +45,10 @@ type Candidate struct {
 	// Intent is the business intent the branch saw at the boundary during
 	// exploration (the recorded snapshot preflight compares against).
 	Intent map[string]string
+	// Cookies are the branch's cookies at the boundary: preflight starts
+	// from them, so the site puts the committer in the same state (the
+	// same A/B variant) the branch explored.
+	Cookies []browser.Cookie
 }
 
 // Committer performs commits for one run. It is the only code that may
@@ -129,7 +133,10 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 		return nil, err
 	}
 	defer sess.Close()
-	c.Events.Record(ctx, "commit_start", cand.BranchID, map[string]any{"plan_digest": cand.PlanDigest, "steps": len(cand.Plan), "phase": "preflight"})
+	if err := sess.AddCookies(cand.Cookies); err != nil {
+		return nil, err
+	}
+	c.Events.Record(ctx, "commit_start", cand.BranchID, map[string]any{"plan_digest": cand.PlanDigest, "steps": len(cand.Plan), "phase": "preflight", "cookies": len(cand.Cookies)})
 	resolve := worker.Resolver(c.Spec.Inputs)
 	for i, a := range cand.Plan {
 		r, err := sess.Do(ctx, a, resolve)

@@ -59,6 +59,7 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 		cands[i] = commit.Candidate{BranchID: n.ID, PlanDigest: n.Digest, Plan: n.Plan}
 		if n.Outcome != nil {
 			cands[i].Intent = n.Outcome.Intent
+			cands[i].Cookies = r.spec.Cookies
 		}
 	}
 	res, err := c.Commit(ctx, cands)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -605,6 +606,14 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 		for _, n := range wave {
 			search.Complete(n, got[n.ID])
 		}
+		if n := wave[0]; n == root {
+			// Pin the site's assignment of this visitor for every branch.
+			if res := r.results[n.ID]; res != nil && len(res.Cookies) > 0 {
+				spec := *r.spec
+				spec.Cookies = res.Cookies
+				r.spec = &spec
+			}
+		}
 		if len(wave) == 1 && wave[0] == root && !got[root.ID].OK {
 			o := got[root.ID]
 			r.fold(search, wave)
@@ -656,6 +665,12 @@ func (r *run) fold(search *planner.Search, wave []*planner.Node) planner.Decisio
 func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bus.Result, search *planner.Search, wave []*planner.Node) (map[string]planner.Outcome, error) {
 	t := r.t
 	want := map[string]*planner.Node{}
+	type pub struct {
+		id   string
+		data []byte
+		hdr  nats.Header
+	}
+	pubs := make([]pub, 0, len(wave))
 	for _, n := range wave {
 		job := &worker.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Plan: n.Plan, PlanDigest: n.Digest,
 			Seed: n.Seed, Deadline: t.Budgets.BranchWallClock, Spec: r.spec}
@@ -669,10 +684,25 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		if span := r.spans[n.ID]; span != nil {
 			otel.GetTextMapPropagator().Inject(trace.ContextWithSpan(ctx, span), bus.HeaderCarrier(hdr))
 		}
-		if err := publishRetry(ctx, client, r.runID, n.ID, data, hdr); err != nil {
-			return nil, fmt.Errorf("orchestrator: publishing branch %s: %w", n.ID, err)
-		}
+		pubs = append(pubs, pub{n.ID, data, hdr})
 		want[n.ID] = n
+	}
+	// Publish the wave at once: each publish waits for the store's fsync,
+	// and the waits overlap.
+	errs := make([]error, len(pubs))
+	var wg sync.WaitGroup
+	for i, p := range pubs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = publishRetry(ctx, client, r.runID, p.id, p.data, p.hdr)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("orchestrator: publishing branch %s: %w", pubs[i].id, err)
+		}
 	}
 	r.progress(search, len(want), "explore")
 	got := map[string]planner.Outcome{}

@@ -113,6 +113,7 @@ type Outcome struct {
 	Blocked    []string
 	// Intent is the business intent read at the boundary.
 	Intent map[string]string
+
 	// Actions is how many actions the worker really executed (fewer than
 	// the plan when it continued its parent's live context); 0 means the
 	// whole plan.

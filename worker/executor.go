@@ -287,6 +287,10 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 			}
 			return nil, err
 		}
+		if err := sess.AddCookies(job.Spec.Cookies); err != nil {
+			sess.Close()
+			return nil, err
+		}
 	}
 	keep := false
 	defer func() {
@@ -397,6 +401,11 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job,
 		}
 	}
 	res.AtBoundary, _ = spec.Boundary.Eval(facts)
+	if len(job.Plan) == 1 {
+		if cs, err := sess.Cookies(); err == nil {
+			res.Cookies = cs
+		}
+	}
 	if res.AtBoundary && len(spec.Intent) > 0 {
 		sc := e.scrubber(spec)
 		res.Intent = map[string]string{}

@@ -37,6 +37,11 @@ type Spec struct {
 	ScrubKey []byte `json:"scrub_key"`
 	// Screenshots stores a screenshot of each branch's last step.
 	Screenshots bool `json:"screenshots"`
+	// Cookies are the cookies the site set on the run's first page (its
+	// assignment of this visitor: an A/B variant, a session): every branch
+	// starts from them, so all branches and the committer see the site in
+	// the same state.
+	Cookies []browser.Cookie `json:"cookies,omitempty"`
 }
 
 // Job asks a worker to execute one branch.
@@ -94,6 +99,10 @@ type Result struct {
 	AtBoundary bool `json:"at_boundary"`
 	// Intent holds the intent fields read at the boundary (scrubbed).
 	Intent map[string]string `json:"intent,omitempty"`
+	// Cookies holds the root branch's cookies after the first page: the
+	// orchestrator pins them for every later branch and the committer.
+	// They travel to the orchestrator only, never into events or bundles.
+	Cookies []browser.Cookie `json:"cookies,omitempty"`
 	// Net lists the requests of the last step.
 	Net []branch.NetRecord `json:"net,omitempty"`
 	// Requests lists every response of the branch, for request_seen.
