@@ -56,8 +56,9 @@ func (c *Client) announce(slots int, busy func() int, stop <-chan struct{}) {
 
 func (c *Client) claim(job Job) {
 	b, _ := json.Marshal(Claim{RunID: job.RunID, BranchID: job.BranchID, Attempt: job.Attempt, Worker: c.opts.name})
+	// No flush: the claim leaves on this connection before the result it
+	// precedes, and the server keeps one connection's messages in order.
 	c.nc.Publish(claimsPrefix+job.RunID, b)
-	c.nc.Flush()
 }
 
 // Workers tracks the workers whose heartbeats arrived recently.

@@ -81,7 +81,7 @@ func BenchmarkOrchestratorStep(b *testing.B) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
 	var branches int
-	var explore time.Duration
+	var explore, cpu time.Duration
 	for i := 0; i < b.N; i++ {
 		tk := chainTask(b, srv.URL, 12)
 		sum, err := orchestrator.Run(context.Background(), orchestrator.Config{Task: tk, DataDir: b.TempDir(), Workers: 4,
@@ -91,8 +91,10 @@ func BenchmarkOrchestratorStep(b *testing.B) {
 		}
 		branches += sum.Branches.Executed
 		explore += sum.Explore
+		cpu += sum.CPU
 	}
 	b.ReportMetric(float64(explore.Microseconds())/float64(branches), "µs/branch-step")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(branches), "cpu-µs/branch-step")
 	b.ReportMetric(float64(branches)/float64(b.N), "branches/run")
 }
 

@@ -26,7 +26,16 @@ type recorder struct {
 	mu    sync.Mutex
 	buf   []eventlog.Event
 	spans map[string]string // branch id -> span id
-	err   error
+	err   error             // first append error; guarded by mu
+
+	// queue feeds the single writer goroutine, which appends batches in
+	// the order they were queued; a batch with done set is a sync point.
+	queue chan batch
+}
+
+type batch struct {
+	events []eventlog.Event
+	done   chan struct{}
 }
 
 // newRecorder records a run's events under the run span's trace and span
@@ -38,7 +47,27 @@ func newRecorder(ctx context.Context, log *eventlog.Log, runID string) *recorder
 		id, _ := ulid.ParseStrict(runID)
 		traceID, spanID = hex.EncodeToString(id[:]), newSpanID()
 	}
-	return &recorder{log: log, runID: runID, traceID: traceID, runSpan: spanID, spans: map[string]string{}}
+	r := &recorder{log: log, runID: runID, traceID: traceID, runSpan: spanID, spans: map[string]string{}, queue: make(chan batch, 64)}
+	go r.write()
+	return r
+}
+
+// write appends queued batches in order until the queue is closed.
+func (r *recorder) write() {
+	for b := range r.queue {
+		if len(b.events) > 0 {
+			if _, err := r.log.AppendBatch(context.Background(), b.events); err != nil {
+				r.mu.Lock()
+				if r.err == nil {
+					r.err = err
+				}
+				r.mu.Unlock()
+			}
+		}
+		if b.done != nil {
+			close(b.done)
+		}
+	}
 }
 
 // setBranchSpan records the span id of a branch's span.
@@ -116,20 +145,39 @@ func (r *recorder) addRaw(t time.Time, vt int64, kind, branchID, span, parent st
 	r.mu.Unlock()
 }
 
-// flush appends the buffered events in one transaction. The first error
-// sticks and is returned by every later flush.
+// flush appends the buffered events, and everything queued before them,
+// and waits until they are durable. The first error sticks and is
+// returned by every later flush.
 func (r *recorder) flush(ctx context.Context) error {
+	done := make(chan struct{})
 	r.mu.Lock()
 	buf := r.buf
 	r.buf = nil
 	r.mu.Unlock()
-	if len(buf) == 0 {
-		return r.err
-	}
-	if _, err := r.log.AppendBatch(context.WithoutCancel(ctx), buf); err != nil && r.err == nil {
-		r.err = err
-	}
+	r.queue <- batch{events: buf, done: done}
+	<-done
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return r.err
+}
+
+// flushAsync queues the buffered events for appending and returns at
+// once: the search goes on while the event log syncs. Order is kept.
+func (r *recorder) flushAsync() {
+	r.mu.Lock()
+	buf := r.buf
+	r.buf = nil
+	r.mu.Unlock()
+	if len(buf) > 0 {
+		r.queue <- batch{events: buf}
+	}
+}
+
+// close flushes and stops the writer.
+func (r *recorder) close(ctx context.Context) error {
+	err := r.flush(ctx)
+	close(r.queue)
+	return err
 }
 
 // Record implements commit.Recorder: it appends at once, under the span

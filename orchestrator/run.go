@@ -174,7 +174,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	r.rec.add(time.Time{}, 0, "run_end", "", map[string]any{"status": sum.Status, "error": sum.Error,
 		"elapsed_ms": sum.Elapsed.Milliseconds(), "branches": sum.Branches, "exit_code": ExitCode(err)})
-	if ferr := rec.flush(ctx); ferr != nil && err == nil {
+	if ferr := rec.close(ctx); ferr != nil && err == nil {
 		err = fmt.Errorf("orchestrator: event log: %w", ferr)
 	}
 	return sum, err
@@ -655,7 +655,7 @@ func (r *run) fold(search *planner.Search, wave []*planner.Node) planner.Decisio
 	for _, n := range wave {
 		r.endSpan(n)
 	}
-	r.rec.flush(context.Background())
+	r.rec.flushAsync()
 	return d
 }
 
