@@ -23,7 +23,7 @@ var (
 	rtErr  error
 )
 
-func runtime(t *testing.T) *browser.Runtime {
+func runtime(t testing.TB) *browser.Runtime {
 	t.Helper()
 	rtOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func vendor(t *testing.T, k sites.Knobs) *httptest.Server {
+func vendor(t testing.TB, k sites.Knobs) *httptest.Server {
 	t.Helper()
 	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
 	if err != nil {
@@ -55,7 +55,7 @@ func vendor(t *testing.T, k sites.Knobs) *httptest.Server {
 	return srv
 }
 
-func session(t *testing.T, origin string, seed uint64, guard ...browser.GuardPattern) *browser.Session {
+func session(t testing.TB, origin string, seed uint64, guard ...browser.GuardPattern) *browser.Session {
 	t.Helper()
 	store, err := artifacts.OpenFS(t.TempDir())
 	if err != nil {
@@ -72,7 +72,7 @@ func session(t *testing.T, origin string, seed uint64, guard ...browser.GuardPat
 	return s
 }
 
-func do(t *testing.T, s *browser.Session, a branch.Action) browser.StepResult {
+func do(t testing.TB, s *browser.Session, a branch.Action) browser.StepResult {
 	t.Helper()
 	r, err := s.Do(context.Background(), a, func(name string) (string, error) { return "v-" + name, nil })
 	if err != nil {
@@ -226,5 +226,43 @@ func TestObservingLeavesNoTrace(t *testing.T) {
 			i++
 		}
 		t.Fatalf("observing changed the page at byte %d:\nobserved: %.120s\nplain:    %.120s", i, observed[max(0, i-40):], plain[max(0, i-40):])
+	}
+}
+
+// TestScreenshotMasksSecrets: a field a secret was typed into is painted
+// over in the step's screenshot, so its pixels do not depend on the
+// secret; the same field holding a plain input shows its value.
+func TestScreenshotMasksSecrets(t *testing.T) {
+	srv := vendor(t, sites.Knobs{})
+	shot := func(secret bool, value string) string {
+		store, err := artifacts.OpenFS(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := runtime(t).NewSession(context.Background(), browser.SessionOptions{
+			Env: browser.Env{ActionTimeout: 5 * time.Second}, RunSeed: 1, Origin: srv.URL, Store: store,
+			SecretInputs: map[string]bool{"vat": secret},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/checkout?plan=team"})
+		r, err := s.Do(context.Background(), branch.Action{Kind: branch.KindType, Input: "vat", Target: &branch.Target{ID: "vat_id"}},
+			func(string) (string, error) { return value, nil })
+		if err != nil || r.Status != browser.StatusOK {
+			t.Fatalf("type: %+v %v", r, err)
+		}
+		snap, err := s.Observe(context.Background(), browser.ObserveSpec{Screenshot: true})
+		if err != nil || snap.Obs.ScreenshotHash == "" {
+			t.Fatalf("observe: %v %+v", err, snap.Obs)
+		}
+		return snap.Obs.ScreenshotHash
+	}
+	if a, b := shot(true, "DE111111111"), shot(true, "DE999999999"); a != b {
+		t.Fatal("the screenshot of a secret field depends on the secret")
+	}
+	if a, b := shot(false, "DE111111111"), shot(false, "DE999999999"); a == b {
+		t.Fatal("plain fields should show their values (the check above could not fail)")
 	}
 }

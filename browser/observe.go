@@ -125,14 +125,23 @@ func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 		}
 	}
 	if spec.Screenshot && s.opts.Store != nil {
-		png, err := s.page.Screenshot(playwright.PageScreenshotOptions{
+		so := playwright.PageScreenshotOptions{
 			Type: playwright.ScreenshotTypePng,
 			// Screenshots must not touch the page: caret hiding (Playwright's
 			// default) leaves style="" on the focused field, which the next
 			// step's DOM would carry.
 			Caret:   playwright.ScreenshotCaretInitial,
 			Timeout: playwright.Float(10000),
-		})
+		}
+		s.mu.Lock()
+		secrets := len(s.masked) > 0
+		s.mu.Unlock()
+		if secrets {
+			// A field a secret was typed into is painted over; the
+			// overlay is gone again before the next step observes.
+			so.Mask = s.maskLocators()
+		}
+		png, err := s.page.Screenshot(so)
 		if err == nil {
 			if d, err := s.opts.Store.Put(ctx, png); err == nil {
 				o.ScreenshotHash = string(d)
