@@ -57,7 +57,9 @@ func BenchmarkSession(b *testing.B) {
 		b.StopTimer()
 		b.ReportMetric(float64((machineCPU(b)-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
 	}
-	nav := func(s *browser.Session) { do(b, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/pricing"}) }
+	nav := func(s *browser.Session) {
+		do(b, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/pricing"})
+	}
 	b.Run("context", func(b *testing.B) {
 		c0 := machineCPU(b)
 		for i := 0; i < b.N; i++ {
