@@ -2,6 +2,8 @@ package browser_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -264,5 +266,34 @@ func TestScreenshotMasksSecrets(t *testing.T) {
 	}
 	if a, b := shot(false, "DE111111111"), shot(false, "DE999999999"); a == b {
 		t.Fatal("plain fields should show their values (the check above could not fail)")
+	}
+}
+
+// TestUnsupportedTrafficReported: WebSocket, server-sent events and a
+// service worker registration cannot be recorded and replayed; each is
+// reported, not silently dropped.
+func TestUnsupportedTrafficReported(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>live</title><p>live updates</p><script>
+new WebSocket("ws://" + location.host + "/ws");
+new EventSource("/events");
+navigator.serviceWorker.register("/sw.js");
+</script>`)
+	})
+	mux.HandleFunc("/events", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "retry: 600000\ndata: hello\n\n")
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	s := session(t, srv.URL, 1)
+	do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
+	got := strings.Join(s.Unsupported(), "\n")
+	for _, want := range []string{"websocket ws://", "server-sent events " + srv.URL + "/events", "service worker registration on " + srv.URL} {
+		if !strings.Contains(got, want) {
+			t.Errorf("unsupported traffic %q lacks %q", got, want)
+		}
 	}
 }

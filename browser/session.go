@@ -250,6 +250,15 @@ func (s *Session) setPage(p playwright.Page) {
 		}
 		s.mu.Unlock()
 	})
+	p.On("console", func(m playwright.ConsoleMessage) {
+		// The context blocks service workers; Playwright's stub says so
+		// on the console, which is how a registration attempt shows.
+		if m.Type() == "warning" && strings.Contains(m.Text(), "Service Worker registration blocked") {
+			s.mu.Lock()
+			s.unsupported = append(s.unsupported, "service worker registration on "+p.URL())
+			s.mu.Unlock()
+		}
+	})
 	p.On("websocket", func(ws playwright.WebSocket) {
 		s.mu.Lock()
 		s.unsupported = append(s.unsupported, "websocket "+ws.URL())
