@@ -32,13 +32,17 @@ type Objects struct {
 func (c *Client) Objects(ctx context.Context) (*Objects, error) {
 	cfg := jetstream.ObjectStoreConfig{Bucket: ObjectBucket, Description: "Multiverse artifacts by sha256",
 		Storage: jetstream.FileStorage, Replicas: c.opts.replicas}
-	st, err := c.js.ObjectStore(ctx, ObjectBucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		st, err = c.js.CreateObjectStore(ctx, cfg)
-		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || errors.Is(err, jetstream.ErrBucketExists) {
-			st, err = c.js.ObjectStore(ctx, ObjectBucket)
+	var st jetstream.ObjectStore
+	err := retryAPI(ctx, func(ctx context.Context) (err error) {
+		st, err = c.js.ObjectStore(ctx, ObjectBucket)
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			st, err = c.js.CreateObjectStore(ctx, cfg)
+			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) || errors.Is(err, jetstream.ErrBucketExists) {
+				st, err = c.js.ObjectStore(ctx, ObjectBucket)
+			}
 		}
-	}
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bus: artifact object store: %w", err)
 	}

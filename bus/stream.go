@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -92,41 +93,103 @@ func (c *Client) ensureStreams(ctx context.Context) error {
 // An existing stream keeps its replicas unless setReplicas is true.
 func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig, setReplicas bool) (jetstream.Stream, error) {
 	var lastErr error
-	for range 5 {
-		s, err := js.Stream(ctx, cfg.Name)
-		switch {
-		case err == nil:
-			if keep := s.CachedInfo().Config.Replicas; !setReplicas && keep > 0 {
-				cfg.Replicas = keep
-			}
-			if sameStreamConfig(s.CachedInfo().Config, cfg) {
-				return s, nil
-			}
-			s, err = js.UpdateStream(ctx, cfg)
-			if err == nil {
-				return s, nil
-			}
-			if !errors.Is(err, jetstream.ErrStreamNotFound) {
-				return nil, fmt.Errorf("update: %w", err)
-			}
-			lastErr = err // deleted under us: create it
-		case errors.Is(err, jetstream.ErrStreamNotFound):
-			s, err = js.CreateStream(ctx, cfg)
-			if err == nil {
-				return s, nil
-			}
-			if !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-				return nil, fmt.Errorf("create: %w", err)
-			}
-			lastErr = err // another process won the race: look again
-		default:
-			return nil, fmt.Errorf("info: %w", err)
+	for races := 0; races < 5; {
+		s, err := ensureStreamOnce(ctx, js, cfg, setReplicas)
+		if err == nil {
+			return s, nil
 		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if !transient(ctx, err) {
+			if errors.Is(err, errRaced) {
+				races++
+				lastErr = err
+				continue
+			}
+			return nil, err
+		}
+		// A cluster that is still electing leaders may leave an API
+		// request unanswered: ask again while ctx lasts.
+		lastErr = err
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (last: %v)", ctx.Err(), lastErr)
+		case <-time.After(apiRetryWait):
 		}
 	}
 	return nil, fmt.Errorf("gave up racing other clients: %w", lastErr)
+}
+
+// apiTimeout bounds one JetStream API request during stream setup;
+// apiRetryWait is the pause before asking again.
+const (
+	apiTimeout   = 5 * time.Second
+	apiRetryWait = 250 * time.Millisecond
+)
+
+// errRaced marks a lost race with another client creating, updating or
+// deleting the same stream.
+var errRaced = errors.New("raced another client")
+
+// transient reports whether err is an unanswered or refused API request
+// that is worth repeating while ctx lasts.
+func transient(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)
+}
+
+// retryAPI runs call with each attempt bounded by apiTimeout, repeating it
+// while its error is transient and ctx lasts.
+func retryAPI(ctx context.Context, call func(context.Context) error) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, apiTimeout)
+		err := call(actx)
+		cancel()
+		if err == nil || !transient(ctx, err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last: %v)", ctx.Err(), err)
+		case <-time.After(apiRetryWait):
+		}
+	}
+}
+
+// ensureStreamOnce is one attempt of ensureStream, each request bounded by
+// apiTimeout.
+func ensureStreamOnce(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig, setReplicas bool) (jetstream.Stream, error) {
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	s, err := js.Stream(ctx, cfg.Name)
+	switch {
+	case err == nil:
+		if keep := s.CachedInfo().Config.Replicas; !setReplicas && keep > 0 {
+			cfg.Replicas = keep
+		}
+		if sameStreamConfig(s.CachedInfo().Config, cfg) {
+			return s, nil
+		}
+		s, err = js.UpdateStream(ctx, cfg)
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil, fmt.Errorf("update: %w", err)
+		}
+		return nil, fmt.Errorf("%w: %w", errRaced, err) // deleted under us: create it
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		s, err = js.CreateStream(ctx, cfg)
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			return nil, fmt.Errorf("create: %w", err)
+		}
+		return nil, fmt.Errorf("%w: %w", errRaced, err) // another process won: look again
+	default:
+		return nil, fmt.Errorf("info: %w", err)
+	}
 }
 
 // sameStreamConfig compares the fields this package sets.

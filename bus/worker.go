@@ -183,14 +183,18 @@ func (w *worker) currentEpoch() context.Context {
 // ensureConsumer creates or updates the durable consumer and records the
 // AckWait and MaxDeliver the server actually uses.
 func (w *worker) ensureConsumer(ctx context.Context) error {
-	cons, err := w.c.js.CreateOrUpdateConsumer(ctx, JobsStream, jetstream.ConsumerConfig{
-		Durable:       w.cfg.Consumer,
-		Description:   "Multiverse workers",
-		FilterSubject: w.cfg.Subject,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       w.c.opts.ackWait,
-		MaxDeliver:    w.c.opts.maxDeliver,
+	var cons jetstream.Consumer
+	err := retryAPI(ctx, func(ctx context.Context) (err error) {
+		cons, err = w.c.js.CreateOrUpdateConsumer(ctx, JobsStream, jetstream.ConsumerConfig{
+			Durable:       w.cfg.Consumer,
+			Description:   "Multiverse workers",
+			FilterSubject: w.cfg.Subject,
+			DeliverPolicy: jetstream.DeliverAllPolicy,
+			AckPolicy:     jetstream.AckExplicitPolicy,
+			AckWait:       w.c.opts.ackWait,
+			MaxDeliver:    w.c.opts.maxDeliver,
+		})
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("bus: work: consumer %s: %w", w.cfg.Consumer, err)
