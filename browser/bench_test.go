@@ -86,7 +86,4 @@ func BenchmarkSession(b *testing.B) {
 			}
 		})
 	})
-	b.Run("idle-100ms", func(b *testing.B) {
-		run(b, nav, func(*browser.Session) { time.Sleep(100 * time.Millisecond) })
-	})
 }

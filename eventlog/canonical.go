@@ -95,6 +95,11 @@ func CanonicalPayload(raw []byte) (json.RawMessage, error) {
 	if len(trimmed) == 0 {
 		return nil, nil
 	}
+	if isCanonical(trimmed) {
+		// Already canonical (what this package and its writers produce):
+		// decoding and encoding again would return the same bytes.
+		return trimmed, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.UseNumber()
 	var v any

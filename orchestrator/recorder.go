@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -125,9 +126,13 @@ func (r *recorder) addSpan(t time.Time, vt int64, kind, branchID, span string, p
 func (r *recorder) addRaw(t time.Time, vt int64, kind, branchID, span, parent string, payload any, arts ...string) {
 	var raw json.RawMessage
 	if payload != nil {
-		b, err := json.Marshal(payload)
-		if err == nil {
-			raw = b
+		// Without HTML escaping a map payload is already in the event
+		// log's canonical form, which the log then takes as it is.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(payload); err == nil {
+			raw = bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
 		}
 	}
 	var clean []string

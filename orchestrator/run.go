@@ -424,9 +424,10 @@ func (r *run) execute(ctx context.Context) error {
 			return err
 		}
 	}
-	exploreStart := time.Now()
+	exploreStart, exploreCPU := time.Now(), cpuTime()
 	winners, err := r.explore(ctx, client, results)
 	r.sum.Explore = time.Since(exploreStart)
+	r.sum.ExploreCPU = cpuTime() - exploreCPU
 	client.Cancel(context.WithoutCancel(ctx), r.runID)
 	stopWork()
 	if err != nil {

@@ -40,6 +40,9 @@ type Summary struct {
 	// CPU is this process's CPU time (user + system) for the run: the
 	// orchestrator's own cost, plus in-process workers' Go side.
 	CPU time.Duration `json:"cpu_ns"`
+	// ExploreCPU is the part of CPU spent exploring (setup and commit
+	// excluded).
+	ExploreCPU time.Duration `json:"explore_cpu_ns"`
 	// MaxConcurrent is the largest number of branches whose action spans
 	// overlapped in time.
 	MaxConcurrent int `json:"max_concurrent_branches"`

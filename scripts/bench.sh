@@ -29,7 +29,7 @@ echo "== 2. Go benchmarks"
 go test -run '^$' -bench 'FrontierPushPop|FrontierUpdate' -benchtime 200000x ./planner/ | grep -E '^Benchmark'
 # one rescore touches all 100k branches: a few rounds are plenty
 go test -run '^$' -bench 'FrontierRescore' -benchtime 20x ./planner/ | grep -E '^Benchmark'
-go test -run '^$' -bench 'BenchmarkOrchestratorStep' -benchtime 5x ./orchestrator/ | grep -E '^Benchmark'
+go test -run '^$' -bench 'BenchmarkOrchestratorStep' -benchtime 9x ./orchestrator/ | grep -E '^Benchmark'
 go test -run '^$' -bench 'BenchmarkJobRoundTrip' -benchtime 500x ./bus/ | grep -E '^Benchmark'
 go test -run '^$' -bench 'BenchmarkAppendBatch|BenchmarkAppend$' -benchtime 200x ./eventlog/ | grep -E '^Benchmark'
 
