@@ -106,7 +106,7 @@ func (c *canonScanner) array(depth int) bool {
 		return true
 	}
 	for {
-		if !c.value(depth + 1) || c.i >= len(c.b) {
+		if !c.value(depth+1) || c.i >= len(c.b) {
 			return false
 		}
 		switch c.b[c.i] {
