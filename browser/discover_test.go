@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -56,5 +57,26 @@ func TestFindDriverLayout(t *testing.T) {
 	}
 	if d.Dir != dir || d.Node != filepath.Join(dir, "node") {
 		t.Fatalf("driver = %+v", d)
+	}
+}
+
+// TestDisabledFeaturesKeepDriverDefaults: Chromium honours only the last
+// --disable-features flag, so Multiverse's must still carry the features
+// the driver turns off for faithful automation.
+func TestDisabledFeaturesKeepDriverDefaults(t *testing.T) {
+	var flags []string
+	for _, a := range SandboxArgs {
+		if strings.HasPrefix(a, "--disable-features=") {
+			flags = append(flags, a)
+		}
+	}
+	if len(flags) != 1 {
+		t.Fatalf("want exactly one --disable-features flag, have %q", flags)
+	}
+	have := strings.Split(strings.TrimPrefix(flags[0], "--disable-features="), ",")
+	for _, f := range []string{"HttpsUpgrades", "PaintHolding", "LazyFrameLoading", "ThirdPartyStoragePartitioning", "Translate", "AutofillServerCommunication"} {
+		if !slices.Contains(have, f) {
+			t.Errorf("--disable-features lacks %s", f)
+		}
 	}
 }

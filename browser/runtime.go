@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/playwright-community/playwright-go"
@@ -24,7 +25,23 @@ var SandboxArgs = []string{
 	"--disable-default-apps",
 	"--disable-dev-shm-usage",
 	"--font-render-hinting=none",
-	"--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
+	"--disable-features=" + strings.Join(disabledFeatures, ","),
+}
+
+// disabledFeatures is the Chromium feature list to turn off. Chromium
+// keeps only the last --disable-features flag, and ours comes after the
+// driver's, so it repeats the list Playwright 1.52 passes (HttpsUpgrades
+// off keeps http:// navigations as recorded, PaintHolding off keeps
+// screenshots honest, ...) and adds Multiverse's own.
+var disabledFeatures = []string{
+	// Playwright 1.52's defaults.
+	"AcceptCHFrame", "AutoExpandDetailsElement", "AvoidUnnecessaryBeforeUnloadCheckSync",
+	"CertificateTransparencyComponentUpdater", "DeferRendererTasksAfterInput", "DestroyProfileOnBrowserClose",
+	"DialMediaRouteProvider", "ExtensionManifestV2Disabled", "GlobalMediaControls", "HttpsUpgrades",
+	"ImprovedCookieControls", "LazyFrameLoading", "LensOverlay", "MediaRouter", "PaintHolding",
+	"ThirdPartyStoragePartitioning", "Translate",
+	// No calls to the vendor's services from a branch.
+	"OptimizationHints", "AutofillServerCommunication",
 }
 
 // Options configure Launch. The zero value finds everything itself.
