@@ -51,6 +51,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	natsURL := fs.String("nats", "", "NATS server URL(s), comma-separated (required)")
 	slots := fs.Int("slots", 1, "branches run at once in this worker's Chromium")
+	keepWarm := fs.Int("keep-warm", -1, "finished branch contexts kept alive so a child continues its parent's context instead of replaying the prefix (default: max(8, 2 x slots); 0: none)")
 	dataDir := fs.String("data-dir", "", "write artifacts to this data dir's artifact store (a worker on the orchestrator's machine); default: the JetStream object store, which the orchestrator mirrors")
 	name := fs.String("name", "", "worker name in results (default host/pid)")
 	chromium := fs.String("chromium", "", "Chromium executable")
@@ -70,6 +71,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	if *slots < 1 {
 		return fmt.Errorf("%w: --slots must be at least 1", orchestrator.ErrBadInput)
+	}
+	if *keepWarm < 0 {
+		*keepWarm = max(8, 2**slots)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if *verbose {
@@ -98,7 +102,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	} else if store, err = client.Objects(ctx); err != nil {
 		return err
 	}
-	exec, err := worker.NewExecutor(ctx, worker.Options{Name: *name, Store: store, Logger: log, KeepWarm: 2 * *slots,
+	exec, err := worker.NewExecutor(ctx, worker.Options{Name: *name, Store: store, Logger: log, KeepWarm: *keepWarm,
 		Browser: browser.Options{ChromiumPath: *chromium, DriverDir: *driver}})
 	if err != nil {
 		return err
