@@ -297,3 +297,34 @@ navigator.serviceWorker.register("/sw.js");
 		}
 	}
 }
+
+// TestCrashedTab: a renderer crash mid-branch is a failed step with the
+// page_crash code, observing says so too, and the session still closes.
+func TestCrashedTab(t *testing.T) {
+	srv := vendor(t, sites.Knobs{})
+	s := session(t, srv.URL, 1)
+	do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/pricing"})
+	cdp, err := s.Page().Context().NewCDPSession(s.Page())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Page.crash does not answer: the renderer is gone.
+	go cdp.Send("Page.crash", nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for !s.Crashed() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !s.Crashed() {
+		t.Fatal("the crash event never arrived")
+	}
+	r := do(t, s, click("nav-pricing"))
+	if r.Status != browser.StatusFailed || r.Code != browser.CodePageCrash {
+		t.Fatalf("step after the crash = %+v, want failed %s", r, browser.CodePageCrash)
+	}
+	if _, err := s.Observe(context.Background(), browser.ObserveSpec{}); err == nil || !strings.Contains(err.Error(), "crashed") {
+		t.Fatalf("observe after the crash: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("close after the crash: %v", err)
+	}
+}

@@ -323,3 +323,4 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
