@@ -323,4 +323,3 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
-
