@@ -92,30 +92,18 @@ func (c *Client) ensureStreams(ctx context.Context) error {
 //
 // An existing stream keeps its replicas unless setReplicas is true.
 func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig, setReplicas bool) (jetstream.Stream, error) {
-	var lastErr error
-	for races := 0; races < 5; {
-		s, err := ensureStreamOnce(ctx, js, cfg, setReplicas)
-		if err == nil {
-			return s, nil
-		}
-		if !transient(ctx, err) {
-			if errors.Is(err, errRaced) {
-				races++
-				lastErr = err
-				continue
-			}
-			return nil, err
-		}
-		// A cluster that is still electing leaders may leave an API
-		// request unanswered: ask again while ctx lasts.
-		lastErr = err
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("%w (last: %v)", ctx.Err(), lastErr)
-		case <-time.After(apiRetryWait):
+	var err error
+	for range 5 {
+		var s jetstream.Stream
+		err = retryAPI(ctx, func(ctx context.Context) (err error) {
+			s, err = ensureStreamOnce(ctx, js, cfg, setReplicas)
+			return err
+		})
+		if !errors.Is(err, errRaced) {
+			return s, err
 		}
 	}
-	return nil, fmt.Errorf("gave up racing other clients: %w", lastErr)
+	return nil, fmt.Errorf("gave up racing other clients: %w", err)
 }
 
 // apiTimeout bounds one JetStream API request during stream setup;
@@ -129,8 +117,8 @@ const (
 // deleting the same stream.
 var errRaced = errors.New("raced another client")
 
-// transient reports whether err is an unanswered or refused API request
-// that is worth repeating while ctx lasts.
+// transient reports whether err is an unanswered API request (a cluster
+// still electing leaders, say), worth repeating while ctx lasts.
 func transient(ctx context.Context, err error) bool {
 	if ctx.Err() != nil {
 		return false
@@ -156,11 +144,9 @@ func retryAPI(ctx context.Context, call func(context.Context) error) error {
 	}
 }
 
-// ensureStreamOnce is one attempt of ensureStream, each request bounded by
-// apiTimeout.
+// ensureStreamOnce is one attempt of ensureStream. A lost race with
+// another client returns an error matching errRaced.
 func ensureStreamOnce(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig, setReplicas bool) (jetstream.Stream, error) {
-	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
-	defer cancel()
 	s, err := js.Stream(ctx, cfg.Name)
 	switch {
 	case err == nil:

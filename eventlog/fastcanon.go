@@ -59,10 +59,18 @@ func (c *canonScanner) literal(lit string) bool {
 	return true
 }
 
+// skip consumes ch when it is next.
+func (c *canonScanner) skip(ch byte) bool {
+	if c.i < len(c.b) && c.b[c.i] == ch {
+		c.i++
+		return true
+	}
+	return false
+}
+
 func (c *canonScanner) object(depth int) bool {
 	c.i++ // '{'
-	if c.i < len(c.b) && c.b[c.i] == '}' {
-		c.i++
+	if c.skip('}') {
 		return true
 	}
 	var prev []byte
@@ -77,23 +85,13 @@ func (c *canonScanner) object(depth int) bool {
 			return false
 		}
 		prev = key
-		if c.i >= len(c.b) || c.b[c.i] != ':' {
+		if !c.skip(':') || !c.value(depth+1) {
 			return false
 		}
-		c.i++
-		if !c.value(depth + 1) {
-			return false
-		}
-		if c.i >= len(c.b) {
-			return false
-		}
-		switch c.b[c.i] {
-		case ',':
-			c.i++
-		case '}':
-			c.i++
+		if c.skip('}') {
 			return true
-		default:
+		}
+		if !c.skip(',') {
 			return false
 		}
 	}
@@ -101,21 +99,17 @@ func (c *canonScanner) object(depth int) bool {
 
 func (c *canonScanner) array(depth int) bool {
 	c.i++ // '['
-	if c.i < len(c.b) && c.b[c.i] == ']' {
-		c.i++
+	if c.skip(']') {
 		return true
 	}
 	for {
-		if !c.value(depth+1) || c.i >= len(c.b) {
+		if !c.value(depth + 1) {
 			return false
 		}
-		switch c.b[c.i] {
-		case ',':
-			c.i++
-		case ']':
-			c.i++
+		if c.skip(']') {
 			return true
-		default:
+		}
+		if !c.skip(',') {
 			return false
 		}
 	}

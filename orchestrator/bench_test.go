@@ -103,7 +103,7 @@ func BenchmarkOrchestratorStep(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					defer os.RemoveAll(d)
+					b.Cleanup(func() { os.RemoveAll(d) })
 					dir = d
 				}
 				tk := chainTask(b, srv.URL, 12)
