@@ -28,6 +28,9 @@ const (
 	CodeRedactedValue     = "redacted_value"
 	CodeInputMissing      = "input_missing"
 	CodeGuardBlocked      = "guard_blocked"
+	// CodeUnresponsive is a page that stopped answering: the session's
+	// watchdog closed its context.
+	CodeUnresponsive = "page_unresponsive"
 )
 
 // Statuses of an executed action.
@@ -71,10 +74,29 @@ const RedactedPlaceholder = "[redacted]"
 // page clock by one step. A failed action returns a StepResult with status
 // failed and a code; the error is reserved for a session that can no
 // longer be used (closed, browser lost, context cancelled).
+//
+// A page that stops answering altogether (a navigation that never
+// commits, a renderer that hangs) fails the step with page_unresponsive
+// once the step's watchdog limit passes; the session is closed then.
 func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (StepResult, error) {
-	if s.bctx == nil {
+	if s.closed.Load() {
 		return StepResult{}, ErrSessionClosed
 	}
+	// An action, the load wait after it and the clock step each have
+	// ActionTimeout; the watchdog leaves them all that and some slack.
+	limit := 3*s.opts.Env.ActionTimeout + 5*time.Second
+	stop := s.watch(ctx, limit)
+	res, err := s.doStep(ctx, a, inputs)
+	if stop() && ctx.Err() == nil {
+		ae := s.unresponsive("step "+itoa(res.Step), limit)
+		res.End = time.Now()
+		res.Status, res.Code, res.Error = StatusFailed, ae.Code, ae.Msg
+		return res, nil
+	}
+	return res, err
+}
+
+func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) (StepResult, error) {
 	res := StepResult{Step: s.step + 1, Start: time.Now()}
 	s.mu.Lock()
 	s.step++
@@ -110,8 +132,24 @@ func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (Ste
 			ae = classify(err)
 		}
 		res.Status, res.Code, res.Error = StatusFailed, ae.Code, ae.Msg
+		if ae.Code == CodeTimeout || ae.Code == CodeNavigationTimeout {
+			s.stopLoading()
+		}
 	}
 	return res, nil
+}
+
+// stopLoading abandons a navigation that did not finish in time, as the
+// browser's stop button does: the page keeps the document it has, so the
+// observation after the failed step sees it instead of waiting on a
+// server that may never answer.
+func (s *Session) stopLoading() {
+	cdp, err := s.bctx.NewCDPSession(s.page)
+	if err != nil {
+		return
+	}
+	defer cdp.Detach()
+	cdp.Send("Page.stopLoading", nil)
 }
 
 func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (string, error) {

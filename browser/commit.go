@@ -56,13 +56,17 @@ func (s *Session) AddCookies(cs []Cookie) error {
 // SetValue sets the value of the first element matching selector (the
 // committer writes the idempotency key into a hidden form field with it).
 func (s *Session) SetValue(ctx context.Context, selector, value string) error {
-	found, err := s.page.Evaluate(`([sel, v]) => {
+	var found any
+	err := s.call(ctx, "setting "+selector, func() (e error) {
+		found, e = s.page.Evaluate(`([sel, v]) => {
   const el = document.querySelector(sel);
   if (!el) return false;
   el.value = v;
   el.setAttribute('value', v);
   return true;
 }`, []any{selector, value})
+		return e
+	})
 	if err != nil {
 		return fmt.Errorf("browser: setting %s: %w", selector, err)
 	}
@@ -125,8 +129,12 @@ func (s *Session) Screenshot(ctx context.Context) (string, error) {
 	if s.opts.Store == nil {
 		return "", fmt.Errorf("browser: no artifact store")
 	}
-	png, err := s.page.Screenshot(playwright.PageScreenshotOptions{Type: playwright.ScreenshotTypePng,
-		Caret: playwright.ScreenshotCaretInitial, Mask: s.maskLocators()})
+	var png []byte
+	err := s.call(ctx, "the screenshot", func() (e error) {
+		png, e = s.page.Screenshot(playwright.PageScreenshotOptions{Type: playwright.ScreenshotTypePng,
+			Caret: playwright.ScreenshotCaretInitial, Mask: s.maskLocators()})
+		return e
+	})
 	if err != nil {
 		return "", fmt.Errorf("browser: screenshot: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 
@@ -51,10 +52,23 @@ type observeResult struct {
 // Observe looks at the page after the last step: URL, title, hashes,
 // affordances and probe answers, and the network digest of the step's
 // requests.
+//
+// A page that does not answer within the observation's watchdog limit
+// fails it with page_unresponsive; the session is closed then.
 func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, error) {
-	if s.bctx == nil {
+	if s.closed.Load() {
 		return Snapshot{}, ErrSessionClosed
 	}
+	limit := 2*s.opts.Env.ActionTimeout + 5*time.Second
+	stop := s.watch(ctx, limit)
+	snap, err := s.observe(ctx, spec)
+	if stop() && ctx.Err() == nil {
+		return Snapshot{}, s.unresponsive("the observation", limit)
+	}
+	return snap, err
+}
+
+func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, error) {
 	if s.Crashed() {
 		return Snapshot{}, &ActionError{Code: CodePageCrash, Msg: "the page crashed"}
 	}
@@ -176,7 +190,11 @@ func (s *Session) maskLocators() []playwright.Locator {
 // Read returns the text of the first element matching selector, or its
 // attribute attr; ok is false when no element matches.
 func (s *Session) Read(ctx context.Context, selector, attr string) (value string, ok bool, err error) {
-	v, err := s.page.Evaluate(readScript, []any{selector, attr})
+	var v any
+	err = s.call(ctx, "reading "+selector, func() (e error) {
+		v, e = s.page.Evaluate(readScript, []any{selector, attr})
+		return e
+	})
 	if err != nil {
 		return "", false, fmt.Errorf("browser: reading %s: %w", selector, err)
 	}

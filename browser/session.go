@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/playwright-community/playwright-go"
@@ -95,6 +96,11 @@ type Session struct {
 	page playwright.Page
 	vt   time.Time // the pinned page clock
 	step int
+
+	closeOnce sync.Once
+	closeErr  error
+	closed    atomic.Bool
+	aborted   atomic.Bool
 
 	mu          sync.Mutex
 	net         []*netRec
@@ -266,14 +272,76 @@ func (s *Session) setPage(p playwright.Page) {
 	})
 }
 
-// Close closes the context. It is idempotent.
+// closeWait bounds how long closing a context may take: a page stuck in
+// a navigation that never answers must not hold its worker forever.
+const closeWait = 10 * time.Second
+
+// Close closes the context. It is idempotent and safe to call from any
+// goroutine, also while another call into the session is pending (which
+// then fails).
 func (s *Session) Close() error {
-	if s.bctx == nil {
-		return nil
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		done := make(chan error, 1)
+		go func() { done <- s.bctx.Close() }()
+		select {
+		case s.closeErr = <-done:
+		case <-time.After(closeWait):
+			s.closeErr = fmt.Errorf("browser: closing the context did not finish within %s", closeWait)
+		}
+	})
+	return s.closeErr
+}
+
+// Abort closes the context from outside the goroutine driving the
+// session: a pending Playwright call fails at once instead of waiting for
+// a page that may never answer. The session is unusable afterwards.
+func (s *Session) Abort() {
+	s.aborted.Store(true)
+	s.Close()
+}
+
+// Aborted reports whether the session was aborted.
+func (s *Session) Aborted() bool { return s.aborted.Load() }
+
+// watch arms a watchdog over one blocking exchange with the page.
+// Playwright's Evaluate, Title and clock calls take neither a context nor
+// a timeout, and a page stuck in a navigation that never answers can hold
+// them forever. When ctx ends or limit passes first, the watchdog aborts
+// the session, which fails the pending call. The returned stop disarms it
+// and reports whether it fired because of the limit.
+func (s *Session) watch(ctx context.Context, limit time.Duration) (stop func() (overrun bool)) {
+	var over atomic.Bool
+	t := time.AfterFunc(limit, func() {
+		over.Store(true)
+		s.Abort()
+	})
+	cancel := context.AfterFunc(ctx, s.Abort)
+	return func() bool {
+		t.Stop()
+		cancel()
+		return over.Load()
 	}
-	err := s.bctx.Close()
-	s.bctx = nil
+}
+
+// call runs one exchange with the page under the watchdog, with a limit
+// of ActionTimeout and some slack.
+func (s *Session) call(ctx context.Context, what string, fn func() error) error {
+	if s.closed.Load() {
+		return ErrSessionClosed
+	}
+	limit := s.opts.Env.ActionTimeout + 5*time.Second
+	stop := s.watch(ctx, limit)
+	err := fn()
+	if stop() && ctx.Err() == nil {
+		return s.unresponsive(what, limit)
+	}
 	return err
+}
+
+// unresponsive is the failure of a call the watchdog cut short.
+func (s *Session) unresponsive(what string, limit time.Duration) *ActionError {
+	return &ActionError{Code: CodeUnresponsive, Msg: fmt.Sprintf("the page did not answer %s within %s; its context was closed", what, limit)}
 }
 
 // VirtualTime returns the pinned page clock.

@@ -349,6 +349,12 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
+			if bctx.Err() != nil {
+				res.Status, res.ErrCode, res.ErrStep = ResultFailed, CodeBranchTimeout, len(job.Plan)
+				res.ErrMsg = fmt.Sprintf("the branch exceeded its wall clock budget of %s while observing step %d", job.Deadline.D(), len(job.Plan))
+				res.Timing.Total = time.Since(start).Milliseconds()
+				return res, nil
+			}
 			if !failed {
 				res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = ResultFailed, browser.CodePageError, err.Error(), len(job.Plan)
 				var ae *browser.ActionError
