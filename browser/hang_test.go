@@ -106,7 +106,9 @@ func TestWatchdogFailsStuckRenderer(t *testing.T) {
 	const limit = 3*2*time.Second + 5*time.Second
 	t0 := time.Now()
 	done := make(chan browser.StepResult, 1)
-	go func() { done <- do(t, s, branch.Action{Kind: branch.KindEval, Value: `setTimeout(() => { for (;;) {} }, 0)`}) }()
+	go func() {
+		done <- do(t, s, branch.Action{Kind: branch.KindEval, Value: `setTimeout(() => { for (;;) {} }, 0)`})
+	}()
 	select {
 	case r := <-done:
 		if r.Status != browser.StatusFailed || r.Code != browser.CodeUnresponsive {

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 )
@@ -178,7 +179,16 @@ func (r *Runtime) Close() error {
 	}
 	r.closed = true
 	r.mu.Unlock()
-	err := r.browser.Close()
+	// A renderer that stopped answering must not hold the process: the
+	// driver is stopped (and Chromium with it) once the wait is over.
+	done := make(chan error, 1)
+	go func() { done <- r.browser.Close() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(closeWait):
+		err = fmt.Errorf("browser: closing Chromium did not finish within %s", closeWait)
+	}
 	if e := r.pw.Stop(); err == nil {
 		err = e
 	}

@@ -400,7 +400,14 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	defer func() {
 		stopWork()
-		<-workDone
+		// Cancelling workCtx aborts the in-process workers' sessions;
+		// a worker that still does not return must not keep the run
+		// from ending.
+		select {
+		case <-workDone:
+		case <-time.After(workerStopWait):
+			r.log.Warn("in-process workers did not stop in time; ending the run without them", "waited", workerStopWait)
+		}
 	}()
 	r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(fp, natsURL))
 	r.rec.flush(ctx)
@@ -447,6 +454,10 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	return r.commit(ctx, rt, winners)
 }
+
+// workerStopWait bounds how long the end of a run waits for its
+// in-process workers to return their slots.
+const workerStopWait = 20 * time.Second
 
 func workerName() string {
 	h, _ := os.Hostname()

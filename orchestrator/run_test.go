@@ -323,3 +323,58 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// TestHostileSite runs the demo task against a site whose docs never
+// answer and whose pricing redirects forever. The run must end within its
+// wall clock budget and a small margin, whatever it finds: branches that
+// run into the hostile pages fail with stable codes, the run either
+// commits or reports that no boundary was reached, nothing is ordered
+// unless it committed, and run_end is the last event.
+func TestHostileSite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	dir := t.TempDir()
+	s := startSite(t, sites.Knobs{RedirectLoop: true, HangPaths: []string{"/docs"}})
+	tk := demoTask(t, s.srv.URL())
+	tk.Budgets.ActionTimeout = task.Duration(3 * time.Second)
+	tk.Budgets.BranchWallClock = task.Duration(20 * time.Second)
+	tk.Budgets.WallClock = task.Duration(60 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 2, NoScreenshots: true})
+	took := time.Since(t0)
+	if err != nil && !errors.Is(err, orchestrator.ErrNoBoundary) {
+		t.Fatalf("hostile site: %v, want a commit or ErrNoBoundary", err)
+	}
+	// Exploration stops at the wall clock; ending the in-flight branches,
+	// committing and closing down get a bounded margin on top.
+	if limit := 60*time.Second + 45*time.Second; took > limit {
+		t.Fatalf("the run took %s, more than its wall clock budget and margin %s", took, limit)
+	}
+	es := events(t, dir, sum.RunID)
+	if es[len(es)-1].Kind != eventlog.KindRunEnd {
+		t.Fatalf("last event = %s, want run_end", es[len(es)-1].Kind)
+	}
+	codes := map[string]int{}
+	for _, e := range es {
+		if e.Kind == eventlog.KindActionEnd {
+			if c, _ := payload(t, e)["code"].(string); c != "" {
+				codes[c]++
+			}
+		}
+	}
+	t.Logf("took %s, err %v, failure codes %v", took, err, codes)
+	hostile := codes["page_error"] + codes["navigation_timeout"] + codes["timeout"] + codes["page_unresponsive"] + codes["branch_timeout"]
+	if hostile == 0 {
+		t.Fatalf("no branch failed on the hostile pages: codes %v", codes)
+	}
+	orders := siteOrders(t, s.srv.URL())
+	if err != nil && len(orders) != 0 {
+		t.Fatalf("no commit, yet the site holds %d orders", len(orders))
+	}
+	if err == nil && len(orders) != 1 {
+		t.Fatalf("committed, and the site holds %d orders, want 1", len(orders))
+	}
+}
