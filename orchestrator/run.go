@@ -87,11 +87,13 @@ type Progress struct {
 	Elapsed, Budget time.Duration
 	Wave            int
 	Frontier        int
-	Running         int
-	Workers         int
-	Executed        int
-	BestJ           float64
-	Phase           string
+	// Running counts branches dispatched and not yet answered; it can
+	// exceed Workers while jobs wait in the queue.
+	Running  int
+	Workers  int
+	Executed int
+	BestJ    float64
+	Phase    string
 }
 
 // ResultGrace is how long past a branch's own wall clock budget the

@@ -37,7 +37,7 @@ func (p *progressLine) update(pr orchestrator.Progress) {
 		fmt.Fprintf(p.w, "\r\033[K[%5.1fs] committing the winner…", pr.Elapsed.Seconds())
 		return
 	}
-	fmt.Fprintf(p.w, "\r\033[K[%5.1fs / %s] wave %d · frontier %d · running %d/%d workers · %d branches · best J %.3f",
+	fmt.Fprintf(p.w, "\r\033[K[%5.1fs / %s] wave %d · frontier %d · %d in flight on %d workers · %d branches · best J %.3f",
 		pr.Elapsed.Seconds(), pr.Budget, pr.Wave, pr.Frontier, pr.Running, pr.Workers, pr.Executed, pr.BestJ)
 }
 
