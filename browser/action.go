@@ -345,27 +345,36 @@ func (s *Session) advance(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
+// loadSlice is how long one wait for the load event lasts before the
+// document itself is asked: the lifecycle event can be missed when a
+// navigation commits while the wait attaches, and a missed event must
+// not cost the whole action timeout.
+const loadSlice = time.Second
+
 func (s *Session) waitLoad(deadline time.Time) error {
-	remaining := time.Until(deadline)
-	if remaining <= 0 {
-		return &ActionError{Code: CodeNavigationTimeout, Msg: "the page did not finish loading"}
-	}
-	err := s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad,
-		Timeout: playwright.Float(float64(remaining.Milliseconds()))})
-	if err != nil && isTimeout(err) {
-		// The lifecycle event can be missed when a navigation commits
-		// while the wait attaches; the document itself knows.
-		if v, e := s.page.Evaluate(`document.readyState`); e == nil && v == "complete" {
+	for {
+		remaining := time.Until(deadline)
+		if remaining <= 0 {
+			return &ActionError{Code: CodeNavigationTimeout, Msg: "the page did not finish loading within " + s.opts.Env.ActionTimeout.String()}
+		}
+		err := s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad,
+			Timeout: playwright.Float(float64(min(remaining, loadSlice).Milliseconds()))})
+		if err == nil {
+			return nil
+		}
+		if !isTimeout(err) {
+			return classify(err)
+		}
+		// A complete document with nothing in flight is loaded, whatever
+		// the event said; a navigation still pending keeps its document
+		// request in flight.
+		s.mu.Lock()
+		idle := s.inflight == 0
+		s.mu.Unlock()
+		if v, e := s.page.Evaluate(`document.readyState`); e == nil && v == "complete" && idle {
 			return nil
 		}
 	}
-	if err != nil {
-		if isTimeout(err) {
-			return &ActionError{Code: CodeNavigationTimeout, Msg: "the page did not finish loading within " + s.opts.Env.ActionTimeout.String()}
-		}
-		return classify(err)
-	}
-	return nil
 }
 
 func isTimeout(err error) bool {
