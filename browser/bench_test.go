@@ -87,3 +87,43 @@ func BenchmarkSession(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkBuild compares Chromium's headless shell with the full browser
+// in the same run: one branch's worth of browser work per operation (a new
+// context, a navigation, an observation), wall clock and machine CPU. It
+// is the measured reason runs prefer the headless shell.
+func BenchmarkBuild(b *testing.B) {
+	srv := vendor(b, sites.Knobs{})
+	builds := []struct{ name, path string }{
+		{"headless-shell", browser.HeadlessShellCandidates[0]},
+		{"full", "/usr/bin/chromium"},
+	}
+	for _, bd := range builds {
+		b.Run(bd.name, func(b *testing.B) {
+			if _, err := os.Stat(bd.path); err != nil {
+				b.Skipf("no %s at %s", bd.name, bd.path)
+			}
+			ctx := context.Background()
+			rt, err := browser.Launch(ctx, browser.Options{ChromiumPath: bd.path})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer rt.Close()
+			c0 := machineCPU(b)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				s, err := rt.NewSession(ctx, browser.SessionOptions{Origin: srv.URL, RunSeed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				do(b, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/pricing"})
+				if _, err := s.Observe(ctx, browser.ObserveSpec{}); err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64((machineCPU(b)-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
+		})
+	}
+}

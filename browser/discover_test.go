@@ -33,7 +33,7 @@ func TestDriverVersionMatchesModule(t *testing.T) {
 }
 
 func TestFindChromiumExplicitMissing(t *testing.T) {
-	_, err := FindChromium("/no/such/chromium")
+	_, err := FindChromium("/no/such/chromium", false)
 	if !errors.Is(err, ErrChromiumNotFound) || !strings.Contains(err.Error(), "/no/such/chromium") {
 		t.Fatalf("err = %v", err)
 	}

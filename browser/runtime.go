@@ -88,7 +88,7 @@ func Launch(ctx context.Context, opts Options) (*Runtime, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	chromium, err := FindChromium(opts.ChromiumPath)
+	chromium, err := FindChromium(opts.ChromiumPath, opts.Headful)
 	if err != nil {
 		return nil, err
 	}

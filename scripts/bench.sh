@@ -65,6 +65,19 @@ PY
 echo
 echo "browser work per operation (demo site, no latency; machine CPU, so run on a quiet machine):"
 go test -run '^$' -bench 'BenchmarkSession' -benchtime 10x ./browser/ | grep -E '^Benchmark'
+echo "headless shell against the full browser, one branch's work (context + navigation + observation):"
+go test -run '^$' -bench 'BenchmarkBuild' -benchtime 10x ./browser/ | grep -E '^Benchmark' | tee "$tmp/build.txt"
+python3 - "$tmp/build.txt" <<'PY'
+import re, sys
+cpu = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"BenchmarkBuild/(\S+?)-\d+\s+\d+\s+(\d+) ns/op\s+([\d.]+) cpu-ms/op", line)
+    if m:
+        cpu[m.group(1)] = (int(m.group(2)) / 1e6, float(m.group(3)))
+if "headless-shell" in cpu and "full" in cpu:
+    (ws, cs), (wf, cf) = cpu["headless-shell"], cpu["full"]
+    print("headless shell / full browser: wall clock %.2f, CPU %.2f" % (ws / wf, cs / cf))
+PY
 
 echo
 echo "== 4. Capture and replay"
