@@ -126,6 +126,17 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 	if s.Crashed() {
 		err = &ActionError{Code: CodePageCrash, Msg: "the page crashed"}
 	}
+	if err == nil && strings.HasPrefix(s.page.URL(), "chrome-error://") {
+		// The action led to a navigation that failed (a redirect loop,
+		// a refused connection): the page shows Chromium's error page.
+		s.mu.Lock()
+		msg := s.docFailure
+		s.mu.Unlock()
+		if msg == "" {
+			msg = "the navigation failed"
+		}
+		err = &ActionError{Code: CodePageError, Msg: msg}
+	}
 	if err != nil {
 		var ae *ActionError
 		if !errors.As(err, &ae) {

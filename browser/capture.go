@@ -105,6 +105,9 @@ func (s *Session) finish(req playwright.Request, failure string) {
 	}
 	if rec.Type == "document" && req.Frame() == s.page.MainFrame() {
 		s.docStatus = status
+		if failure != "" {
+			s.docFailure = failure
+		}
 	}
 	rec.done = true
 	delete(s.byReq, req)

@@ -113,6 +113,9 @@ type Session struct {
 	pageErrs    []string
 	unsupported []string
 	docStatus   int
+	// docFailure is the network error of the last main-frame document
+	// request that failed (net::ERR_TOO_MANY_REDIRECTS, ...).
+	docFailure string
 	// sensitive holds values the capture scrubbed from bodies because of
 	// their key; pages that render them are scrubbed of them too.
 	sensitive map[string]bool

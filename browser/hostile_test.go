@@ -3,6 +3,7 @@ package browser_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,5 +126,21 @@ func TestWatchdogFailsStuckRenderer(t *testing.T) {
 	}
 	if _, err := s.Observe(context.Background(), browser.ObserveSpec{}); !errors.Is(err, browser.ErrSessionClosed) {
 		t.Fatalf("observing an aborted session: %v, want ErrSessionClosed", err)
+	}
+}
+
+// A click into a redirect loop lands on Chromium's error page: the step
+// fails with page_error and the network error, instead of passing as a
+// successful step on an empty page.
+func TestRedirectLoopFailsStep(t *testing.T) {
+	srv := vendor(t, sites.Knobs{RedirectLoop: true})
+	s := session(t, srv.URL, 1)
+	do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
+	r := do(t, s, click("nav-pricing"))
+	if r.Status != browser.StatusFailed || r.Code != browser.CodePageError || !strings.Contains(r.Error, "ERR_TOO_MANY_REDIRECTS") {
+		t.Fatalf("click into a redirect loop: %s %s (%s), want failed page_error with ERR_TOO_MANY_REDIRECTS", r.Status, r.Code, r.Error)
+	}
+	if r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"}); r.Status == browser.StatusFailed {
+		t.Fatalf("the session is unusable after a redirect loop: %s %s (%s)", r.Status, r.Code, r.Error)
 	}
 }
