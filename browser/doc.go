@@ -17,4 +17,15 @@
 //
 // Speculation is read-only: requests matching a session's Guard patterns
 // are blocked and recorded, never sent.
+//
+// Hostile pages cannot hold a worker: every step, observation and page call
+// runs under a watchdog that closes the session's context when the caller's
+// context ends or the call's limit (a few action timeouts) passes, failing
+// it with page_unresponsive; a navigation that outlives its timeout is
+// stopped so the page stays observable, and a step that lands on Chromium's
+// error page (a redirect loop) fails with page_error.
+//
+// Headless runs prefer Chromium's headless shell when it is installed: the
+// same engine at about a third of the full browser's CPU per branch
+// (BenchmarkBuild).
 package browser
