@@ -42,8 +42,10 @@ func (c *Client) Cancel(ctx context.Context, runID string) error {
 	if err := c.nc.FlushWithContext(fctx); err != nil {
 		return fmt.Errorf("bus: cancel %s: flush: %w", runID, err)
 	}
-	if err := c.jobs.Purge(ctx, jetstream.WithPurgeSubject(jobsPrefix+runID)); err != nil {
-		return fmt.Errorf("bus: cancel %s: purge jobs: %w", runID, err)
+	for _, subj := range []string{jobsPrefix + runID, jobsPrefix + runID + ".>"} {
+		if err := c.jobs.Purge(ctx, jetstream.WithPurgeSubject(subj)); err != nil {
+			return fmt.Errorf("bus: cancel %s: purge jobs: %w", runID, err)
+		}
 	}
 	return nil
 }

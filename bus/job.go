@@ -34,6 +34,9 @@ type Job struct {
 	// It is the handler's own copy; what it holds when the handler returns is
 	// carried on the result (see the package documentation).
 	Header nats.Header
+	// Route is the route of the Work call running the job (see
+	// [WorkerConfig.Route]); it is not part of the message.
+	Route string
 }
 
 // JobMsgID is the Nats-Msg-Id of the job of a branch. The server drops a
@@ -81,12 +84,18 @@ func (c *Client) Pending(ctx context.Context, runID string) (uint64, error) {
 	if err := validateID("run", runID); err != nil {
 		return 0, err
 	}
-	subj := jobsPrefix + runID
-	info, err := c.jobs.Info(ctx, jetstream.WithSubjectFilter(subj))
-	if err != nil {
-		return 0, fmt.Errorf("bus: pending %s: %w", runID, err)
+	// The run's shared jobs and the ones routed to single workers.
+	var n uint64
+	for _, f := range []string{jobsPrefix + runID, jobsPrefix + runID + ".>"} {
+		info, err := c.jobs.Info(ctx, jetstream.WithSubjectFilter(f))
+		if err != nil {
+			return 0, fmt.Errorf("bus: pending %s: %w", runID, err)
+		}
+		for _, k := range info.State.Subjects {
+			n += k
+		}
 	}
-	return info.State.Subjects[subj], nil
+	return n, nil
 }
 
 // decodeJob builds a Job from a message of MV_JOBS. delivered is the
@@ -95,9 +104,10 @@ func decodeJob(subject string, hdr nats.Header, data []byte, delivered uint64) (
 	bad := func(reason string) (Job, error) {
 		return Job{}, &DecodeError{Kind: "job", Subject: subject, Reason: reason}
 	}
-	runID, ok := strings.CutPrefix(subject, jobsPrefix)
-	if !ok || validateID("run", runID) != nil {
-		return bad("subject is not mv.jobs.<run_id>")
+	rest, ok := strings.CutPrefix(subject, jobsPrefix)
+	runID, route, routed := strings.Cut(rest, ".")
+	if !ok || validateID("run", runID) != nil || (routed && validateID("route", route) != nil) {
+		return bad("subject is not mv.jobs.<run_id> or mv.jobs.<run_id>.<route>")
 	}
 	if h := hdr.Get(HeaderRunID); h != "" && h != runID {
 		return bad(fmt.Sprintf("%s %q does not match the subject", HeaderRunID, h))

@@ -48,10 +48,16 @@ type WorkerConfig struct {
 	// that share it share the jobs; MV_JOBS is a work queue, so consumers
 	// with overlapping subjects are refused by the server.
 	Consumer string
-	// Subject filters the jobs (default "mv.jobs.>", every run). Every
-	// worker of one consumer must use the same Subject: the last to start
-	// sets the consumer's filter.
+	// Subject filters the jobs (default "mv.jobs.*", every run's shared
+	// jobs). Every worker of one consumer must use the same Subject: the
+	// last to start sets the consumer's filter. It must not overlap the
+	// routed subjects mv.jobs.<run_id>.<route>.
 	Subject string
+	// Route names this Work call for jobs routed to it (see
+	// [Client.PublishRouted]); default a fresh [NewRoute]. Each job's
+	// [Job.Route] carries it, so a handler can tell the publisher where
+	// to route follow-up jobs.
+	Route string
 }
 
 // Work pulls jobs and runs h for each, up to cfg.Slots at once, until ctx
@@ -87,12 +93,29 @@ func (c *Client) Work(ctx context.Context, cfg WorkerConfig, h Handler) error {
 		cfg.Consumer = DefaultConsumer
 	}
 	if cfg.Subject == "" {
-		cfg.Subject = JobsSubjects
+		cfg.Subject = QueueSubjects
 	}
-	w := &worker{c: c, cfg: cfg, h: h, log: c.log.With("consumer", cfg.Consumer)}
+	if cfg.Route == "" {
+		cfg.Route = NewRoute()
+	}
+	if err := validateID("route", cfg.Route); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidConfig, err)
+	}
+	w := &worker{c: c, cfg: cfg, h: h, log: c.log.With("consumer", cfg.Consumer, "route", cfg.Route)}
 	if err := w.ensureConsumer(ctx); err != nil {
 		return err
 	}
+	routed, err := w.routeConsumer(ctx)
+	if err != nil {
+		return err
+	}
+	w.routed = routed
+	w.ring()
+	bell, err := c.nc.Subscribe(jobsPrefix+"*."+cfg.Route, func(*nats.Msg) { w.ring() })
+	if err != nil {
+		return fmt.Errorf("bus: work: subscribe route: %w", err)
+	}
+	defer func() { _ = bell.Unsubscribe() }()
 	sub, err := c.nc.Subscribe(ControlSubjects, func(m *nats.Msg) {
 		runID, err := decodeControl(m.Subject, m.Data)
 		if err != nil {
@@ -161,6 +184,9 @@ type worker struct {
 	maxDeliver  int
 	epoch       context.Context // cancelled when the connection is re-established
 	epochCancel context.CancelFunc
+	routed      jetstream.Consumer // jobs routed to this Work call
+	bell        context.Context    // cancelled when a job is routed here
+	bellCancel  context.CancelFunc
 }
 
 // renewEpoch abandons the pull requests of the current connection epoch.
@@ -221,13 +247,30 @@ func (w *worker) consumer() (jetstream.Consumer, time.Duration, int) {
 // only when the connection is closed.
 func (w *worker) slot(ctx context.Context) error {
 	retry := 100 * time.Millisecond
+	woken := false
 	for ctx.Err() == nil {
+		// A job routed here goes first: this worker holds what makes it
+		// cheap, and nobody else will run it. The doorbell is taken
+		// before looking, so a job routed after the look still cuts the
+		// wait on the shared queue short.
+		bell := w.currentBell()
+		if msg := w.nextRouted(ctx, woken); msg != nil {
+			woken = false
+			w.run(ctx, msg)
+			continue
+		}
+		woken = false
 		cons, _, _ := w.consumer()
 		fctx, cancel := context.WithTimeout(ctx, fetchWait)
 		stopEpoch := context.AfterFunc(w.currentEpoch(), cancel)
+		stopBell := context.AfterFunc(bell, cancel)
 		msg, err := cons.Next(jetstream.FetchContext(fctx))
 		stopEpoch()
+		stopBell()
 		cancel()
+		if bell.Err() != nil {
+			woken = true
+		}
 		if err == nil {
 			retry = 100 * time.Millisecond
 			w.run(ctx, msg)
@@ -241,7 +284,7 @@ func (w *worker) slot(ctx context.Context) error {
 		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
 			continue // no job within fetchWait
 		case errors.Is(err, context.Canceled):
-			continue // reconnected: pull again
+			continue // reconnected, or a job was routed here: pull again
 		case errors.Is(err, jetstream.ErrConsumerNotFound), errors.Is(err, jetstream.ErrConsumerDeleted):
 			w.log.Warn("bus: consumer gone, recreating", "err", err)
 			if cerr := w.ensureConsumer(ctx); cerr != nil {
@@ -276,6 +319,7 @@ func (w *worker) run(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.TermWithReason("malformed job")
 		return
 	}
+	job.Route = w.cfg.Route
 	log := w.log.With("run_id", job.RunID, "branch_id", job.BranchID, "attempt", job.Attempt)
 	w.c.claim(job)
 	w.busy.Add(1)

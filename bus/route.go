@@ -1,0 +1,151 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/oklog/ulid/v2"
+)
+
+// QueueSubjects is the filter of the shared consumer: the jobs any worker
+// may run, one subject token after the prefix (mv.jobs.<run_id>). Jobs
+// routed to one worker carry a second token (mv.jobs.<run_id>.<route>), so
+// the shared consumer and the per-worker route consumers never overlap, as
+// a work-queue stream requires.
+const QueueSubjects = jobsPrefix + "*"
+
+// routeInactive is how long a route consumer outlives its worker: a
+// worker that is gone for good leaves nothing behind for longer.
+const routeInactive = 5 * time.Minute
+
+// routedWait is how long a slot woken by a routed job waits for it: the
+// core NATS doorbell can arrive before the stream stored the job.
+const routedWait = 250 * time.Millisecond
+
+// NewRoute returns a fresh route: a subject token that names one Work
+// call.
+func NewRoute() string { return strings.ToLower(ulid.Make().String()) }
+
+// RouteMsgID is the Nats-Msg-Id of a job routed to one worker. It differs
+// from [JobMsgID], so the same branch can still be queued for any worker
+// when its route is withdrawn.
+func RouteMsgID(runID, branchID string) string { return "route." + runID + "." + branchID }
+
+// PublishRouted queues the job of one branch for the worker whose Work call
+// has the given route (mv.jobs.<run_id>.<route>) and returns its stream
+// sequence. Only that worker runs it; it takes the job as soon as a slot is
+// free. Use it when the worker holds something that makes the job cheaper
+// there (the parent branch's live browser context), and withdraw it with
+// [Client.Unroute] if the worker does not claim it in time. Headers and ids
+// are as for [Client.PublishJob].
+func (c *Client) PublishRouted(ctx context.Context, runID, branchID, route string, data []byte, hdr nats.Header) (uint64, error) {
+	if err := validateID("run", runID); err != nil {
+		return 0, err
+	}
+	if err := validateID("branch", branchID); err != nil {
+		return 0, err
+	}
+	if err := validateID("route", route); err != nil {
+		return 0, err
+	}
+	msg := &nats.Msg{Subject: jobsPrefix + runID + "." + route, Data: data, Header: cloneHeader(hdr)}
+	msg.Header.Set(HeaderRunID, runID)
+	msg.Header.Set(HeaderBranchID, branchID)
+	msg.Header.Set(jetstream.MsgIDHeader, RouteMsgID(runID, branchID))
+	ack, err := c.js.PublishMsg(ctx, msg, jetstream.WithExpectStream(JobsStream))
+	if err != nil {
+		return 0, fmt.Errorf("bus: publish job %s/%s to route %s: %w", runID, branchID, route, err)
+	}
+	return ack.Sequence, nil
+}
+
+// Unroute withdraws a routed job. It reports whether the job was still in
+// the stream; false means its worker finished it. A job its worker is
+// running is withdrawn too (its result still arrives), so callers withdraw
+// only jobs no worker has claimed; a job claimed between the caller's last
+// look and Unroute may run twice if the caller then queues it for any
+// worker: results are de-duplicated by branch id.
+func (c *Client) Unroute(ctx context.Context, seq uint64) (bool, error) {
+	err := c.jobs.DeleteMsg(ctx, seq)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, jetstream.ErrMsgNotFound), errors.Is(err, jetstream.ErrMsgDeleteUnsuccessful):
+		return false, nil
+	}
+	return false, fmt.Errorf("bus: unroute job %d: %w", seq, err)
+}
+
+// routeConsumer creates or updates the durable consumer of the jobs routed
+// to this Work call.
+func (w *worker) routeConsumer(ctx context.Context) (jetstream.Consumer, error) {
+	var cons jetstream.Consumer
+	err := retryAPI(ctx, func(ctx context.Context) (err error) {
+		cons, err = w.c.js.CreateOrUpdateConsumer(ctx, JobsStream, jetstream.ConsumerConfig{
+			Durable:           "mv-route-" + w.cfg.Route,
+			Description:       "Multiverse jobs routed to one worker",
+			FilterSubject:     jobsPrefix + "*." + w.cfg.Route,
+			DeliverPolicy:     jetstream.DeliverAllPolicy,
+			AckPolicy:         jetstream.AckExplicitPolicy,
+			AckWait:           w.c.opts.ackWait,
+			MaxDeliver:        w.c.opts.maxDeliver,
+			InactiveThreshold: routeInactive,
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bus: work: route consumer %s: %w", w.cfg.Route, err)
+	}
+	return cons, nil
+}
+
+// ring wakes the slots waiting on the shared consumer: a job was routed to
+// this worker.
+func (w *worker) ring() {
+	ctx, cancel := context.WithCancel(context.Background())
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.bellCancel != nil {
+		w.bellCancel()
+	}
+	w.bell, w.bellCancel = ctx, cancel
+}
+
+func (w *worker) currentBell() context.Context {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.bell
+}
+
+// nextRouted returns a job routed to this worker, if one is queued. After
+// a doorbell it waits briefly for the job to be stored.
+func (w *worker) nextRouted(ctx context.Context, woken bool) jetstream.Msg {
+	w.mu.Lock()
+	cons := w.routed
+	w.mu.Unlock()
+	if cons == nil {
+		return nil
+	}
+	if !woken {
+		batch, err := cons.FetchNoWait(1)
+		if err != nil {
+			return nil
+		}
+		for msg := range batch.Messages() {
+			return msg
+		}
+		return nil
+	}
+	fctx, cancel := context.WithTimeout(ctx, routedWait)
+	defer cancel()
+	msg, err := cons.Next(jetstream.FetchContext(fctx))
+	if err != nil {
+		return nil
+	}
+	return msg
+}
