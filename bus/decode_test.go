@@ -30,18 +30,21 @@ func TestDecodeJob(t *testing.T) {
 		header    nats.Header
 		delivered uint64
 		wantErr   string
+		attempt   int // 0: delivered
 	}{
-		{"ok", "mv.jobs.r1", hdr("r1", "b1"), 1, ""},
-		{"ok without run header", "mv.jobs.r1", hdr("", "b1"), 3, ""},
-		{"wrong prefix", "mv.results.r1", hdr("r1", "b1"), 1, "subject"},
-		{"routed subject", "mv.jobs.r1.x", hdr("r1", "b1"), 1, ""},
-		{"nested subject", "mv.jobs.r1.x.y", hdr("r1", "b1"), 1, "subject"},
-		{"empty route", "mv.jobs.r1.", hdr("r1", "b1"), 1, "subject"},
-		{"empty run", "mv.jobs.", hdr("", "b1"), 1, "subject"},
-		{"run mismatch", "mv.jobs.r1", hdr("r2", "b1"), 1, "does not match"},
-		{"no branch", "mv.jobs.r1", hdr("r1", ""), 1, HeaderBranchID},
-		{"bad branch", "mv.jobs.r1", hdr("r1", "b.1"), 1, HeaderBranchID},
-		{"not delivered", "mv.jobs.r1", hdr("r1", "b1"), 0, "delivery count"},
+		{"ok", "mv.jobs.r1", hdr("r1", "b1"), 1, "", 0},
+		{"ok without run header", "mv.jobs.r1", hdr("", "b1"), 3, "", 0},
+		{"wrong prefix", "mv.results.r1", hdr("r1", "b1"), 1, "subject", 0},
+		{"routed subject", "mv.jobs.r1.x", hdr("r1", "b1"), 1, "", 0},
+		{"nested subject", "mv.jobs.r1.x.y", hdr("r1", "b1"), 1, "subject", 0},
+		{"empty route", "mv.jobs.r1.", hdr("r1", "b1"), 1, "subject", 0},
+		{"empty run", "mv.jobs.", hdr("", "b1"), 1, "subject", 0},
+		{"run mismatch", "mv.jobs.r1", hdr("r2", "b1"), 1, "does not match", 0},
+		{"no branch", "mv.jobs.r1", hdr("r1", ""), 1, HeaderBranchID, 0},
+		{"bad branch", "mv.jobs.r1", hdr("r1", "b.1"), 1, HeaderBranchID, 0},
+		{"not delivered", "mv.jobs.r1", hdr("r1", "b1"), 0, "delivery count", 0},
+		{"attempt base", "mv.jobs.r1", withBase(hdr("r1", "b1"), "2"), 1, "", 3},
+		{"bad attempt base", "mv.jobs.r1", withBase(hdr("r1", "b1"), "-1"), 1, HeaderAttemptBase, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,7 +58,7 @@ func TestDecodeJob(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if job.RunID != "r1" || job.BranchID != "b1" || job.Attempt != int(tc.delivered) || string(job.Data) != "d" {
+			if job.RunID != "r1" || job.BranchID != "b1" || job.Attempt != max(tc.attempt, int(tc.delivered)) || string(job.Data) != "d" {
 				t.Fatalf("decoded %+v", job)
 			}
 			job.Header.Set("X-Mutated", "1")
@@ -64,6 +67,11 @@ func TestDecodeJob(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withBase(h nats.Header, base string) nats.Header {
+	h.Set(HeaderAttemptBase, base)
+	return h
 }
 
 func TestDecodeAdvisoryFixtures(t *testing.T) {

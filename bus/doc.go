@@ -5,7 +5,12 @@
 // # Roles
 //
 // The orchestrator publishes one job per branch with [Client.PublishJob] and
-// reads the run's results with [Client.Results]. Workers (goroutines in the
+// reads the run's results with [Client.Results]. A job that is cheaper on
+// one worker (a child continuing the live browser context its parent left
+// there) goes to that worker with [Client.PublishRouted]; each Work call
+// has a route, consumes the jobs routed to it before shared ones, and is
+// woken by a core NATS doorbell when one arrives. [Client.Unroute] withdraws
+// a routed job its worker did not take, to queue it for anyone. Workers (goroutines in the
 // orchestrator process, or worker processes on other machines) call
 // [Client.Work], which pulls jobs from a durable pull consumer and runs a
 // [Handler] for each. [Client.Cancel] stops a run's work everywhere,
@@ -17,7 +22,11 @@
 // [Connect] creates the streams, or updates them when their configuration
 // differs; several processes may connect at once.
 //
-//	MV_JOBS     subjects "mv.jobs.>", one subject per run: mv.jobs.<run_id>.
+//	MV_JOBS     subjects "mv.jobs.>": a run's jobs for any worker on
+//	            mv.jobs.<run_id> (the shared consumer "mv-workers" filters
+//	            mv.jobs.*), jobs routed to one worker on
+//	            mv.jobs.<run_id>.<route> (that worker's consumer
+//	            "mv-route-<route>", removed 5 minutes after it stops pulling).
 //	            WorkQueue retention (a job leaves the stream when a worker acks
 //	            or terminates it), file storage, duplicate window 10m.
 //	MV_RESULTS  subjects "mv.results.>", one subject per run: mv.results.<run_id>.
@@ -34,7 +43,9 @@
 // # Messages
 //
 // A job message carries the headers Mv-Run-Id, Mv-Branch-Id and
-// Nats-Msg-Id "job.<run_id>.<branch_id>", plus every header the caller set
+// Nats-Msg-Id "job.<run_id>.<branch_id>" ("route.<run_id>.<branch_id>"
+// when routed), optionally Mv-Attempt-Base (deliveries the branch already
+// had elsewhere, added to this message's delivery count), plus every header the caller set
 // (W3C traceparent / tracestate among them; see [HeaderCarrier]). A result
 // message carries the job's headers as the handler left them, without the
 // job's JetStream control headers (Nats-*), plus Mv-Run-Id, Mv-Branch-Id,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -16,6 +17,11 @@ const (
 	HeaderRunID    = "Mv-Run-Id"
 	HeaderBranchID = "Mv-Branch-Id"
 	HeaderAttempt  = "Mv-Attempt"
+	// HeaderAttemptBase, on a job, is the number of deliveries the branch
+	// already had elsewhere (a routed job whose worker died): attempts of
+	// this message count on from there, so a late result of an earlier
+	// delivery stays stale.
+	HeaderAttemptBase = "Mv-Attempt-Base"
 
 	// maxIDLen bounds run and branch ids (a ULID is 26 characters).
 	maxIDLen = 128
@@ -118,6 +124,13 @@ func decodeJob(subject string, hdr nats.Header, data []byte, delivered uint64) (
 	}
 	if delivered == 0 {
 		return bad("delivery count is 0")
+	}
+	if b := hdr.Get(HeaderAttemptBase); b != "" {
+		base, err := strconv.ParseUint(b, 10, 31)
+		if err != nil {
+			return bad(fmt.Sprintf("%s %q is not a delivery count", HeaderAttemptBase, b))
+		}
+		delivered += base
 	}
 	attempt := math.MaxInt32
 	if delivered < math.MaxInt32 {

@@ -102,6 +102,15 @@ func (w *Workers) Live() (workers, slots int) {
 	return workers, slots
 }
 
+// Alive reports whether the named worker was heard from within three
+// heartbeat intervals.
+func (w *Workers) Alive(name string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p, ok := w.all[name]
+	return ok && time.Since(p.At) <= 3*PresenceInterval
+}
+
 // Close stops watching.
 func (w *Workers) Close() error { return w.sub.Unsubscribe() }
 

@@ -530,3 +530,63 @@ func TestOneTraceAcrossProcesses(t *testing.T) {
 		}
 	}
 }
+
+// TestWarmRoutingAcrossProcesses: with two worker processes, a child goes
+// to the process that kept its parent's live context and continues it
+// there instead of replaying the prefix.
+func TestWarmRoutingAcrossProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker and nats-server processes")
+	}
+	srv := natstest.Start(t)
+	v := startSite(t, 50*time.Millisecond)
+	startWorkers(t, srv.URL, 2)
+	sum, dir := runRemote(t, checkoutTask(t, v), srv.URL, 0)
+	oneOrder(t, v, sum)
+	evs := runEvents(t, dir, sum.RunID)
+	noBranchLost(t, evs)
+	parent := map[string]string{}
+	workerOf := map[string]string{}
+	type start struct {
+		branch, worker, routedTo string
+		warm                     bool
+	}
+	var starts []start
+	for _, e := range evs {
+		var p map[string]any
+		json.Unmarshal(e.Payload, &p)
+		switch e.Kind {
+		case eventlog.KindBranchFork:
+			parent[e.BranchID], _ = p["parent"].(string)
+		case eventlog.KindActionStart:
+			w, _ := p["worker"].(string)
+			workerOf[e.BranchID] = w
+			if replayed, _ := p["replayed"].(bool); !replayed {
+				s := start{branch: e.BranchID, worker: w}
+				s.routedTo, _ = p["routed_to"].(string)
+				s.warm, _ = p["warm"].(bool)
+				starts = append(starts, s)
+			}
+		}
+	}
+	routed, warmRouted := 0, 0
+	for _, s := range starts {
+		if s.warm && workerOf[parent[s.branch]] != s.worker {
+			t.Errorf("branch %s continued a live context on %s, but its parent ran on %s", s.branch, s.worker, workerOf[parent[s.branch]])
+		}
+		if s.routedTo != "" {
+			routed++
+			if s.warm {
+				warmRouted++
+			}
+			if s.worker != workerOf[parent[s.branch]] {
+				t.Errorf("branch %s was routed to its parent's worker %s but ran on %s", s.branch, workerOf[parent[s.branch]], s.worker)
+			}
+		}
+	}
+	t.Logf("summary: routed %d, rerouted %d, warm %d of %d branches; routed and run where sent: %d, of them warm: %d",
+		sum.Routed, sum.Rerouted, sum.Warm, sum.Branches.Executed, routed, warmRouted)
+	if routed == 0 || warmRouted < routed*3/4 {
+		t.Fatalf("%d branches ran where they were routed and %d of them continued the live context; want most", routed, warmRouted)
+	}
+}

@@ -27,6 +27,9 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 			"worker": res.Worker, "attempt": res.Attempt, "plan_digest": n.Digest}
 		if !st.Replayed {
 			start["prefix_ms"], start["context_ms"], start["warm"] = res.Timing.Prefix, res.Timing.Context, res.Reused
+			if route := r.routedTo[n.ID]; route != "" {
+				start["routed_to"] = route
+			}
 		}
 		r.rec.addSpan(st.Start, 0, "action_start", n.ID, span, start)
 		r.rec.addSpan(st.End, st.VirtualTime, "action_end", n.ID, span, map[string]any{

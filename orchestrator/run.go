@@ -231,6 +231,13 @@ type run struct {
 	// attempt claimed per branch (results of older attempts are stale).
 	claims  <-chan bus.Claim
 	claimed map[string]int
+	// claimedBy names the worker of each branch's latest claim; watch
+	// says which workers are alive (a routed job's worker may die).
+	claimedBy map[string]string
+	watch     *bus.Workers
+	// routedTo names the worker route a branch's job was sent to (and
+	// stayed with: a rerouted job is dropped from it).
+	routedTo map[string]string
 	// objects is the artifact object store remote workers write to.
 	objects *bus.Objects
 }
@@ -427,7 +434,7 @@ func (r *run) execute(ctx context.Context) error {
 	if r.claims, err = client.Claims(ctx, r.runID); err != nil {
 		return fmt.Errorf("orchestrator: subscribing to claims: %w", err)
 	}
-	r.claimed = map[string]int{}
+	r.claimed, r.claimedBy, r.watch, r.routedTo = map[string]int{}, map[string]string{}, watch, map[string]string{}
 	if r.workers == 0 {
 		if err := waitForWorkers(ctx, watch, natsURL); err != nil {
 			return err
@@ -456,6 +463,12 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	return r.commit(ctx, rt, winners)
 }
+
+// RouteWait is how long a job routed to the worker holding its parent's
+// live context waits for that worker before any worker may run it.
+// Continuing a live context saves replaying the prefix (about half a
+// second to a few seconds of browser work per branch on the demo).
+var RouteWait = time.Second
 
 // workerStopWait bounds how long the end of a run waits for its
 // in-process workers to return their slots.
@@ -486,13 +499,20 @@ func publishRetry(ctx context.Context, client *bus.Client, runID, branchID strin
 	return err
 }
 
-func drainClaims(ch <-chan bus.Claim, claimed map[string]int) {
+// noteClaim records a delivery claim.
+func (r *run) noteClaim(c bus.Claim) {
+	if c.Attempt > r.claimed[c.BranchID] {
+		r.claimed[c.BranchID] = c.Attempt
+		r.claimedBy[c.BranchID] = c.Worker
+	}
+}
+
+// drainClaims records the claims that arrived so far.
+func (r *run) drainClaims() {
 	for {
 		select {
-		case c := <-ch:
-			if c.Attempt > claimed[c.BranchID] {
-				claimed[c.BranchID] = c.Attempt
-			}
+		case c := <-r.claims:
+			r.noteClaim(c)
 		default:
 			return
 		}
@@ -685,6 +705,16 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		hdr  nats.Header
 	}
 	pubs := make([]pub, 0, len(wave))
+	// A child goes to the worker that kept its parent's live context: one
+	// child per parent, as a kept context continues once.
+	routeOf := map[string]string{}
+	usedParent := map[string]bool{}
+	for _, n := range wave {
+		if p := r.results[n.ParentID]; p != nil && p.WarmRoute != "" && !usedParent[n.ParentID] {
+			usedParent[n.ParentID] = true
+			routeOf[n.ID] = p.WarmRoute
+		}
+	}
 	for _, n := range wave {
 		job := &worker.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Plan: n.Plan, PlanDigest: n.Digest,
 			Seed: n.Seed, Deadline: t.Budgets.BranchWallClock, Spec: r.spec}
@@ -704,11 +734,21 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 	// Publish the wave at once: each publish waits for the store's fsync,
 	// and the waits overlap.
 	errs := make([]error, len(pubs))
+	seqs := make([]uint64, len(pubs))
 	var wg sync.WaitGroup
 	for i, p := range pubs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if route := routeOf[p.id]; route != "" {
+				pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				seqs[i], errs[i] = client.PublishRouted(pctx, r.runID, p.id, route, p.data, p.hdr)
+				cancel()
+				if errs[i] == nil {
+					return
+				}
+				r.log.Warn("routing a job failed; queueing it for any worker", "branch_id", p.id, "error", errs[i])
+			}
 			errs[i] = publishRetry(ctx, client, r.runID, p.id, p.data, p.hdr)
 		}()
 	}
@@ -717,6 +757,26 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		if err != nil {
 			return nil, fmt.Errorf("orchestrator: publishing branch %s: %w", pubs[i].id, err)
 		}
+	}
+	// Routed jobs wait for their worker only so long: one that is busy
+	// or gone hands the job to whoever is free.
+	type routed struct {
+		pub
+		seq uint64
+		at  time.Time
+	}
+	var pendingRoutes []routed
+	for i, p := range pubs {
+		if seqs[i] > 0 {
+			pendingRoutes = append(pendingRoutes, routed{p, seqs[i], time.Now()})
+			r.routedTo[p.id] = routeOf[p.id]
+		}
+	}
+	r.sum.Routed += len(pendingRoutes)
+	routeTicker := time.NewTicker(RouteWait / 4)
+	defer routeTicker.Stop()
+	if len(pendingRoutes) == 0 {
+		routeTicker.Stop()
 	}
 	r.progress(search, len(want), "explore")
 	got := map[string]planner.Outcome{}
@@ -730,8 +790,45 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case c := <-r.claims:
-			if c.Attempt > r.claimed[c.BranchID] {
-				r.claimed[c.BranchID] = c.Attempt
+			r.noteClaim(c)
+		case <-routeTicker.C:
+			// A routed job no one claimed within RouteWait, or whose
+			// claiming worker fell silent (killed, stopped), is queued
+			// for any worker, its attempts counting on.
+			r.drainClaims()
+			kept := pendingRoutes[:0]
+			for _, rt := range pendingRoutes {
+				if _, done := got[rt.id]; done {
+					continue
+				}
+				claimed := r.claimed[rt.id]
+				if claimed > 0 && r.watch.Alive(r.claimedBy[rt.id]) || claimed == 0 && time.Since(rt.at) < RouteWait {
+					kept = append(kept, rt)
+					continue
+				}
+				removed, err := client.Unroute(ctx, rt.seq)
+				if err != nil {
+					kept = append(kept, rt) // the server is away: look again
+					continue
+				}
+				if !removed {
+					continue // its worker finished it: the result is on its way
+				}
+				hdr := rt.hdr
+				if claimed > 0 {
+					hdr = nats.Header(http.Header(hdr).Clone())
+					hdr.Set(bus.HeaderAttemptBase, strconv.Itoa(claimed))
+				}
+				if err := publishRetry(ctx, client, r.runID, rt.id, rt.data, hdr); err != nil {
+					return nil, fmt.Errorf("orchestrator: publishing branch %s: %w", rt.id, err)
+				}
+				r.sum.Rerouted++
+				delete(r.routedTo, rt.id)
+				r.log.Info("routed job queued for any worker", "branch_id", rt.id, "claimed_attempt", claimed, "claimed_by", r.claimedBy[rt.id])
+			}
+			pendingRoutes = kept
+			if len(pendingRoutes) == 0 {
+				routeTicker.Stop()
 			}
 		case <-deadCheck.C:
 			// A job whose deliveries ran out will never answer: fail its
@@ -775,7 +872,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 				r.rec.add(time.Time{}, 0, "duplicate_result", m.BranchID, map[string]any{"attempt": m.Attempt})
 				continue
 			}
-			drainClaims(r.claims, r.claimed)
+			r.drainClaims()
 			if last := r.claimed[m.BranchID]; m.Attempt < last {
 				// The job was redelivered after this worker stalled past
 				// its ack deadline: another delivery owns it now.

@@ -34,6 +34,11 @@ type Summary struct {
 	// workers executed, replays included.
 	Warm    int `json:"warm_branches"`
 	Actions int `json:"actions_executed"`
+	// Routed counts jobs sent to the worker holding their parent's live
+	// context; Rerouted those of them withdrawn and queued for any worker
+	// because that worker did not take them within the route wait.
+	Routed   int `json:"routed_jobs"`
+	Rerouted int `json:"rerouted_jobs"`
 	// Timing is where branch time went, mean milliseconds per executed
 	// branch, as the workers measured it.
 	Timing TimingSummary `json:"timing"`

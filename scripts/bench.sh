@@ -121,7 +121,8 @@ for n in 1 2 4; do
 import json, sys
 s = json.load(open(sys.argv[1]))["summary"]
 b = s["branches"]["executed"]
-print("worker processes=%s  branches %d in %.2fs: %.2f branches/s; orchestrator CPU %.2fs per 1,000 branches"
-      % (sys.argv[2], b, s["explore_ns"] / 1e9, b / (s["explore_ns"] / 1e9), s["cpu_ns"] / 1e9 / b * 1000))
+print("worker processes=%s  branches %d in %.2fs: %.2f branches/s; warm %d (routed %d, rerouted %d); orchestrator CPU %.2fs per 1,000 branches"
+      % (sys.argv[2], b, s["explore_ns"] / 1e9, b / (s["explore_ns"] / 1e9), s["warm_branches"], s["routed_jobs"], s["rerouted_jobs"],
+         s["cpu_ns"] / 1e9 / b * 1000))
 PY
 done

@@ -190,6 +190,9 @@ func (e *Executor) Handle(ctx context.Context, bj bus.Job) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if res.kept {
+		res.WarmRoute = bj.Route
+	}
 	return res.Encode()
 }
 
@@ -367,7 +370,8 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 	}
 	if res.Status == "" {
 		res.Status = ResultOK
-		keep = e.opts.KeepWarm > 0 && !res.AtBoundary
+		keep = e.opts.KeepWarm > 0 && !res.AtBoundary && !sess.Aborted()
+		res.kept = keep
 	}
 	res.Blocked = sess.Blocked()
 	res.Unsupported = sess.Unsupported()

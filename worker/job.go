@@ -115,8 +115,14 @@ type Result struct {
 	Timing      Timing                `json:"timing"`
 	// Reused reports that the branch continued its parent's live context
 	// instead of replaying the prefix.
-	Reused  bool      `json:"reused,omitempty"`
-	Started time.Time `json:"started"`
+	Reused bool `json:"reused,omitempty"`
+	// WarmRoute, when set, says the worker kept the branch's live context
+	// for its children: a child published to this bus route continues it
+	// instead of replaying the prefix.
+	WarmRoute string    `json:"warm_route,omitempty"`
+	Started   time.Time `json:"started"`
+
+	kept bool // the executor parked the session for children
 }
 
 // Encode returns the wire form of a job.
