@@ -28,6 +28,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/planner"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/task"
 	"github.com/multiverse-orchestrator/multiverse/telemetry"
@@ -668,12 +669,26 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 	if len(decision.Winners) == 0 {
 		return nil, fmt.Errorf("%w: %s after %d branches in %d waves", ErrNoBoundary, decision.Exhausted, search.Executed(), r.sum.Waves)
 	}
+	// Each candidate says which other one beats it on every objective,
+	// if any: the reader sees the Pareto front whatever the selection.
+	cands := make([]scoring.Candidate, len(decision.Winners))
+	for i, n := range decision.Winners {
+		cands[i] = scoring.Candidate{BranchID: n.ID, PlanDigest: n.Digest, Score: n.Score, Steps: n.Depth}
+	}
+	dominated := scoring.DominatedBy(cands)
 	ranking := make([]map[string]any, len(decision.Winners))
 	for i, n := range decision.Winners {
-		ranking[i] = map[string]any{"branch_id": n.ID, "plan_digest": n.Digest, "j": n.Score.J, "cost": n.Cost, "steps": n.Depth}
+		ranking[i] = map[string]any{"branch_id": n.ID, "plan_digest": n.Digest, "j": n.Score.J, "cost": n.Cost, "steps": n.Depth,
+			"progress": n.Score.Progress, "confidence": n.Score.Confidence, "risk": n.Score.Risk}
+		if d := dominated[n.ID]; d != "" {
+			ranking[i]["dominated_by"] = d
+		}
 	}
-	r.rec.add(time.Time{}, 0, "winner", decision.Winners[0].ID, map[string]any{
-		"order": "higher J, lower cost, fewer steps, plan digest, branch id", "ranking": ranking})
+	order := "higher J, lower cost, fewer steps, plan digest, branch id"
+	if t.Search.Selection == "pareto" {
+		order = "Pareto front first (progress, confidence, risk, cost, steps), then " + order
+	}
+	r.rec.add(time.Time{}, 0, "winner", decision.Winners[0].ID, map[string]any{"order": order, "ranking": ranking})
 	r.rec.flush(ctx)
 	return decision.Winners, nil
 }

@@ -540,7 +540,11 @@ func (s *Search) winners() []*Node {
 		cs[i] = scoring.Candidate{BranchID: n.ID, PlanDigest: n.Digest, Score: n.Score, Steps: n.Depth}
 		byID[n.ID] = n
 	}
-	scoring.Rank(cs)
+	if s.t.Search.Selection == "pareto" {
+		scoring.RankPareto(cs)
+	} else {
+		scoring.Rank(cs)
+	}
 	out := make([]*Node, len(cs))
 	for i, c := range cs {
 		out[i] = byID[c.BranchID]

@@ -214,6 +214,52 @@ func Better(a, b Candidate) bool {
 	return a.BranchID < b.BranchID
 }
 
+// Dominates reports whether a is at least as good as b on every objective
+// (progress and confidence higher, risk, cost and steps lower) and better
+// on one.
+func Dominates(a, b Candidate) bool {
+	x, y := a.Score, b.Score
+	if x.Progress < y.Progress || x.Confidence < y.Confidence || x.Risk > y.Risk || x.Cost > y.Cost || a.Steps > b.Steps {
+		return false
+	}
+	return x.Progress > y.Progress || x.Confidence > y.Confidence || x.Risk < y.Risk || x.Cost < y.Cost || a.Steps < b.Steps
+}
+
+// DominatedBy returns, for each candidate, the best (by Better) candidate
+// that dominates it, or "" for the members of the Pareto front.
+func DominatedBy(cs []Candidate) map[string]string {
+	out := make(map[string]string, len(cs))
+	for _, c := range cs {
+		var best *Candidate
+		for i := range cs {
+			if Dominates(cs[i], c) && (best == nil || Better(cs[i], *best)) {
+				best = &cs[i]
+			}
+		}
+		if best != nil {
+			out[c.BranchID] = best.BranchID
+		} else {
+			out[c.BranchID] = ""
+		}
+	}
+	return out
+}
+
+// RankPareto sorts candidates in place: the Pareto front first, each part
+// by Better. Unlike J alone, it never prefers a candidate another one beats
+// on every objective, whatever the weights ignore.
+func RankPareto(cs []Candidate) []Candidate {
+	dom := DominatedBy(cs)
+	sort.SliceStable(cs, func(i, j int) bool {
+		fi, fj := dom[cs[i].BranchID] == "", dom[cs[j].BranchID] == ""
+		if fi != fj {
+			return fi
+		}
+		return Better(cs[i], cs[j])
+	})
+	return cs
+}
+
 // Rank sorts candidates best first by Better, in place, and returns them.
 func Rank(cs []Candidate) []Candidate {
 	sort.SliceStable(cs, func(i, j int) bool { return Better(cs[i], cs[j]) })

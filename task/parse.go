@@ -148,6 +148,7 @@ func (d *decoder) task(n *yaml.Node, t *Task) {
 				"stall_limit":    func(v *yaml.Node, p string) { d.integer(v, p, &s.StallLimit) },
 				"diversity":      func(v *yaml.Node, p string) { d.float(v, p, &s.Diversity) },
 				"workers":        func(v *yaml.Node, p string) { d.integer(v, p, &s.Workers) },
+				"selection":      func(v *yaml.Node, p string) { d.str(v, p, &s.Selection) },
 			})
 		},
 		"weights": func(v *yaml.Node, p string) {

@@ -75,6 +75,10 @@ type Search struct {
 	StallLimit   int     `json:"stall_limit"`
 	Diversity    float64 `json:"diversity"`
 	Workers      int     `json:"workers"`
+	// Selection orders the branches at the boundary: "" (by J, the
+	// default) or "pareto" (branches no other one dominates on progress,
+	// confidence, risk, cost and steps first, then by J).
+	Selection string `json:"selection,omitempty"`
 }
 
 // Environment is the frozen browser environment of every branch.

@@ -330,6 +330,9 @@ func (v *validator) validate(t *Task) {
 	if !contains(Strategies, s.Strategy) {
 		v.fail("search.strategy", "unknown strategy %q (known: %s)", s.Strategy, strings.Join(Strategies, ", "))
 	}
+	if s.Selection != "" && s.Selection != "j" && s.Selection != "pareto" {
+		v.fail("search.selection", "unknown selection %q (known: j, pareto)", s.Selection)
+	}
 	if s.MinBeamWidth > s.BeamWidth {
 		v.fail("search.min_beam_width", "must not exceed beam_width (%d)", s.BeamWidth)
 	}
