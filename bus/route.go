@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -104,22 +105,41 @@ func (w *worker) routeConsumer(ctx context.Context) (jetstream.Consumer, error) 
 	return cons, nil
 }
 
-// ring wakes the slots waiting on the shared consumer: a job was routed to
-// this worker.
-func (w *worker) ring() {
-	ctx, cancel := context.WithCancel(context.Background())
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.bellCancel != nil {
-		w.bellCancel()
-	}
-	w.bell, w.bellCancel = ctx, cancel
+// signal is a context that ends, and is replaced by a fresh one, each
+// time an event fires: a waiter takes the current one and stops waiting
+// when it ends. The zero value is ready; stop ends the current one for
+// good.
+type signal struct {
+	mu     sync.Mutex
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
-func (w *worker) currentBell() context.Context {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.bell
+func (s *signal) fire() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.ctx, s.cancel = ctx, cancel
+}
+
+func (s *signal) current() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctx == nil {
+		s.ctx, s.cancel = context.WithCancel(context.Background())
+	}
+	return s.ctx
+}
+
+func (s *signal) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
 }
 
 // nextRouted returns a job routed to this worker, if one is queued. After

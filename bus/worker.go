@@ -110,8 +110,7 @@ func (c *Client) Work(ctx context.Context, cfg WorkerConfig, h Handler) error {
 		return err
 	}
 	w.routed = routed
-	w.ring()
-	bell, err := c.nc.Subscribe(jobsPrefix+"*."+cfg.Route, func(*nats.Msg) { w.ring() })
+	bell, err := c.nc.Subscribe(jobsPrefix+"*."+cfg.Route, func(*nats.Msg) { w.bell.fire() })
 	if err != nil {
 		return fmt.Errorf("bus: work: subscribe route: %w", err)
 	}
@@ -133,17 +132,12 @@ func (c *Client) Work(ctx context.Context, cfg WorkerConfig, h Handler) error {
 	// Pull requests live on the server: after a reconnect (the server may
 	// have restarted) they are gone, so the slots abandon theirs and pull
 	// again at once instead of waiting for missed heartbeats.
-	w.renewEpoch()
-	defer func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		w.epochCancel()
-	}()
+	defer w.epoch.stop()
 	status := c.nc.StatusChanged(nats.CONNECTED)
 	defer c.nc.RemoveStatusListener(status)
 	go func() {
 		for range status {
-			w.renewEpoch()
+			w.epoch.fire()
 		}
 	}()
 
@@ -178,32 +172,14 @@ type worker struct {
 
 	busy atomic.Int64 // jobs running now
 
-	mu          sync.Mutex
-	cons        jetstream.Consumer
-	ackWait     time.Duration
-	maxDeliver  int
-	epoch       context.Context // cancelled when the connection is re-established
-	epochCancel context.CancelFunc
-	routed      jetstream.Consumer // jobs routed to this Work call
-	bell        context.Context    // cancelled when a job is routed here
-	bellCancel  context.CancelFunc
-}
+	mu         sync.Mutex
+	cons       jetstream.Consumer
+	ackWait    time.Duration
+	maxDeliver int
+	routed     jetstream.Consumer // jobs routed to this Work call
 
-// renewEpoch abandons the pull requests of the current connection epoch.
-func (w *worker) renewEpoch() {
-	ctx, cancel := context.WithCancel(context.Background())
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.epochCancel != nil {
-		w.epochCancel()
-	}
-	w.epoch, w.epochCancel = ctx, cancel
-}
-
-func (w *worker) currentEpoch() context.Context {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.epoch
+	epoch signal // fires when the connection is re-established
+	bell  signal // fires when a job is routed here
 }
 
 // ensureConsumer creates or updates the durable consumer and records the
@@ -253,7 +229,7 @@ func (w *worker) slot(ctx context.Context) error {
 		// cheap, and nobody else will run it. The doorbell is taken
 		// before looking, so a job routed after the look still cuts the
 		// wait on the shared queue short.
-		bell := w.currentBell()
+		bell := w.bell.current()
 		if msg := w.nextRouted(ctx, woken); msg != nil {
 			woken = false
 			w.run(ctx, msg)
@@ -262,7 +238,7 @@ func (w *worker) slot(ctx context.Context) error {
 		woken = false
 		cons, _, _ := w.consumer()
 		fctx, cancel := context.WithTimeout(ctx, fetchWait)
-		stopEpoch := context.AfterFunc(w.currentEpoch(), cancel)
+		stopEpoch := context.AfterFunc(w.epoch.current(), cancel)
 		stopBell := context.AfterFunc(bell, cancel)
 		msg, err := cons.Next(jetstream.FetchContext(fctx))
 		stopEpoch()
