@@ -229,6 +229,18 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, e := range es {
 		fmt.Fprintln(stdout, eventlog.Pretty(e))
 	}
+	if *br != "" {
+		// Why the branch ended as it did needs the run's events too (the
+		// winner ranking is one).
+		all, err := l.Events(ctx, pos[0], eventlog.Query{})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+		for _, line := range orchestrator.Explain(all, *br) {
+			fmt.Fprintln(stdout, line)
+		}
+	}
 	if err := l.Verify(ctx, pos[0]); err != nil {
 		return fmt.Errorf("the event log of run %s does not verify: %w", pos[0], err)
 	}
