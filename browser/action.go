@@ -79,16 +79,15 @@ const RedactedPlaceholder = "[redacted]"
 // commits, a renderer that hangs) fails the step with page_unresponsive
 // once the step's watchdog limit passes; the session is closed then.
 func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (StepResult, error) {
-	if s.closed.Load() {
-		return StepResult{}, ErrSessionClosed
-	}
 	// An action, the load wait after it and the clock step each have
 	// ActionTimeout; the watchdog leaves them all that and some slack.
-	limit := 3*s.opts.Env.ActionTimeout + 5*time.Second
-	stop := s.watch(ctx, limit)
-	res, err := s.doStep(ctx, a, inputs)
-	if stop() && ctx.Err() == nil {
-		ae := s.unresponsive("step "+itoa(res.Step), limit)
+	var res StepResult
+	err := s.guard(ctx, "step "+itoa(s.step+1), 3*s.opts.Env.ActionTimeout+5*time.Second, func() (err error) {
+		res, err = s.doStep(ctx, a, inputs)
+		return err
+	})
+	var ae *ActionError
+	if errors.As(err, &ae) && ae.Code == CodeUnresponsive {
 		res.End = time.Now()
 		res.Status, res.Code, res.Error = StatusFailed, ae.Code, ae.Msg
 		return res, nil

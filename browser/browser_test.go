@@ -59,14 +59,20 @@ func vendor(t testing.TB, k sites.Knobs) *httptest.Server {
 
 func session(t testing.TB, origin string, seed uint64, guard ...browser.GuardPattern) *browser.Session {
 	t.Helper()
+	return sessionWith(t, browser.SessionOptions{Env: browser.Env{ActionTimeout: 5 * time.Second},
+		RunSeed: seed, Origin: origin, Guard: guard})
+}
+
+// sessionWith opens a recording session with its own artifact store,
+// closed when the test ends.
+func sessionWith(t testing.TB, opts browser.SessionOptions) *browser.Session {
+	t.Helper()
 	store, err := artifacts.OpenFS(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := runtime(t).NewSession(context.Background(), browser.SessionOptions{
-		Env:     browser.Env{ActionTimeout: 5 * time.Second},
-		RunSeed: seed, Origin: origin, Store: store, Guard: guard, Record: true,
-	})
+	opts.Store, opts.Record = store, true
+	s, err := runtime(t).NewSession(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ var (
 // shell, tried first for a headless browser: the same engine without the
 // desktop browser around it. On a 2-core machine it spends about a third
 // of the full browser's CPU per context, page load and observation
-// (BenchmarkSession), which is what lets branches run side by side.
+// (BenchmarkBuild), which is what lets branches run side by side.
 var HeadlessShellCandidates = []string{
 	"/usr/bin/chromium-headless-shell",
 	"/usr/bin/chrome-headless-shell",

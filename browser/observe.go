@@ -56,16 +56,15 @@ type observeResult struct {
 // A page that does not answer within the observation's watchdog limit
 // fails it with page_unresponsive; the session is closed then.
 func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, error) {
-	if s.closed.Load() {
-		return Snapshot{}, ErrSessionClosed
+	var snap Snapshot
+	err := s.guard(ctx, "the observation", 2*s.opts.Env.ActionTimeout+5*time.Second, func() (err error) {
+		snap, err = s.observe(ctx, spec)
+		return err
+	})
+	if err != nil {
+		return Snapshot{}, err
 	}
-	limit := 2*s.opts.Env.ActionTimeout + 5*time.Second
-	stop := s.watch(ctx, limit)
-	snap, err := s.observe(ctx, spec)
-	if stop() && ctx.Err() == nil {
-		return Snapshot{}, s.unresponsive("the observation", limit)
-	}
-	return snap, err
+	return snap, nil
 }
 
 func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, error) {

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/playwright-community/playwright-go"
 )
@@ -181,14 +180,7 @@ func (r *Runtime) Close() error {
 	r.mu.Unlock()
 	// A renderer that stopped answering must not hold the process: the
 	// driver is stopped (and Chromium with it) once the wait is over.
-	done := make(chan error, 1)
-	go func() { done <- r.browser.Close() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(closeWait):
-		err = fmt.Errorf("browser: closing Chromium did not finish within %s", closeWait)
-	}
+	err := closeWithin("Chromium", func() error { return r.browser.Close() })
 	if e := r.pw.Stop(); err == nil {
 		err = e
 	}

@@ -285,15 +285,22 @@ const closeWait = 10 * time.Second
 func (s *Session) Close() error {
 	s.closeOnce.Do(func() {
 		s.closed.Store(true)
-		done := make(chan error, 1)
-		go func() { done <- s.bctx.Close() }()
-		select {
-		case s.closeErr = <-done:
-		case <-time.After(closeWait):
-			s.closeErr = fmt.Errorf("browser: closing the context did not finish within %s", closeWait)
-		}
+		s.closeErr = closeWithin("the context", func() error { return s.bctx.Close() })
 	})
 	return s.closeErr
+}
+
+// closeWithin runs a close that may wait on a page that never answers,
+// giving up after closeWait.
+func closeWithin(what string, close func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- close() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(closeWait):
+		return fmt.Errorf("browser: closing %s did not finish within %s", what, closeWait)
+	}
 }
 
 // Abort closes the context from outside the goroutine driving the
@@ -327,24 +334,25 @@ func (s *Session) watch(ctx context.Context, limit time.Duration) (stop func() (
 	}
 }
 
-// call runs one exchange with the page under the watchdog, with a limit
-// of ActionTimeout and some slack.
-func (s *Session) call(ctx context.Context, what string, fn func() error) error {
+// guard runs fn under the watchdog with the given limit. It returns fn's
+// error, ErrSessionClosed on a closed session, or, when the limit cut fn
+// short, a page_unresponsive ActionError.
+func (s *Session) guard(ctx context.Context, what string, limit time.Duration, fn func() error) error {
 	if s.closed.Load() {
 		return ErrSessionClosed
 	}
-	limit := s.opts.Env.ActionTimeout + 5*time.Second
 	stop := s.watch(ctx, limit)
 	err := fn()
 	if stop() && ctx.Err() == nil {
-		return s.unresponsive(what, limit)
+		return &ActionError{Code: CodeUnresponsive, Msg: fmt.Sprintf("the page did not answer %s within %s; its context was closed", what, limit)}
 	}
 	return err
 }
 
-// unresponsive is the failure of a call the watchdog cut short.
-func (s *Session) unresponsive(what string, limit time.Duration) *ActionError {
-	return &ActionError{Code: CodeUnresponsive, Msg: fmt.Sprintf("the page did not answer %s within %s; its context was closed", what, limit)}
+// call guards one exchange with the page, with a limit of ActionTimeout
+// and some slack.
+func (s *Session) call(ctx context.Context, what string, fn func() error) error {
+	return s.guard(ctx, what, s.opts.Env.ActionTimeout+5*time.Second, fn)
 }
 
 // VirtualTime returns the pinned page clock.

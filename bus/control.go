@@ -42,7 +42,7 @@ func (c *Client) Cancel(ctx context.Context, runID string) error {
 	if err := c.nc.FlushWithContext(fctx); err != nil {
 		return fmt.Errorf("bus: cancel %s: flush: %w", runID, err)
 	}
-	for _, subj := range []string{jobsPrefix + runID, jobsPrefix + runID + ".>"} {
+	for _, subj := range runJobSubjects(runID) {
 		if err := c.jobs.Purge(ctx, jetstream.WithPurgeSubject(subj)); err != nil {
 			return fmt.Errorf("bus: cancel %s: purge jobs: %w", runID, err)
 		}

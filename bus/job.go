@@ -63,24 +63,42 @@ func ResultMsgID(runID, branchID string, attempt int) string {
 // again needs a new branch id. Ids that are not single subject tokens return
 // an error wrapping [ErrInvalidID].
 func (c *Client) PublishJob(ctx context.Context, runID, branchID string, data []byte, hdr nats.Header) error {
+	_, err := c.publishJob(ctx, runID, branchID, "", data, hdr)
+	return err
+}
+
+// publishJob queues a job on mv.jobs.<run_id>, or on
+// mv.jobs.<run_id>.<route> for one worker when route is set, and returns
+// its stream sequence.
+func (c *Client) publishJob(ctx context.Context, runID, branchID, route string, data []byte, hdr nats.Header) (uint64, error) {
 	if err := validateID("run", runID); err != nil {
-		return err
+		return 0, err
 	}
 	if err := validateID("branch", branchID); err != nil {
-		return err
+		return 0, err
 	}
-	msg := &nats.Msg{
-		Subject: jobsPrefix + runID,
-		Data:    data,
-		Header:  cloneHeader(hdr),
+	subject, msgID := jobsPrefix+runID, JobMsgID(runID, branchID)
+	if route != "" {
+		if err := validateID("route", route); err != nil {
+			return 0, err
+		}
+		subject, msgID = subject+"."+route, RouteMsgID(runID, branchID)
 	}
+	msg := &nats.Msg{Subject: subject, Data: data, Header: cloneHeader(hdr)}
 	msg.Header.Set(HeaderRunID, runID)
 	msg.Header.Set(HeaderBranchID, branchID)
-	msg.Header.Set(jetstream.MsgIDHeader, JobMsgID(runID, branchID))
-	if _, err := c.js.PublishMsg(ctx, msg, jetstream.WithExpectStream(JobsStream)); err != nil {
-		return fmt.Errorf("bus: publish job %s/%s: %w", runID, branchID, err)
+	msg.Header.Set(jetstream.MsgIDHeader, msgID)
+	ack, err := c.js.PublishMsg(ctx, msg, jetstream.WithExpectStream(JobsStream))
+	if err != nil {
+		return 0, fmt.Errorf("bus: publish job %s/%s to %s: %w", runID, branchID, subject, err)
 	}
-	return nil
+	return ack.Sequence, nil
+}
+
+// runJobSubjects are the subjects of a run's jobs: the shared ones and
+// the ones routed to single workers.
+func runJobSubjects(runID string) []string {
+	return []string{jobsPrefix + runID, jobsPrefix + runID + ".>"}
 }
 
 // Pending returns how many jobs of the run are still in MV_JOBS: queued,
@@ -90,9 +108,8 @@ func (c *Client) Pending(ctx context.Context, runID string) (uint64, error) {
 	if err := validateID("run", runID); err != nil {
 		return 0, err
 	}
-	// The run's shared jobs and the ones routed to single workers.
 	var n uint64
-	for _, f := range []string{jobsPrefix + runID, jobsPrefix + runID + ".>"} {
+	for _, f := range runJobSubjects(runID) {
 		info, err := c.jobs.Info(ctx, jetstream.WithSubjectFilter(f))
 		if err != nil {
 			return 0, fmt.Errorf("bus: pending %s: %w", runID, err)

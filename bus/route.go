@@ -45,24 +45,10 @@ func RouteMsgID(runID, branchID string) string { return "route." + runID + "." +
 // [Client.Unroute] if the worker does not claim it in time. Headers and ids
 // are as for [Client.PublishJob].
 func (c *Client) PublishRouted(ctx context.Context, runID, branchID, route string, data []byte, hdr nats.Header) (uint64, error) {
-	if err := validateID("run", runID); err != nil {
-		return 0, err
+	if route == "" {
+		return 0, fmt.Errorf("%w: empty route", ErrInvalidID)
 	}
-	if err := validateID("branch", branchID); err != nil {
-		return 0, err
-	}
-	if err := validateID("route", route); err != nil {
-		return 0, err
-	}
-	msg := &nats.Msg{Subject: jobsPrefix + runID + "." + route, Data: data, Header: cloneHeader(hdr)}
-	msg.Header.Set(HeaderRunID, runID)
-	msg.Header.Set(HeaderBranchID, branchID)
-	msg.Header.Set(jetstream.MsgIDHeader, RouteMsgID(runID, branchID))
-	ack, err := c.js.PublishMsg(ctx, msg, jetstream.WithExpectStream(JobsStream))
-	if err != nil {
-		return 0, fmt.Errorf("bus: publish job %s/%s to route %s: %w", runID, branchID, route, err)
-	}
-	return ack.Sequence, nil
+	return c.publishJob(ctx, runID, branchID, route, data, hdr)
 }
 
 // Unroute withdraws a routed job. It reports whether the job was still in
@@ -145,12 +131,7 @@ func (s *signal) stop() {
 // nextRouted returns a job routed to this worker, if one is queued. After
 // a doorbell it waits briefly for the job to be stored.
 func (w *worker) nextRouted(ctx context.Context, woken bool) jetstream.Msg {
-	w.mu.Lock()
 	cons := w.routed
-	w.mu.Unlock()
-	if cons == nil {
-		return nil
-	}
 	if !woken {
 		batch, err := cons.FetchNoWait(1)
 		if err != nil {

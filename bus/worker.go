@@ -176,10 +176,10 @@ type worker struct {
 	cons       jetstream.Consumer
 	ackWait    time.Duration
 	maxDeliver int
-	routed     jetstream.Consumer // jobs routed to this Work call
 
-	epoch signal // fires when the connection is re-established
-	bell  signal // fires when a job is routed here
+	routed jetstream.Consumer // jobs routed to this Work call; set before the slots start
+	epoch  signal             // fires when the connection is re-established
+	bell   signal             // fires when a job is routed here
 }
 
 // ensureConsumer creates or updates the durable consumer and records the
@@ -230,12 +230,12 @@ func (w *worker) slot(ctx context.Context) error {
 		// before looking, so a job routed after the look still cuts the
 		// wait on the shared queue short.
 		bell := w.bell.current()
-		if msg := w.nextRouted(ctx, woken); msg != nil {
-			woken = false
+		msg := w.nextRouted(ctx, woken)
+		woken = false
+		if msg != nil {
 			w.run(ctx, msg)
 			continue
 		}
-		woken = false
 		cons, _, _ := w.consumer()
 		fctx, cancel := context.WithTimeout(ctx, fetchWait)
 		stopEpoch := context.AfterFunc(w.epoch.current(), cancel)
@@ -244,9 +244,7 @@ func (w *worker) slot(ctx context.Context) error {
 		stopEpoch()
 		stopBell()
 		cancel()
-		if bell.Err() != nil {
-			woken = true
-		}
+		woken = bell.Err() != nil
 		if err == nil {
 			retry = 100 * time.Millisecond
 			w.run(ctx, msg)

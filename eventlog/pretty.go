@@ -35,12 +35,7 @@ func Pretty(e Event) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s #%d %-13s", e.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"), e.Seq, sanitize(e.Kind))
 	if e.BranchID != "" {
-		id := e.BranchID
-		if utf8.RuneCountInString(id) > 8 {
-			r := []rune(id)
-			id = "…" + string(r[len(r)-8:])
-		}
-		b.WriteString(" br:" + sanitize(id))
+		b.WriteString(" br:" + sanitize(ShortID(e.BranchID)))
 	}
 	if e.VirtualTime != 0 {
 		fmt.Fprintf(&b, " vt=%dms", e.VirtualTime)
@@ -56,6 +51,16 @@ func Pretty(e Event) string {
 		fmt.Fprintf(&b, " [%d artifacts]", n)
 	}
 	return strings.TrimRight(b.String(), " ")
+}
+
+// ShortID is how people read branch ids: "…" and the last 8 characters
+// (ULIDs differ at the end within a run).
+func ShortID(id string) string {
+	if utf8.RuneCountInString(id) > 8 {
+		r := []rune(id)
+		return "…" + string(r[len(r)-8:])
+	}
+	return id
 }
 
 // prettyPayload summarizes a payload; objects become key=value pairs.

@@ -15,12 +15,7 @@ import (
 // with the rule's numbers, or its place in the winner ranking with every
 // candidate's scores. es is the whole run (the ranking is a run event).
 func Explain(es []eventlog.Event, branchID string) []string {
-	short := func(id string) string {
-		if len(id) > 8 {
-			return "…" + id[len(id)-8:]
-		}
-		return id
-	}
+	short := eventlog.ShortID
 	out := []string{"why " + short(branchID) + ":"}
 	ended := false
 	for _, e := range es {
@@ -51,7 +46,7 @@ func Explain(es []eventlog.Event, branchID string) []string {
 		case e.Kind == eventlog.KindBranchPruned && e.BranchID == branchID:
 			ended = true
 			detail, _ := p["detail"].(map[string]any)
-			out = append(out, fmt.Sprintf("  pruned by %v at J %s, progress %s: %s", p["rule"], num(p["j"]), num(p["progress"]), pairs(detail, short)))
+			out = append(out, fmt.Sprintf("  pruned by %v at J %s, progress %s: %s", p["rule"], num(p["j"]), num(p["progress"]), pairs(detail)))
 		case e.Kind == "winner":
 			ranking, _ := p["ranking"].([]any)
 			pos := -1
@@ -119,7 +114,7 @@ func flipList(v any) string {
 
 // pairs renders a prune rule's numbers as sorted key=value pairs; branch
 // ids are shortened.
-func pairs(m map[string]any, short func(string) string) string {
+func pairs(m map[string]any) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -133,7 +128,7 @@ func pairs(m map[string]any, short func(string) string) string {
 		case string:
 			s = x
 			if k == "same_as" || strings.HasSuffix(k, "_branch") {
-				s = short(x)
+				s = eventlog.ShortID(x)
 			} else if len(s) > 16 && strings.HasSuffix(k, "hash") {
 				s = s[:12] + "…"
 			}

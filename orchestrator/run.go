@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -673,7 +674,7 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 	// if any: the reader sees the Pareto front whatever the selection.
 	cands := make([]scoring.Candidate, len(decision.Winners))
 	for i, n := range decision.Winners {
-		cands[i] = scoring.Candidate{BranchID: n.ID, PlanDigest: n.Digest, Score: n.Score, Steps: n.Depth}
+		cands[i] = n.Candidate()
 	}
 	dominated := scoring.DominatedBy(cands)
 	ranking := make([]map[string]any, len(decision.Winners))
@@ -778,20 +779,21 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 	type routed struct {
 		pub
 		seq uint64
-		at  time.Time
 	}
 	var pendingRoutes []routed
 	for i, p := range pubs {
 		if seqs[i] > 0 {
-			pendingRoutes = append(pendingRoutes, routed{p, seqs[i], time.Now()})
+			pendingRoutes = append(pendingRoutes, routed{p, seqs[i]})
 			r.routedTo[p.id] = routeOf[p.id]
 		}
 	}
 	r.sum.Routed += len(pendingRoutes)
-	routeTicker := time.NewTicker(RouteWait / 4)
-	defer routeTicker.Stop()
-	if len(pendingRoutes) == 0 {
-		routeTicker.Stop()
+	published := time.Now()
+	var routeTick <-chan time.Time // nil (never ready) once no route is pending
+	if len(pendingRoutes) > 0 {
+		t := time.NewTicker(RouteWait / 4)
+		defer t.Stop()
+		routeTick = t.C
 	}
 	r.progress(search, len(want), "explore")
 	got := map[string]planner.Outcome{}
@@ -806,7 +808,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 			return nil, ctx.Err()
 		case c := <-r.claims:
 			r.noteClaim(c)
-		case <-routeTicker.C:
+		case <-routeTick:
 			// A routed job no one claimed within RouteWait, or whose
 			// claiming worker fell silent (killed, stopped), is queued
 			// for any worker, its attempts counting on.
@@ -817,7 +819,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 					continue
 				}
 				claimed := r.claimed[rt.id]
-				if claimed > 0 && r.watch.Alive(r.claimedBy[rt.id]) || claimed == 0 && time.Since(rt.at) < RouteWait {
+				if claimed > 0 && r.watch.Alive(r.claimedBy[rt.id]) || claimed == 0 && time.Since(published) < RouteWait {
 					kept = append(kept, rt)
 					continue
 				}
@@ -831,7 +833,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 				}
 				hdr := rt.hdr
 				if claimed > 0 {
-					hdr = nats.Header(http.Header(hdr).Clone())
+					hdr = maps.Clone(hdr)
 					hdr.Set(bus.HeaderAttemptBase, strconv.Itoa(claimed))
 				}
 				if err := publishRetry(ctx, client, r.runID, rt.id, rt.data, hdr); err != nil {
@@ -843,7 +845,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 			}
 			pendingRoutes = kept
 			if len(pendingRoutes) == 0 {
-				routeTicker.Stop()
+				routeTick = nil
 			}
 		case <-deadCheck.C:
 			// A job whose deliveries ran out will never answer: fail its

@@ -97,6 +97,11 @@ type Node struct {
 // Action returns the node's last action.
 func (n *Node) Action() branch.Action { return n.Plan[len(n.Plan)-1] }
 
+// Candidate is the node as a contender for the winner.
+func (n *Node) Candidate() scoring.Candidate {
+	return scoring.Candidate{BranchID: n.ID, PlanDigest: n.Digest, Score: n.Score, Steps: n.Depth}
+}
+
 // Prune says why a branch was cut: the rule and its numbers.
 type Prune struct {
 	Rule   string         `json:"rule"`
@@ -537,7 +542,7 @@ func (s *Search) winners() []*Node {
 	cs := make([]scoring.Candidate, len(s.bounded))
 	byID := map[string]*Node{}
 	for i, n := range s.bounded {
-		cs[i] = scoring.Candidate{BranchID: n.ID, PlanDigest: n.Digest, Score: n.Score, Steps: n.Depth}
+		cs[i] = n.Candidate()
 		byID[n.ID] = n
 	}
 	if s.t.Search.Selection == "pareto" {
