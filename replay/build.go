@@ -364,8 +364,11 @@ func addCommit(ctx context.Context, b *bundle.Bundle, src Source, runID, branchI
 			return fmt.Errorf("replay: submit transcript: %w", err)
 		}
 	}
-	b.Manifest.Commit = &bundle.CommitInfo{Key: entry.Key, EntryID: entry.ID, OrderID: entry.OrderID, Evidence: entry.Artifacts}
-	b.Manifest.Guard = nil // the committer sends what speculation may not
+	// The guard stays: it names what the committer sent and no replay may
+	// send; the committer's steps are named so a replay knows where the
+	// commit boundary is.
+	b.Manifest.Commit = &bundle.CommitInfo{Key: entry.Key, EntryID: entry.ID, OrderID: entry.OrderID, Evidence: entry.Artifacts,
+		FirstStep: len(b.Steps) + 1, ActionStep: len(b.Steps) + len(conf.Steps)}
 	names := make([]string, 0, len(entry.Artifacts))
 	for k := range entry.Artifacts {
 		names = append(names, k)

@@ -7,7 +7,9 @@
 // accessibility tree, network digest) step by step. It reports RSR (the
 // share of steps whose strict hashes all match), DVR = 1 - RSR, TTD (the
 // first diverging step) and a readable diff at the divergence. Live mode
-// runs the same manifest against the live site; Analyze recomputes scores
+// runs the same manifest against the live site but never performs a side
+// effect: guarded requests are blocked, and a commit bundle stops at the
+// commit boundary, before the committer's steps. Analyze recomputes scores
 // from recorded observations and checks the same branch still wins.
 //
 // Hashes are over scrubbed canonical forms, and scrubbing is idempotent:

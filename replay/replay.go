@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +24,8 @@ var ErrDiverged = errors.New("replay: diverged")
 type Options struct {
 	// Live replays against the live site instead of the recording: the
 	// same manifest, seeds and actions, so what differs is the site.
+	// Guarded requests are never sent and the committer's steps are
+	// never replayed live.
 	Live bool
 	// StartURL, in live mode, points the replay at the same site served at
 	// another address (its origin replaces the recorded one).
@@ -52,18 +53,24 @@ type StepReport struct {
 
 // Report is the outcome of a replay.
 type Report struct {
-	RunID      string        `json:"run_id"`
-	BranchID   string        `json:"branch_id"`
-	Mode       string        `json:"mode"`
-	Steps      []StepReport  `json:"steps"`
-	RSR        float64       `json:"rsr"`
-	DVR        float64       `json:"dvr"`
-	TTD        int           `json:"ttd"` // first diverging step, 0 when none
-	Diff       string        `json:"diff,omitempty"`
-	Unrecorded []Unrecorded  `json:"unrecorded,omitempty"`
-	Served     int           `json:"served"`
-	Notes      []string      `json:"notes,omitempty"`
-	Duration   time.Duration `json:"duration_ns"`
+	RunID      string       `json:"run_id"`
+	BranchID   string       `json:"branch_id"`
+	Mode       string       `json:"mode"`
+	Steps      []StepReport `json:"steps"`
+	RSR        float64      `json:"rsr"`
+	DVR        float64      `json:"dvr"`
+	TTD        int          `json:"ttd"` // first diverging step, 0 when none
+	Diff       string       `json:"diff,omitempty"`
+	Unrecorded []Unrecorded `json:"unrecorded,omitempty"`
+	Served     int          `json:"served"`
+	// Stop is set when the replay stopped before the end of the plan: a
+	// live replay of a commit bundle stops at the commit boundary.
+	Stop *Stop `json:"stop,omitempty"`
+	// Blocked lists the guarded requests the replay refused to send
+	// ("POST http://.../orders").
+	Blocked  []string      `json:"blocked,omitempty"`
+	Notes    []string      `json:"notes,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
 }
 
 // OK reports a perfect replay: every step's strict hashes matched.
@@ -71,7 +78,10 @@ func (r *Report) OK() bool { return r.RSR == 1 && len(r.Steps) > 0 }
 
 // Replay re-runs a bundle in a fresh session of rt and compares each step.
 // It returns the report and, when any step diverged, an error wrapping
-// ErrDiverged.
+// ErrDiverged. No replay performs a side effect: a strict one sends
+// everything to the recording, a live one blocks guarded requests and
+// stops a commit bundle at the commit boundary (Report.Stop), comparing
+// the steps before it.
 func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Options) (*Report, error) {
 	start := time.Now()
 	m := b.Manifest
@@ -107,12 +117,13 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 			StepAdvance: time.Duration(env.StepAdvanceMS) * time.Millisecond, ActionTimeout: time.Duration(env.ActionTimeoutMS) * time.Millisecond},
 		RunSeed: seed, Origin: origin, Scrub: scrub.New(scrub.NewKey(), nil), NoControls: opts.NoControls,
 	}
-	for _, g := range m.Guard {
-		re, err := regexp.Compile(g.URL)
-		if err != nil {
-			return nil, fmt.Errorf("replay: guard %q: %w", g.URL, err)
+	if so.Guard, err = guardOf(b, opts.Live, rep); err != nil {
+		return nil, err
+	}
+	if opts.Live {
+		if plan, err = stopAtCommit(b, plan, rep); err != nil {
+			return rep, err
 		}
-		so.Guard = append(so.Guard, browser.GuardPattern{Method: g.Method, URL: re})
 	}
 	var srv *server
 	if !opts.Live {
@@ -173,6 +184,10 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 	}
 	if srv != nil {
 		rep.Served, rep.Unrecorded = srv.report()
+	}
+	for _, r := range sess.Blocked() {
+		meth, u, _ := strings.Cut(r, " ")
+		rep.Blocked = append(rep.Blocked, meth+" "+so.Scrub.URL(u))
 	}
 	rep.RSR = float64(matched) / float64(len(plan))
 	rep.DVR = 1 - rep.RSR

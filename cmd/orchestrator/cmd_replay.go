@@ -197,7 +197,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir (when replaying a branch id)")
 	runID := fs.String("run", "", "the run of the branch (default: search every run)")
-	live := fs.Bool("live", false, "replay against the live site (same manifest, live network)")
+	live := fs.Bool("live", false, "replay against the live site (same manifest, live network); guarded requests are never sent and a commit bundle stops at the commit boundary")
 	startURL := fs.String("start-url", "", "with --live: the same site at another address")
 	analytical := fs.Bool("analytical", false, "no browser: recompute scores from the recorded observations and check the same branch wins")
 	noControls := fs.Bool("no-controls", false, "switch the determinism controls off (to see what they buy)")
@@ -269,6 +269,9 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	} else {
 		printReplay(stdout, rep)
 	}
+	if errors.Is(rerr, replay.ErrNothingToReplay) {
+		return badInput("%s: %v", pos[0], rerr)
+	}
 	if rerr != nil {
 		return fmt.Errorf("%w: %v", orchestrator.ErrVerify, rerr)
 	}
@@ -290,6 +293,12 @@ func printReplay(w io.Writer, r *replay.Report) {
 	}
 	for _, u := range r.Unrecorded {
 		fmt.Fprintf(w, "  unrecorded request at step %d: %s %s (blocked)\n", u.Step, u.Method, u.URL)
+	}
+	for _, b := range r.Blocked {
+		fmt.Fprintf(w, "  guarded request not sent: %s\n", b)
+	}
+	if s := r.Stop; s != nil {
+		fmt.Fprintf(w, "  stopped before step %d of %d: %s\n", s.Step, s.Of, s.Reason)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)

@@ -91,6 +91,9 @@ func (c *checker) checkManifest(m *Manifest) {
 	case KindCommit:
 		if m.Commit == nil {
 			c.add(ManifestFile, 0, 0, "kind %q without commit info", m.Kind)
+		} else if ci := m.Commit; ci.FirstStep < 0 || ci.ActionStep < 0 || ci.ActionStep > m.Steps || ci.FirstStep > ci.ActionStep ||
+			(ci.FirstStep > 0 && ci.ActionStep == 0) {
+			c.add(ManifestFile, 0, 0, "commit steps first_step %d, action_step %d: want 1 <= first_step <= action_step <= steps (%d)", ci.FirstStep, ci.ActionStep, m.Steps)
 		}
 	default:
 		c.add(ManifestFile, 0, 0, "unknown kind %q (want %q or %q)", m.Kind, KindBranch, KindCommit)

@@ -52,7 +52,9 @@ type Manifest struct {
 	Plan []branch.Action `json:"plan"`
 	// Inputs says, per task input name, how the replayer obtains its value.
 	Inputs map[string]InputRef `json:"inputs,omitempty"`
-	// Guard lists requests the branch was not allowed to send.
+	// Guard lists requests the branch was not allowed to send: the task's
+	// commit.guard patterns. A commit bundle records them too (the
+	// committer sent what they match); replays never send them.
 	Guard []Guard `json:"guard,omitempty"`
 	// Steps is the number of steps, equal to len(Plan).
 	Steps int `json:"steps"`
@@ -110,11 +112,39 @@ type Guard struct {
 }
 
 // CommitInfo records the commit of a KindCommit bundle: the idempotency
-// key, the ledger entry, the order id the site confirmed, and evidence
-// artifacts by name (e.g. "invoice.pdf") with their sha256 digests.
+// key, the ledger entry, the order id the site confirmed, evidence
+// artifacts by name (e.g. "invoice") with their sha256 digests, and which
+// steps are the committer's.
 type CommitInfo struct {
 	Key      string            `json:"key"`
 	EntryID  string            `json:"entry_id"`
 	OrderID  string            `json:"order_id"`
 	Evidence map[string]string `json:"evidence,omitempty"`
+	// FirstStep is the first step the committer performed (writing the
+	// key, then the commit action): the steps before it are the branch's,
+	// up to the commit boundary. ActionStep is the commit action, the step
+	// that causes the side effect. Both are 1-based; zero in bundles
+	// written before they were recorded, where the commit action is the
+	// last step.
+	FirstStep  int `json:"first_step,omitempty"`
+	ActionStep int `json:"action_step,omitempty"`
+}
+
+// CommitSteps returns the first committer step and the commit action's
+// step of a commit bundle (first <= action <= Steps), and ok false for a
+// branch bundle. Bundles that do not record them get the last step for
+// both.
+func (m *Manifest) CommitSteps() (first, action int, ok bool) {
+	if m.Kind != KindCommit || m.Steps < 1 {
+		return 0, 0, false
+	}
+	first, action = m.Steps, m.Steps
+	if c := m.Commit; c != nil && c.ActionStep >= 1 && c.ActionStep <= m.Steps {
+		action = c.ActionStep
+		first = action
+		if c.FirstStep >= 1 && c.FirstStep <= action {
+			first = c.FirstStep
+		}
+	}
+	return first, action, true
 }

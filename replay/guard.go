@@ -1,0 +1,118 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+)
+
+// ErrNothingToReplay: a live replay of a commit bundle has no step before
+// the commit boundary.
+var ErrNothingToReplay = errors.New("replay: nothing to replay before the commit boundary")
+
+// Stop says where a replay stopped before the end of the plan and why.
+type Stop struct {
+	// Step is the first step not replayed; Of is the plan's length.
+	Step   int    `json:"step"`
+	Of     int    `json:"of"`
+	Action string `json:"action"`
+	Reason string `json:"reason"`
+}
+
+// unsafeMethods are the methods a replay guards when the bundle names no
+// guarded requests: any of them may have a side effect.
+var unsafeMethods = []string{"POST", "PUT", "PATCH", "DELETE"}
+
+// guardOf is what a replay session refuses to send. A replay never
+// performs a side effect:
+//
+//   - live, it guards the task's commit.guard patterns the bundle records,
+//     and, for a commit bundle, every unsafe request the recording shows
+//     the committer sent; a bundle that records no patterns (the task had
+//     none, or the bundle lost them) gets every POST, PUT, PATCH and
+//     DELETE guarded;
+//   - strict, every request goes to the replay proxy, which answers from
+//     the recording and forwards nothing, so a commit bundle replays the
+//     submit against its recorded response; a branch bundle keeps its
+//     guard so guarded requests fail as they did at capture.
+func guardOf(b *bundle.Bundle, live bool, rep *Report) ([]browser.GuardPattern, error) {
+	m := &b.Manifest
+	if !live && m.Kind == bundle.KindCommit {
+		return nil, nil
+	}
+	var out []browser.GuardPattern
+	for _, g := range m.Guard {
+		re, err := regexp.Compile(g.URL)
+		if err != nil {
+			return nil, fmt.Errorf("replay: guard %q: %w", g.URL, err)
+		}
+		out = append(out, browser.GuardPattern{Method: g.Method, URL: re})
+	}
+	if !live {
+		return out, nil
+	}
+	if first, _, ok := m.CommitSteps(); ok {
+		for _, e := range b.Network {
+			if e.Step >= first && isUnsafe(e.Method) {
+				if p, ok := exactPath(e.URL); ok {
+					out = append(out, browser.GuardPattern{Method: e.Method, URL: p})
+				}
+			}
+		}
+	}
+	if len(m.Guard) == 0 {
+		any := regexp.MustCompile(``)
+		for _, meth := range unsafeMethods {
+			out = append(out, browser.GuardPattern{Method: meth, URL: any})
+		}
+		rep.Notes = append(rep.Notes, "the bundle names no guarded requests: every "+strings.Join(unsafeMethods, ", ")+" request is blocked")
+	}
+	return out, nil
+}
+
+// stopAtCommit cuts a commit bundle's plan at the commit boundary for a
+// live replay: the committer's steps (writing the idempotency key, the
+// commit action) would perform the commit against the live site, so they
+// are never replayed live. Branch bundles are returned whole.
+func stopAtCommit(b *bundle.Bundle, plan branch.Plan, rep *Report) (branch.Plan, error) {
+	first, action, ok := b.Manifest.CommitSteps()
+	if !ok || first > len(plan) {
+		return plan, nil
+	}
+	rep.Stop = &Stop{Step: first, Of: len(plan), Action: plan[action-1].Describe(),
+		Reason: fmt.Sprintf("the commit boundary: steps %d-%d are the committer's, and step %d (%s) is the commit action; a live replay never performs it (a strict replay replays it against the recorded response)",
+			first, len(plan), action, plan[action-1].Describe())}
+	if first == len(plan) {
+		rep.Stop.Reason = fmt.Sprintf("the commit boundary: step %d (%s) is the commit action; a live replay never performs it (a strict replay replays it against the recorded response)",
+			action, plan[action-1].Describe())
+	}
+	if first == 1 {
+		return nil, fmt.Errorf("%w: step 1 is the committer's", ErrNothingToReplay)
+	}
+	return plan[:first-1], nil
+}
+
+func isUnsafe(method string) bool {
+	for _, m := range unsafeMethods {
+		if strings.EqualFold(m, method) {
+			return true
+		}
+	}
+	return false
+}
+
+// exactPath matches a recorded URL's path on any origin, with any query.
+func exactPath(raw string) (*regexp.Regexp, bool) {
+	raw = strings.Replace(raw, "{origin}", "http://origin", 1)
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" {
+		return nil, false
+	}
+	return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]+` + regexp.QuoteMeta(u.EscapedPath()) + `(?:[?#]|$)`), true
+}
