@@ -13,6 +13,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/failpoint"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
@@ -61,6 +62,9 @@ type Committer struct {
 	Store   *artifacts.FS
 	Runtime *browser.Runtime
 	Events  Recorder
+	// EvidenceKey seals evidence that cannot be scrubbed (the invoice)
+	// before it is stored; without it such evidence is not kept.
+	EvidenceKey *evidence.Key
 }
 
 // Result is the outcome of Commit.
@@ -376,16 +380,20 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Cand
 		conf["version"] = version
 	}
 	if inv := t.Commit.Confirm.Invoice; inv.Link != "" || inv.Selector != "" {
+		why := "the invoice could not be downloaded"
 		if href, err := sess.Href(ctx, inv.Link, inv.Selector); err == nil {
 			if status, body, err := sess.Fetch(ctx, href); err == nil && status == 200 {
-				if d, err := c.Store.Put(ctx, body); err == nil {
-					arts["invoice"] = string(d)
+				// The invoice carries personal data no scrubber can
+				// remove from a PDF: it is stored sealed.
+				if err := evidence.Put(ctx, c.Store, c.EvidenceKey, arts, "invoice", body); err == nil {
 					conf["invoice_bytes"] = len(body)
+				} else {
+					why = "the invoice could not be kept: " + err.Error()
 				}
 			}
 		}
 		if arts["invoice"] == "" {
-			c.Events.Record(ctx, "error", cand.BranchID, map[string]any{"where": "commit", "error": "the invoice could not be downloaded"})
+			c.Events.Record(ctx, "error", cand.BranchID, map[string]any{"where": "commit", "error": why})
 		}
 	}
 	e, err := c.Ledger.Finalize(ctx, key, ledger.Outcome{State: ledger.StateCommitted, OrderID: token, Confirmation: mustJSON(conf), Artifacts: arts})

@@ -19,5 +19,6 @@
 //  4. Perform the commit action carrying the key (form field or header),
 //     record the request/response transcript, confirm, extract the token,
 //     keep the evidence (pre-submit DOM, transcript, confirmation
-//     screenshot, invoice) by hash, and finalize the row.
+//     screenshot, and the invoice sealed under the data dir's evidence
+//     key, see package evidence) by hash, and finalize the row.
 package commit

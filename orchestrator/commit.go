@@ -11,6 +11,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit"
+	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
@@ -54,6 +55,12 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 	ctx, span := telemetry.Tracer().Start(ctx, "commit", trace.WithAttributes(attribute.String("multiverse.run_id", r.runID)))
 	defer span.End()
 	c := &commit.Committer{Task: r.t, RunID: r.runID, Spec: r.spec, Ledger: r.led, Store: r.store, Runtime: rt, Events: r.rec}
+	key, kerr := evidence.CreateKey(r.dd)
+	if kerr != nil {
+		// The commit goes on; evidence that needs the key is not kept.
+		r.rec.add(zeroTime, 0, "error", "", map[string]any{"where": "evidence key", "error": kerr.Error()})
+	}
+	c.EvidenceKey = key
 	cands := make([]commit.Candidate, len(winners))
 	for i, n := range winners {
 		cands[i] = commit.Candidate{BranchID: n.ID, PlanDigest: n.Digest, Plan: n.Plan}

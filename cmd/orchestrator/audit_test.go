@@ -58,12 +58,12 @@ func TestAuditCommands(t *testing.T) {
 	if c, o := run("validate", bundlePath); c != 0 {
 		t.Fatalf("validate: exit %d\n%s", c, o)
 	}
-	// Tamper with the invoice artifact: verify names it.
-	inv := res.Summary.Commit.Artifacts["invoice"]
+	// Tamper with the (sealed) invoice artifact: verify names it.
+	inv := res.Summary.Commit.Artifacts["invoice.sealed"]
 	p := filepath.Join(dir, "artifacts", "sha256", inv[:2], inv)
 	flip(t, p, 200)
 	c, o := run("ledger", "verify", "--data-dir", dir)
-	if c != orchestrator.ExitVerify || !strings.Contains(o, "artifact invoice") || !strings.Contains(o, inv) {
+	if c != orchestrator.ExitVerify || !strings.Contains(o, "artifact invoice.sealed") || !strings.Contains(o, inv) {
 		t.Fatalf("verify after flipping the invoice: exit %d\n%s", c, o)
 	}
 	flip(t, p, 200) // restore

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -34,8 +35,9 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "json", "export format: json or csv")
 	state := fs.String("state", "", "list only entries in this state (intent, committed, aborted, failed)")
+	out := fs.String("o", "", "evidence: the file to write the document to (- for stdout)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orchestrator ledger list|show ID|verify|export [--format json|csv] [flags]")
+		fmt.Fprintln(stderr, "usage: orchestrator ledger list|show ID|verify|export [--format json|csv]|evidence ID NAME -o FILE [flags]")
 		fs.PrintDefaults()
 	}
 	pos, err := parse(fs, args, stderr)
@@ -93,6 +95,8 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return nil
 	case pos[0] == "verify" && len(pos) == 1:
 		return verifyLedger(ctx, l, *dataDir, stdout)
+	case pos[0] == "evidence" && len(pos) == 3:
+		return readEvidence(ctx, l, *dataDir, pos[1], pos[2], *out, stdout)
 	case pos[0] == "export" && len(pos) == 1:
 		es, err := l.List(ctx, ledger.Filter{State: ledger.State(*state)})
 		if err != nil {
@@ -151,25 +155,17 @@ func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout 
 	if err != nil {
 		return badInput("artifact store: %v", err)
 	}
-	entries, checked := 0, 0
+	key, kerr := evidence.LoadKey(dataDir)
+	if kerr != nil && !errors.Is(kerr, evidence.ErrNoKey) {
+		return badInput("%v", kerr)
+	}
+	entries := 0
+	var ev evidence.Report
 	err = l.Verify(ctx, func(e ledger.Entry) error {
 		entries++
 		var errs []error
-		names := make([]string, 0, len(e.Artifacts))
-		for k := range e.Artifacts {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			checked++
-			d, err := artifacts.ParseDigest(e.Artifacts[name])
-			if err != nil {
-				errs = append(errs, fmt.Errorf("artifact %s: %v", name, err))
-				continue
-			}
-			if err := store.Verify(ctx, d); err != nil {
-				errs = append(errs, fmt.Errorf("artifact %s (%s): %v", name, store.Path(d), err))
-			}
+		if err := evidence.Verify(ctx, store, key, e.Artifacts, &ev); err != nil {
+			errs = append(errs, err)
 		}
 		if e.State == ledger.StateCommitted {
 			var conf struct {
@@ -189,7 +185,65 @@ func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout 
 		return fmt.Errorf("%w: %s", orchestrator.ErrVerify, strings.SplitN(err.Error(), "\n", 2)[0])
 	}
 	seq, hash, _ := l.Head(ctx)
-	fmt.Fprintf(stdout, "ledger verify: OK: %d entries, %d transitions, head %s, %d artifacts present with their digests\n", entries, seq, hash, checked)
+	fmt.Fprintf(stdout, "ledger verify: OK: %d entries, %d transitions, head %s, %d artifacts present with their digests\n", entries, seq, hash, ev.Artifacts)
+	if ev.Sealed > 0 {
+		if key != nil {
+			fmt.Fprintf(stdout, "  %d sealed evidence artifacts decrypt with %s to the plaintext digests the ledger records\n", ev.Decrypted, evidence.KeyPath(dataDir))
+		} else {
+			fmt.Fprintf(stdout, "  %d sealed evidence artifacts checked by their own digests only: no evidence key at %s\n", ev.Sealed, evidence.KeyPath(dataDir))
+		}
+	}
+	return nil
+}
+
+// readEvidence writes one evidence document of a ledger entry (by id or
+// key), decrypted when it is sealed and checked against the plaintext
+// digest the ledger records, to a new file readable only by its owner.
+func readEvidence(ctx context.Context, l *ledger.Ledger, dataDir, id, name, out string, stdout io.Writer) error {
+	if out == "" {
+		return badInput("ledger evidence %s %s: give the output file with -o FILE (- for stdout)", id, name)
+	}
+	e, err := l.GetByID(ctx, id)
+	if errors.Is(err, ledger.ErrNotFound) {
+		e, err = l.Get(ctx, id)
+	}
+	if errors.Is(err, ledger.ErrNotFound) {
+		return badInput("no ledger entry %s in %s", id, l.Path())
+	}
+	if err != nil {
+		return err
+	}
+	store, err := artifacts.OpenFS(filepath.Join(dataDir, "artifacts"))
+	if err != nil {
+		return badInput("artifact store: %v", err)
+	}
+	key, err := evidence.LoadKey(dataDir)
+	if err != nil && !errors.Is(err, evidence.ErrNoKey) {
+		return badInput("%v", err)
+	}
+	data, err := evidence.Read(ctx, store, key, e.Artifacts, name)
+	switch {
+	case errors.Is(err, evidence.ErrNoEvidence), errors.Is(err, evidence.ErrNoKey):
+		return badInput("entry %s: %v", e.ID, err)
+	case err != nil:
+		return fmt.Errorf("%w: entry %s: %v", orchestrator.ErrVerify, e.ID, err)
+	}
+	if out == "-" {
+		_, err = stdout.Write(data)
+		return err
+	}
+	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "evidence %s of entry %s: %d bytes, sha256:%s as the ledger records, written to %s\n", name, e.ID, len(data), artifacts.Sum(data), out)
 	return nil
 }
 
