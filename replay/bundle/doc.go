@@ -58,8 +58,10 @@
 //     recompute from the listed entries;
 //   - manifest.json is missing or does not decode; its schema is not
 //     [Schema] (ErrSchema, checked before anything else: the rest is not
-//     interpreted); its kind is unknown or disagrees with Commit; run_id is
-//     empty; a seed is not a decimal uint64; steps differs from len(plan);
+//     interpreted); its kind is unknown or disagrees with Commit; the
+//     commit's first_step and action_step are not 1 <= first <= action <=
+//     steps (both may be absent); run_id is empty; a seed is not a decimal
+//     uint64; steps differs from len(plan);
 //   - a file is not part of the layout;
 //   - the step files are not exactly steps 1..N (missing, duplicate,
 //     out of range, index not matching the file name), a step's action is

@@ -84,6 +84,13 @@ func TestTampering(t *testing.T) {
 			edit: func(t testing.TB, fs []tarFile) []tarFile {
 				return fixChecksums(t, set(fs, ManifestFile, editJSON(t, get(fs, ManifestFile), func(m map[string]any) { m["steps"] = 4 })))
 			}},
+		tc{name: "commit steps out of order", path: ManifestFile, msg: "commit steps first_step 3, action_step 2", want: ErrCorrupt,
+			edit: func(t testing.TB, fs []tarFile) []tarFile {
+				return fixChecksums(t, set(fs, ManifestFile, editJSON(t, get(fs, ManifestFile), func(m map[string]any) {
+					m["kind"] = "commit"
+					m["commit"] = map[string]any{"key": "k", "entry_id": "e", "order_id": "o", "first_step": 3, "action_step": 2}
+				})))
+			}},
 		tc{name: "unknown manifest field", path: ManifestFile, msg: "unknown field", want: ErrCorrupt,
 			edit: func(t testing.TB, fs []tarFile) []tarFile {
 				return fixChecksums(t, set(fs, ManifestFile, editJSON(t, get(fs, ManifestFile), func(m map[string]any) { m["extra"] = true })))
