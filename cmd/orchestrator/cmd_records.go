@@ -188,9 +188,9 @@ func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout 
 	fmt.Fprintf(stdout, "ledger verify: OK: %d entries, %d transitions, head %s, %d artifacts present with their digests\n", entries, seq, hash, ev.Artifacts)
 	if ev.Sealed > 0 {
 		if key != nil {
-			fmt.Fprintf(stdout, "  %d sealed evidence artifacts decrypt with %s to the plaintext digests the ledger records\n", ev.Decrypted, evidence.KeyPath(dataDir))
+			fmt.Fprintf(stdout, "  sealed evidence: %d of %d decrypt with %s to the plaintext digests the ledger records\n", ev.Decrypted, ev.Sealed, evidence.KeyPath(dataDir))
 		} else {
-			fmt.Fprintf(stdout, "  %d sealed evidence artifacts checked by their own digests only: no evidence key at %s\n", ev.Sealed, evidence.KeyPath(dataDir))
+			fmt.Fprintf(stdout, "  sealed evidence: %d checked by their own digests only: no evidence key at %s\n", ev.Sealed, evidence.KeyPath(dataDir))
 		}
 	}
 	return nil
@@ -243,7 +243,7 @@ func readEvidence(ctx context.Context, l *ledger.Ledger, dataDir, id, name, out 
 	if err := f.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "evidence %s of entry %s: %d bytes, sha256:%s as the ledger records, written to %s\n", name, e.ID, len(data), artifacts.Sum(data), out)
+	fmt.Fprintf(stdout, "evidence %s of entry %s: %d bytes, %s as the ledger records, written to %s\n", name, e.ID, len(data), artifacts.Sum(data), out)
 	return nil
 }
 

@@ -82,7 +82,7 @@ func TestInvoiceSealedAtRest(t *testing.T) {
 		c := runCLI(append(args, "--data-dir", dir), &o, &e)
 		return c, o.String() + e.String()
 	}
-	if c, o := run("ledger", "verify"); c != 0 || !strings.Contains(o, "1 sealed evidence artifacts decrypt") {
+	if c, o := run("ledger", "verify"); c != 0 || !strings.Contains(o, "sealed evidence: 1 of 1 decrypt") {
 		t.Fatalf("verify of a good ledger: exit %d\n%s", c, o)
 	}
 	// The explicit command returns the original PDF.
