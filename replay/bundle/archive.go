@@ -41,16 +41,69 @@ func (c *capReader) Read(p []byte) (int, error) {
 // readArchive decompresses and unpacks a bundle file, refusing anything
 // unsafe before allocating for it: see the package documentation.
 func readArchive(r io.Reader, lim Limits) (*archive, error) {
-	dec, err := zstd.NewReader(r,
+	in := &countingReader{r: r}
+	dec, err := zstd.NewReader(in,
 		zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderLowmem(true),
 		zstd.WithDecoderMaxWindow(maxDecoderWindow),
 		zstd.WithDecoderMaxMemory(maxDecoderWindow))
 	if err != nil {
-		return nil, fmt.Errorf("%w: zstd: %v", ErrCorrupt, err)
+		return nil, &StreamError{Offset: in.n, Err: err}
 	}
 	defer dec.Close()
-	return readTar(dec, lim)
+	return readTar(&decompressor{r: dec, in: in}, lim)
+}
+
+// countingReader counts the bytes of the file the decoder has consumed.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// decompressor turns every error of the zstd decoder into a *StreamError,
+// so a damaged compressed stream is reported as such rather than blamed on
+// the archive entry that was being read when the decoder noticed.
+type decompressor struct {
+	r   io.Reader
+	in  *countingReader
+	err *StreamError // the first decoder error
+}
+
+func (d *decompressor) Read(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	n, err := d.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		d.err = &StreamError{Offset: d.in.n, Err: err}
+		return n, d.err
+	}
+	return n, err
+}
+
+// damaged drains the rest of the stream (within r's bound) and returns the
+// decoder's error, if any: a tar archive that does not parse may be the
+// symptom of a compressed stream that does not decode, which its frame
+// checksum reveals only at the end of the frame.
+func damaged(r io.Reader) *StreamError {
+	cr, ok := r.(*capReader)
+	if !ok {
+		return nil
+	}
+	d, ok := cr.r.(*decompressor)
+	if !ok {
+		return nil
+	}
+	if d.err == nil {
+		io.Copy(io.Discard, cr)
+	}
+	return d.err
 }
 
 // readTar unpacks a decompressed tar stream (see readArchive), reading at
@@ -63,6 +116,9 @@ func readTar(r io.Reader, lim Limits) (*archive, error) {
 	var total int64
 	last := ""
 	streamErr := func(where string, err error) error {
+		if se := damaged(stream); se != nil {
+			return se
+		}
 		if errors.Is(err, errStreamCap) {
 			return &EntryError{Entry: where, Err: ErrTooLarge, Reason: fmt.Sprintf("archive decompresses to more than %d bytes", lim.streamCap())}
 		}

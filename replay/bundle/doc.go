@@ -96,9 +96,13 @@
 // [ErrUnsafePath]; more than Limits.MaxFiles entries, an entry over
 // Limits.MaxFileBytes, entries totalling over Limits.MaxTotalBytes, or a
 // decompressed stream past those bounds plus header room with
-// [ErrTooLarge]; undecodable zstd or tar data, data after the last frame,
-// and anything after the tar end marker but at most 64 KiB of zero
-// padding with [ErrCorrupt]. Sizes are checked against the limits before
+// [ErrTooLarge]; undecodable tar data and anything after the tar end
+// marker but at most 64 KiB of zero padding with [ErrCorrupt]. A zstd
+// stream that does not decompress (a flipped byte fails a block or the
+// frame checksum; data after the last frame; not zstd at all) is a
+// [*StreamError], matching [ErrCorrupt], which blames the file and no
+// entry: the decoder may notice the damage while an entry is being read,
+// and a tar error is checked against the rest of the stream first. Sizes are checked against the limits before
 // the entry is read, and decompression is cut off at the bound, so a
 // decompression bomb cannot allocate past the limits.
 //

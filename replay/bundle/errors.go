@@ -20,8 +20,9 @@ var (
 	// because a reader with default limits could not read it back.
 	ErrTooLarge = errors.New("bundle: too large")
 	// ErrCorrupt is matched by every integrity failure of [Read]: a
-	// compressed stream or tar archive that does not decode, trailing data,
-	// and every [Problem] validation finds ([*CorruptError]).
+	// compressed stream that does not decompress ([*StreamError]), a tar
+	// archive that does not decode or trailing data ([*EntryError]), and
+	// every [Problem] validation finds ([*CorruptError]).
 	ErrCorrupt = errors.New("bundle: corrupt")
 	// ErrInvalid reports a Bundle that [Write] refuses to write because the
 	// result would not validate ([*InvalidError]).
@@ -80,6 +81,28 @@ func (e *EntryError) Error() string {
 
 // Unwrap returns the sentinel the refusal matches.
 func (e *EntryError) Unwrap() error { return e.Err }
+
+// StreamError reports a bundle file whose zstd stream does not decompress:
+// a damaged, truncated or foreign compressed stream. The damage is in the
+// file as a whole, not in any archive entry; no entry was checked and none
+// can be trusted. Offset is how many bytes of the file the decoder had
+// consumed when it failed (the damage lies at or before it; 0 when the
+// frame header was refused). It matches ErrCorrupt.
+type StreamError struct {
+	Offset int64
+	Err    error
+}
+
+// Error implements error.
+func (e *StreamError) Error() string {
+	return fmt.Sprintf("bundle: corrupt: the file's zstd stream does not decompress (%v, within its first %d bytes): the file is damaged or not a bundle; no entry was checked", e.Err, e.Offset)
+}
+
+// Is reports whether target is ErrCorrupt.
+func (e *StreamError) Is(target error) bool { return target == ErrCorrupt }
+
+// Unwrap returns the decoder's error.
+func (e *StreamError) Unwrap() error { return e.Err }
 
 // CorruptError reports the integrity problems that made [Read] fail.
 // Problems holds every problem found, in check order; the first is the one

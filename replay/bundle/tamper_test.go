@@ -3,6 +3,8 @@ package bundle
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -180,6 +182,40 @@ func TestTampering(t *testing.T) {
 	rep, err := Validate(bytes.NewReader(file), Limits{})
 	requireNoErr(t, err)
 	require(t, rep.OK(), "repacked valid bundle has problems:%s", problemList(rep))
+}
+
+// TestCorruptCompressedStream flips bytes all over the compressed stream of
+// a bundle whose archive spans many zstd blocks and checks that Read and
+// Validate report a damaged compressed stream (*StreamError), never a
+// checksum problem of whichever entry was being read when the decoder
+// noticed.
+func TestCorruptCompressedStream(t *testing.T) {
+	b := smallBundle(t)
+	// A large screenshot that does not compress: the archive spans many
+	// blocks, and the damage is found in the middle of an entry.
+	png := make([]byte, 1<<20)
+	rand.New(rand.NewSource(1)).Read(png)
+	png = append([]byte("\x89PNG\r\n\x1a\n"), png...)
+	b.Steps[0].ScreenshotHash = sumHex(png)
+	b.Files[ScreenshotPath(1)] = png
+	valid := writeBytes(t, b)
+	_, err := Read(bytes.NewReader(valid), Limits{})
+	requireNoErr(t, err)
+	members := unpack(t, valid)
+	for _, at := range []int{5, 40, len(valid) / 4, len(valid) / 2, len(valid) * 3 / 4, len(valid) - 200, len(valid) - 6, len(valid) - 2} {
+		t.Run(fmt.Sprintf("byte %d of %d", at, len(valid)), func(t *testing.T) {
+			file := bytes.Clone(valid)
+			file[at] ^= 0x10
+			_, err := Read(bytes.NewReader(file), Limits{})
+			var se *StreamError
+			require(t, errors.As(err, &se) && errors.Is(err, ErrCorrupt), "Read: %v, want a *StreamError", err)
+			_, verr := Validate(bytes.NewReader(file), Limits{})
+			require(t, errors.As(verr, &se), "Validate: %v, want a *StreamError", verr)
+			for _, m := range members {
+				require(t, !strings.Contains(err.Error(), m.name), "Read blames entry %s: %v", m.name, err)
+			}
+		})
+	}
 }
 
 func encodeEvents(t testing.TB, b *Bundle) []byte {
