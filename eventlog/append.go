@@ -44,6 +44,9 @@ func (l *Log) AppendBatch(ctx context.Context, es []Event) ([]Event, error) {
 	if err := l.checkOpen("append"); err != nil {
 		return nil, err
 	}
+	if err := l.checkWritable(); err != nil {
+		return nil, err
+	}
 	if len(es) == 0 {
 		return nil, nil
 	}

@@ -18,6 +18,8 @@ var (
 	ErrSchemaVersion = errors.New("eventlog: unsupported schema version")
 	// ErrClosed reports a call on a closed Log.
 	ErrClosed = errors.New("eventlog: log is closed")
+	// ErrReadOnly reports an append to a Log opened with [OpenReadOnly].
+	ErrReadOnly = errors.New("eventlog: log is opened read-only")
 )
 
 // Reasons carried by a CorruptionError.

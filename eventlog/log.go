@@ -20,8 +20,9 @@ const busyTimeoutMS = 10_000
 // concurrent use; appends from one Log are serialized in process, appends
 // from several Logs or processes on the same file are serialized by SQLite.
 type Log struct {
-	db   *sql.DB
-	path string
+	db       *sql.DB
+	path     string
+	readOnly bool // opened by OpenReadOnly: appends are refused
 
 	mu     sync.Mutex // serializes appends
 	closed atomic.Bool
@@ -98,6 +99,14 @@ func (l *Log) Close() error {
 func (l *Log) checkOpen(op string) error {
 	if l.closed.Load() {
 		return fmt.Errorf("eventlog: %s: %w", op, ErrClosed)
+	}
+	return nil
+}
+
+// checkWritable refuses appends to a log opened read-only.
+func (l *Log) checkWritable() error {
+	if l.readOnly {
+		return fmt.Errorf("eventlog: append to %s: %w", l.path, ErrReadOnly)
 	}
 	return nil
 }

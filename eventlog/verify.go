@@ -15,7 +15,8 @@ import (
 // content), a broken prev link (edited prev_hash, reordered events), a gap
 // in seq (deleted or duplicated events), a non-canonical payload, a row that
 // cannot be decoded. It also checks the run summary the log maintains beside
-// the chain, which catches a tail removed without updating it.
+// the chain (head, first and last time, last kind), which catches a tail
+// removed without updating it.
 //
 // Events removed from the end of the chain together with the summary cannot
 // be detected here: a prefix of a valid chain is a valid chain. Compare
@@ -30,9 +31,9 @@ func (l *Log) Verify(ctx context.Context, runID string) error {
 	}
 	// Read the summary first: appends only extend the chain, so the events
 	// read afterwards reach at least the summary's head.
-	var sumSeq int64
-	var sumHash string
-	err := l.db.QueryRowContext(ctx, `SELECT head_seq, head_hash FROM runs WHERE run_id = ?`, runID).Scan(&sumSeq, &sumHash)
+	var sum summary
+	err := l.db.QueryRowContext(ctx, `SELECT head_seq, head_hash, first_time, first_key, last_time, last_kind FROM runs WHERE run_id = ?`, runID).
+		Scan(&sum.seq, &sum.hash, &sum.firstTime, &sum.firstKey, &sum.lastTime, &sum.lastKind)
 	haveSummary := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("eventlog: verify run %s: %w", runID, err)
@@ -44,7 +45,7 @@ func (l *Log) Verify(ctx context.Context, runID string) error {
 	}
 	defer rows.Close()
 	c := newChain(runID)
-	var hashAtSummary string
+	var first, atSummary Event
 	for rows.Next() {
 		e, err := scanEvent(rows)
 		if err != nil {
@@ -57,8 +58,11 @@ func (l *Log) Verify(ctx context.Context, runID string) error {
 		if err := c.next(&e); err != nil {
 			return err
 		}
-		if e.Seq == sumSeq {
-			hashAtSummary = e.Hash
+		if e.Seq == 1 {
+			first = e
+		}
+		if e.Seq == sum.seq {
+			atSummary = e
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -80,12 +84,36 @@ func (l *Log) Verify(ctx context.Context, runID string) error {
 		}
 		return nil
 	}
-	switch {
-	case sumSeq > c.n:
-		return &CorruptionError{RunID: runID, Seq: sumSeq, Want: "event " + strconv.FormatInt(sumSeq, 10) + " " + sumHash,
+	if sum.seq > c.n {
+		return &CorruptionError{RunID: runID, Seq: sum.seq, Want: "event " + strconv.FormatInt(sum.seq, 10) + " " + sum.hash,
 			Got: "chain ends at event " + strconv.FormatInt(c.n, 10), Reason: ReasonSummaryMismatch}
-	case hashAtSummary != sumHash:
-		return &CorruptionError{RunID: runID, Seq: sumSeq, Want: sumHash, Got: hashAtSummary, Reason: ReasonSummaryMismatch}
+	}
+	return sum.check(runID, &first, &atSummary)
+}
+
+// summary is a run's row in the runs table.
+type summary struct {
+	seq                                           int64
+	hash, firstTime, firstKey, lastTime, lastKind string
+}
+
+// check compares the summary with the run's first event and the event at
+// the summary's head: every column must be what Append wrote.
+func (s *summary) check(runID string, first, head *Event) error {
+	bad := func(seq int64, col, want, got string) error {
+		return &CorruptionError{RunID: runID, Seq: seq, Want: col + " " + want, Got: col + " " + got, Reason: ReasonSummaryMismatch}
+	}
+	switch {
+	case head.Hash != s.hash:
+		return &CorruptionError{RunID: runID, Seq: s.seq, Want: s.hash, Got: head.Hash, Reason: ReasonSummaryMismatch}
+	case head.Kind != s.lastKind:
+		return bad(s.seq, "last_kind", head.Kind, s.lastKind)
+	case formatTime(head.Time) != s.lastTime:
+		return bad(s.seq, "last_time", formatTime(head.Time), s.lastTime)
+	case formatTime(first.Time) != s.firstTime:
+		return bad(1, "first_time", formatTime(first.Time), s.firstTime)
+	case first.Time.Format(sortableTimeLayout) != s.firstKey:
+		return bad(1, "first_key", first.Time.Format(sortableTimeLayout), s.firstKey)
 	}
 	return nil
 }

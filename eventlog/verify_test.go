@@ -73,15 +73,29 @@ func TestVerifyDetectsTampering(t *testing.T) {
 		{"all rows deleted", func(t *testing.T, db *sql.DB) {
 			mustExec(t, db, `DELETE FROM events WHERE run_id = ?`, run)
 		}, eventlog.ReasonSummaryMismatch, 6},
-		// Documented limitation: a tail removed together with the summary
-		// leaves a valid, shorter chain.
-		{"tail and summary truncated together", func(t *testing.T, db *sql.DB) {
+		// The summary's head moved back with the tail, but not its last
+		// time: the summary disagrees with its head event.
+		{"tail and summary head truncated together", func(t *testing.T, db *sql.DB) {
 			var h string
 			if err := db.QueryRow(`SELECT hash FROM events WHERE run_id = ? AND seq = 4`, run).Scan(&h); err != nil {
 				t.Fatal(err)
 			}
 			mustExec(t, db, `DELETE FROM events WHERE run_id = ? AND seq > 4`, run)
 			mustExec(t, db, `UPDATE runs SET head_seq = 4, head_hash = ? WHERE run_id = ?`, h, run)
+		}, eventlog.ReasonSummaryMismatch, 4},
+		{"summary last kind edited", func(t *testing.T, db *sql.DB) {
+			mustExec(t, db, `UPDATE runs SET last_kind = 'run_end' WHERE run_id = ?`, run)
+		}, eventlog.ReasonSummaryMismatch, 6},
+		{"summary first time edited", func(t *testing.T, db *sql.DB) {
+			mustExec(t, db, `UPDATE runs SET first_time = '2030-01-01T00:00:00Z' WHERE run_id = ?`, run)
+		}, eventlog.ReasonSummaryMismatch, 1},
+		// Documented limitation: a tail removed together with a summary
+		// rewritten to match leaves a valid, shorter chain. A head recorded
+		// elsewhere (the commit ledger's anchor) detects it.
+		{"tail and whole summary rewritten together", func(t *testing.T, db *sql.DB) {
+			mustExec(t, db, `DELETE FROM events WHERE run_id = ? AND seq > 4`, run)
+			mustExec(t, db, `UPDATE runs SET (head_seq, head_hash, last_time, last_kind) =
+				(SELECT seq, hash, time, kind FROM events WHERE run_id = ? AND seq = 4) WHERE run_id = ?`, run, run)
 		}, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
