@@ -65,6 +65,9 @@ type Committer struct {
 	// EvidenceKey seals evidence that cannot be scrubbed (the invoice)
 	// before it is stored; without it such evidence is not kept.
 	EvidenceKey *evidence.Key
+	// Anchor, when set, gives the event log's head that each finalized
+	// ledger row records (see Anchorer).
+	Anchor Anchorer
 }
 
 // Result is the outcome of Commit.
@@ -349,7 +352,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Cand
 			if isGuarded(so.Guard, n) && (n.Status == 409 || n.Status == 412) {
 				// The site refused: the version changed since preflight.
 				// Nothing was bought; the next candidate may still hold.
-				e, err := c.Ledger.Finalize(ctx, key, ledger.Outcome{State: ledger.StateAborted,
+				e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateAborted,
 					Error: fmt.Sprintf("conflict: the site answered %d to %s %s", n.Status, n.Method, n.URL), Artifacts: arts})
 				if err != nil {
 					return res, fmt.Errorf("commit: finalizing %s as aborted: %w", key, err)
@@ -396,7 +399,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Cand
 			c.Events.Record(ctx, "error", cand.BranchID, map[string]any{"where": "commit", "error": why})
 		}
 	}
-	e, err := c.Ledger.Finalize(ctx, key, ledger.Outcome{State: ledger.StateCommitted, OrderID: token, Confirmation: mustJSON(conf), Artifacts: arts})
+	e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateCommitted, OrderID: token, Confirmation: mustJSON(conf), Artifacts: arts})
 	if err != nil {
 		return res, fmt.Errorf("commit: finalizing %s: %w", key, err)
 	}
@@ -442,7 +445,7 @@ func isGuarded(guard []browser.GuardPattern, n branch.NetRecord) bool {
 }
 
 func (c *Committer) fail(ctx context.Context, res *Result, key string, arts map[string]string, cause error) (*Result, error) {
-	e, err := c.Ledger.Finalize(ctx, key, ledger.Outcome{State: ledger.StateFailed, Error: cause.Error(), Artifacts: arts})
+	e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateFailed, Error: cause.Error(), Artifacts: arts})
 	if err != nil {
 		return res, errors.Join(cause, fmt.Errorf("commit: finalizing %s as failed: %w", key, err))
 	}
@@ -460,7 +463,7 @@ func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, 
 	if !ok {
 		return e, false, nil
 	}
-	f, err := c.Ledger.Finalize(ctx, e.Key, ledger.Outcome{State: ledger.StateCommitted, OrderID: id,
+	f, err := c.finalize(ctx, e.Key, ledger.Outcome{State: ledger.StateCommitted, OrderID: id,
 		Confirmation: mustJSON(map[string]any{"order_id": id, "source": "probe", "recovered_by": c.RunID})})
 	if err != nil {
 		return e, false, fmt.Errorf("commit: finalizing a recovered intent: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/telemetry"
 )
@@ -198,6 +199,19 @@ func (r *recorder) Record(ctx context.Context, kind, branchID string, payload an
 		r.add(time.Time{}, 0, kind, branchID, payload, arts...)
 	}
 	r.flush(ctx)
+}
+
+// Anchor implements commit.Anchorer: it makes every event recorded so far
+// durable and returns the run's event-log head.
+func (r *recorder) Anchor(ctx context.Context) (ledger.Anchor, error) {
+	if err := r.flush(ctx); err != nil {
+		return ledger.Anchor{}, err
+	}
+	seq, hash, err := r.log.Head(ctx, r.runID)
+	if err != nil {
+		return ledger.Anchor{}, err
+	}
+	return ledger.Anchor{RunID: r.runID, Seq: seq, Hash: hash}, nil
 }
 
 var zeroTime time.Time

@@ -31,17 +31,22 @@
 //     (flock on "<path>.lock") for the committer; the kernel drops it when
 //     the holder exits, however it exits.
 //
-// # Storage format (schema version 1)
+// # Storage format (schema version 2)
 //
 // The file is SQLite in WAL mode; PRAGMA user_version holds the schema
-// version, and Open refuses a file with a newer one (ErrSchemaVersion).
+// version, and Open refuses a file with a newer one (ErrSchemaVersion) and
+// migrates a version 1 file (which lacks the anchor column). OpenReadOnly
+// opens an existing file for reading only, never creating or migrating a
+// schema: audits and listings use it, also on a read-only copy.
 // Times are text, UTC, fixed width: "2006-01-02T15:04:05.000000000Z".
 //
 // Table entries has one row per key with the columns id (ULID), key, run_id,
 // branch_id, plan_digest, site, flow, payload (canonical JSON), payload_sha256
 // (lowercase hex sha256 of payload), state, attempts, order_id, confirmation
 // (canonical JSON or NULL), artifacts (canonical JSON object name -> digest,
-// "{}" when empty), error, created_at, updated_at.
+// "{}" when empty), error, created_at, updated_at, anchor (the canonical
+// JSON object {"hash","run_id","seq"} of the event log's head recorded at
+// Finalize, "" when none; see Anchor).
 //
 // Table transitions has one row per state change: seq (1, 2, 3... without
 // gaps), entry_id, key, op (intent, attempt, finalize, reopen), from_state
@@ -49,7 +54,9 @@
 // canonical JSON snapshot of the entry after the change: an object whose
 // members are exactly the entries columns (same names), with payload and
 // confirmation embedded as JSON values (confirmation null when absent),
-// artifacts as an object ({} when empty) and attempts as a number.
+// artifacts as an object ({} when empty), attempts as a number, and anchor
+// as an object, omitted when the entry has none (so version 1 snapshots
+// read unchanged).
 //
 // The hash of a transition is
 //
@@ -71,5 +78,8 @@
 // The chain detects any edit, insertion or deletion of a transition, and
 // any row that differs from its last snapshot. A rewrite of the whole tail
 // of the chain with rows to match cannot be told from a genuine history by
-// the file alone: record Head elsewhere (the event log) to anchor it.
+// the file alone: record Head elsewhere (the event log) to anchor it. In
+// the other direction, each finalized entry records its Anchor, the head of
+// the finalizing run's event log, which a cross-check (package audit) finds
+// in the event log with the same hash.
 package ledger

@@ -29,6 +29,7 @@ type Entry struct {
 	Error         string            `json:"error,omitempty"`        // why the entry failed or aborted
 	CreatedAt     time.Time         `json:"created_at"`             // UTC
 	UpdatedAt     time.Time         `json:"updated_at"`             // UTC
+	Anchor        *Anchor           `json:"anchor,omitempty"`       // the event log's head at Finalize, when given
 }
 
 // timeLayout is how times are stored in SQLite and in snapshots: UTC, fixed
@@ -50,12 +51,18 @@ func parseTime(s string) (time.Time, error) {
 var entryColumns = [...]string{
 	"id", "key", "run_id", "branch_id", "plan_digest", "site", "flow",
 	"payload", "payload_sha256", "state", "attempts", "order_id",
-	"confirmation", "artifacts", "error", "created_at", "updated_at",
+	"confirmation", "artifacts", "error", "created_at", "updated_at", "anchor",
 }
 
 const entrySelect = `SELECT id, key, run_id, branch_id, plan_digest, site, flow,
 	payload, payload_sha256, state, attempts, order_id,
-	confirmation, artifacts, error, created_at, updated_at FROM entries`
+	confirmation, artifacts, error, created_at, updated_at, anchor FROM entries`
+
+// entrySelectV1 reads a schema version 1 file (opened read-only, so not
+// migrated), which has no anchor column.
+const entrySelectV1 = `SELECT id, key, run_id, branch_id, plan_digest, site, flow,
+	payload, payload_sha256, state, attempts, order_id,
+	confirmation, artifacts, error, created_at, updated_at, '' AS anchor FROM entries`
 
 // snapshot is the canonical JSON form of an entry stored in the Data of each
 // transition. Its fields are the entries columns, with the same names.
@@ -77,6 +84,7 @@ type snapshot struct {
 	Error         string            `json:"error"`
 	CreatedAt     string            `json:"created_at"`
 	UpdatedAt     string            `json:"updated_at"`
+	Anchor        *Anchor           `json:"anchor,omitempty"` // absent when none (and in version 1 snapshots)
 }
 
 func snapshotOf(e *Entry) snapshot {
@@ -89,6 +97,7 @@ func snapshotOf(e *Entry) snapshot {
 		Attempts: e.Attempts, OrderID: e.OrderID, Confirmation: e.Confirmation,
 		Artifacts: arts, Error: e.Error,
 		CreatedAt: formatTime(e.CreatedAt), UpdatedAt: formatTime(e.UpdatedAt),
+		Anchor: e.Anchor,
 	}
 }
 
@@ -137,12 +146,16 @@ func (s *snapshot) fields() (rawEntry, error) {
 	if err != nil {
 		return out, err
 	}
+	anchor, err := anchorJSON(s.Anchor)
+	if err != nil {
+		return out, err
+	}
 	str := func(v string) sql.NullString { return sql.NullString{String: v, Valid: true} }
 	out = rawEntry{
 		str(s.ID), str(s.Key), str(s.RunID), str(s.BranchID), str(s.PlanDigest),
 		str(s.Site), str(s.Flow), str(string(payload)), str(s.PayloadSHA256),
 		str(string(s.State)), str(strconv.Itoa(s.Attempts)), str(s.OrderID),
-		conf, str(arts), str(s.Error), str(s.CreatedAt), str(s.UpdatedAt),
+		conf, str(arts), str(s.Error), str(s.CreatedAt), str(s.UpdatedAt), str(anchor),
 	}
 	return out, nil
 }
@@ -154,6 +167,10 @@ func (e *Entry) args() ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	anchor, err := anchorJSON(e.Anchor)
+	if err != nil {
+		return nil, err
+	}
 	var conf any // NULL
 	if len(e.Confirmation) > 0 {
 		conf = string(e.Confirmation)
@@ -161,7 +178,7 @@ func (e *Entry) args() ([]any, error) {
 	return []any{
 		e.ID, e.Key, e.RunID, e.BranchID, e.PlanDigest, e.Site, e.Flow,
 		string(e.Payload), e.PayloadSHA256, string(e.State), e.Attempts, e.OrderID,
-		conf, arts, e.Error, formatTime(e.CreatedAt), formatTime(e.UpdatedAt),
+		conf, arts, e.Error, formatTime(e.CreatedAt), formatTime(e.UpdatedAt), anchor,
 	}, nil
 }
 
@@ -216,6 +233,9 @@ func (r *rawEntry) entry() (Entry, error) {
 	}
 	if e.UpdatedAt, err = parseTime(s(16)); err != nil {
 		return Entry{}, &fieldError{"updated_at", err}
+	}
+	if e.Anchor, err = parseAnchor(s(17)); err != nil {
+		return Entry{}, &fieldError{"anchor", err}
 	}
 	return e, nil
 }

@@ -30,6 +30,14 @@ var (
 	// for a payload that is not exactly one JSON value, has duplicate object
 	// keys or nests deeper than MaxDepth.
 	ErrInvalidJSON = errors.New("ledger: invalid JSON")
+	// ErrNotLedger is returned by OpenReadOnly for a file that exists but
+	// holds no ledger: empty (0 bytes), not an SQLite database, or without
+	// the ledger's schema. For a file a run wrote, it was truncated or
+	// replaced.
+	ErrNotLedger = errors.New("ledger: not a commit ledger")
+	// ErrReadOnly is returned by the writing methods of a Ledger opened
+	// with OpenReadOnly.
+	ErrReadOnly = errors.New("ledger: opened read-only")
 	// ErrVerify is matched by every *VerifyError returned from Verify.
 	ErrVerify = errors.New("ledger: verification failed")
 )

@@ -83,13 +83,13 @@ func (l *Ledger) Intent(ctx context.Context, in Intent) (e Entry, created bool, 
 	}
 	// Fast path: entries are never deleted, so a committed row read outside
 	// the write lock is still there.
-	if existing, err := getEntry(ctx, l.db, "key", in.Key); err == nil {
+	if existing, err := getEntry(ctx, l.db, l.sel, "key", in.Key); err == nil {
 		return existingIntent(existing, sha)
 	} else if !errors.Is(err, ErrNotFound) {
 		return Entry{}, false, err
 	}
 	err = l.write(ctx, func(tx *sql.Tx, now time.Time) error {
-		existing, err := getEntry(ctx, tx, "key", in.Key)
+		existing, err := getEntry(ctx, tx, entrySelect, "key", in.Key)
 		if err == nil {
 			e = existing
 			return nil

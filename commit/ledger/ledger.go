@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/multiverse-orchestrator/multiverse/internal/sqlitero"
+
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 )
 
@@ -22,9 +25,11 @@ import (
 // multiple goroutines; writes from one Ledger are serialized in-process and,
 // across handles and processes, by SQLite's write lock (BEGIN IMMEDIATE).
 type Ledger struct {
-	db   *sql.DB
-	path string
-	now  func() time.Time
+	db       *sql.DB
+	path     string
+	now      func() time.Time
+	sel      string // the entries query for this file's schema version
+	readOnly bool   // opened by OpenReadOnly
 
 	sem     chan struct{} // one write transaction per handle at a time
 	entropy io.Reader     // monotonic ULID entropy; used only while holding sem
@@ -70,6 +75,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Ledger, error) {
 		db:      db,
 		path:    abs,
 		now:     o.now,
+		sel:     entrySelect,
 		sem:     make(chan struct{}, 1),
 		entropy: ulid.Monotonic(rand.Reader, 0),
 		locks:   make(map[*fileLock]struct{}),
@@ -114,10 +120,54 @@ func (l *Ledger) Close() error {
 	return errors.Join(errs...)
 }
 
+// OpenReadOnly opens an existing ledger for reading and verifying only: it
+// never creates the file, a schema or a migration, and works on a
+// read-only copy of a data dir (SQLite's mode=ro, or immutable=1 where
+// the -shm file cannot be created). Writing methods and Lock fail with
+// ErrReadOnly. A missing file is an error matching fs.ErrNotExist; an
+// empty file, one that is not SQLite or has no ledger schema matches
+// ErrNotLedger; a newer schema ErrSchemaVersion. Every error names the
+// file. Options apply as for Open.
+func OpenReadOnly(ctx context.Context, path string, opts ...Option) (*Ledger, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	if path == "" {
+		return nil, fmt.Errorf("%w: empty ledger path", ErrInvalid)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
+	}
+	db, err := sqlitero.Open(ctx, abs, int(o.busyTimeout.Milliseconds()))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("ledger: open %s: %w", abs, err)
+	case errors.Is(err, sqlitero.ErrEmpty), errors.Is(err, sqlitero.ErrNotDatabase):
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotLedger, abs, err)
+	case err != nil:
+		return nil, fmt.Errorf("ledger: open %s read-only: %w", abs, err)
+	}
+	db.SetMaxOpenConns(8)
+	sel, err := checkSchema(ctx, db, abs)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Ledger{db: db, path: abs, now: o.now, sel: sel, readOnly: true,
+		sem: make(chan struct{}, 1), locks: make(map[*fileLock]struct{})}, nil
+}
+
 // write runs fn inside one BEGIN IMMEDIATE transaction and commits it. now is
 // read after the SQLite write lock is held, so transition times follow the
 // chain order across handles (as far as the clock does).
 func (l *Ledger) write(ctx context.Context, fn func(tx *sql.Tx, now time.Time) error) error {
+	if l.readOnly {
+		return fmt.Errorf("%w: %s", ErrReadOnly, l.path)
+	}
 	select {
 	case l.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -155,9 +205,10 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// getEntry reads the entry whose column col ("key" or "id") equals val.
-func getEntry(ctx context.Context, q querier, col, val string) (Entry, error) {
-	e, err := scanEntry(q.QueryRowContext(ctx, entrySelect+" WHERE "+col+" = ?", val))
+// getEntry reads the entry whose column col ("key" or "id") equals val,
+// with sel (entrySelect, or the ledger's sel for reads).
+func getEntry(ctx context.Context, q querier, sel, col, val string) (Entry, error) {
+	e, err := scanEntry(q.QueryRowContext(ctx, sel+" WHERE "+col+" = ?", val))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Entry{}, fmt.Errorf("%w: %s %q", ErrNotFound, col, val)
 	}

@@ -21,7 +21,7 @@ func (l *Ledger) Attempt(ctx context.Context, key string) (Entry, error) {
 }
 
 // Finalize records the outcome of an intent: intent -> committed, aborted or
-// failed, with the order id, confirmation, artifacts and error of out
+// failed, with the order id, confirmation, artifacts, error and anchor of out
 // (replacing any from an earlier, reopened round). committed is terminal and
 // aborted/failed change again only through Reopen: Finalize on an entry not
 // in state intent, or with out.State intent, fails with ErrBadTransition and
@@ -41,13 +41,14 @@ func (l *Ledger) Finalize(ctx context.Context, key string, out Outcome) (Entry, 
 		e.Confirmation = out.Confirmation
 		e.Artifacts = out.Artifacts
 		e.Error = out.Error
+		e.Anchor = out.Anchor
 		return nil
 	})
 }
 
 // Reopen moves a failed or aborted entry back to intent so that a later run
 // (runID) retries the same purchase with the same key. RunID becomes runID;
-// OrderID, Confirmation, Artifacts and Error are cleared (the history keeps
+// OrderID, Confirmation, Artifacts, Error and Anchor are cleared (the history keeps
 // them); Attempts keeps counting. A committed entry, or one already in
 // intent, fails with ErrBadTransition. ErrInvalid for an empty runID,
 // ErrNotFound for an unknown key.
@@ -65,6 +66,7 @@ func (l *Ledger) Reopen(ctx context.Context, key string, runID string) (Entry, e
 		e.Confirmation = nil
 		e.Artifacts = nil
 		e.Error = ""
+		e.Anchor = nil
 		return nil
 	})
 }
@@ -74,7 +76,7 @@ func (l *Ledger) Reopen(ctx context.Context, key string, runID string) (Entry, e
 func (l *Ledger) update(ctx context.Context, key string, op Op, change func(e *Entry) error) (Entry, error) {
 	var out Entry
 	err := l.write(ctx, func(tx *sql.Tx, now time.Time) error {
-		e, err := getEntry(ctx, tx, "key", key)
+		e, err := getEntry(ctx, tx, entrySelect, "key", key)
 		if err != nil {
 			return err
 		}

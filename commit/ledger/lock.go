@@ -32,6 +32,9 @@ func (l *Ledger) Lock(ctx context.Context) (unlock func() error, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("ledger: lock: %w", err)
 	}
+	if l.readOnly {
+		return nil, fmt.Errorf("%w: %s", ErrReadOnly, l.path)
+	}
 	path := l.LockPath()
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

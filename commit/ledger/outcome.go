@@ -14,6 +14,10 @@ type Outcome struct {
 	Confirmation json.RawMessage   // extracted confirmation details, any JSON value; optional
 	Artifacts    map[string]string // evidence name -> artifact digest; optional
 	Error        string            // why it failed or was aborted; optional
+	// Anchor is the head of the finalizing run's event log, recorded so
+	// that an audit can check the two stores against each other;
+	// optional, but the committer always gives it.
+	Anchor *Anchor
 }
 
 // normalize validates the outcome and returns it with Confirmation in
@@ -57,6 +61,13 @@ func (o Outcome) normalize() (Outcome, error) {
 		if err := checkToken("artifact digest", digest); err != nil {
 			return Outcome{}, err
 		}
+	}
+	if o.Anchor != nil {
+		if err := o.Anchor.validate(); err != nil {
+			return Outcome{}, err
+		}
+		a := *o.Anchor
+		o.Anchor = &a
 	}
 	if len(o.Artifacts) == 0 {
 		o.Artifacts = nil

@@ -15,12 +15,12 @@ type Filter struct {
 
 // Get returns the entry with the idempotency key, or ErrNotFound.
 func (l *Ledger) Get(ctx context.Context, key string) (Entry, error) {
-	return getEntry(ctx, l.db, "key", key)
+	return getEntry(ctx, l.db, l.sel, "key", key)
 }
 
 // GetByID returns the entry with the ULID id, or ErrNotFound.
 func (l *Ledger) GetByID(ctx context.Context, id string) (Entry, error) {
-	return getEntry(ctx, l.db, "id", id)
+	return getEntry(ctx, l.db, l.sel, "id", id)
 }
 
 // List returns the entries matching f, newest first (by CreatedAt, then ID).
@@ -44,7 +44,7 @@ func (l *Ledger) List(ctx context.Context, f Filter) ([]Entry, error) {
 		where = append(where, "run_id = ?")
 		args = append(args, f.RunID)
 	}
-	q := entrySelect
+	q := l.sel
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -60,7 +60,7 @@ func (l *Ledger) List(ctx context.Context, f Filter) ([]Entry, error) {
 // the committer resolves each (probe the site for a confirmation, then
 // retry with the same key) before committing anything new.
 func (l *Ledger) Pending(ctx context.Context) ([]Entry, error) {
-	return l.queryEntries(ctx, entrySelect+" WHERE state = ? ORDER BY created_at, id", string(StateIntent))
+	return l.queryEntries(ctx, l.sel+" WHERE state = ? ORDER BY created_at, id", string(StateIntent))
 }
 
 func (l *Ledger) queryEntries(ctx context.Context, q string, args ...any) ([]Entry, error) {
@@ -119,4 +119,49 @@ func (l *Ledger) History(ctx context.Context, key string) ([]Transition, error) 
 // genuine shorter history.
 func (l *Ledger) Head(ctx context.Context) (seq int64, hash string, err error) {
 	return head(ctx, l.db)
+}
+
+// Transitions returns every transition of the ledger in seq order: the
+// whole history, for audits that check it against another record (the
+// anchors of finalize transitions against the event log). It does not
+// verify the chain; use Verify for that.
+func (l *Ledger) Transitions(ctx context.Context) ([]Transition, error) {
+	return l.transitions(ctx, transitionSelect+" ORDER BY seq")
+}
+
+// TransitionAt returns the transition with sequence number seq, or
+// ErrNotFound.
+func (l *Ledger) TransitionAt(ctx context.Context, seq int64) (Transition, error) {
+	ts, err := l.transitions(ctx, transitionSelect+" WHERE seq = ?", seq)
+	if err != nil {
+		return Transition{}, err
+	}
+	if len(ts) == 0 {
+		return Transition{}, fmt.Errorf("%w: transition %d", ErrNotFound, seq)
+	}
+	return ts[0], nil
+}
+
+func (l *Ledger) transitions(ctx context.Context, q string, args ...any) ([]Transition, error) {
+	rows, err := l.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: transitions: %w", err)
+	}
+	defer rows.Close()
+	var out []Transition
+	for rows.Next() {
+		r, err := scanTransitionRow(rows)
+		if err != nil {
+			return nil, fmt.Errorf("ledger: transitions: %w", err)
+		}
+		t, err := r.transition()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("ledger: transitions: %w", err)
+	}
+	return out, nil
 }

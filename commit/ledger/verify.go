@@ -51,7 +51,7 @@ func (l *Ledger) Verify(ctx context.Context, check func(e Entry) error) error {
 	if err := v.chain(ctx, conn); err != nil {
 		return err
 	}
-	if err := v.entries(ctx, conn, check); err != nil {
+	if err := v.entries(ctx, conn, l.sel, check); err != nil {
 		return err
 	}
 	return errors.Join(v.problems...)
@@ -143,8 +143,8 @@ func (v *verifier) logic(r *transitionRow) {
 	}
 }
 
-func (v *verifier) entries(ctx context.Context, conn *sql.Conn, check func(Entry) error) error {
-	rows, err := conn.QueryContext(ctx, entrySelect+" ORDER BY id")
+func (v *verifier) entries(ctx context.Context, conn *sql.Conn, sel string, check func(Entry) error) error {
+	rows, err := conn.QueryContext(ctx, sel+" ORDER BY id")
 	if err != nil {
 		return fmt.Errorf("ledger: verify: read entries: %w", err)
 	}
