@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -77,7 +76,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Ledger, error) {
 		now:     o.now,
 		sel:     entrySelect,
 		sem:     make(chan struct{}, 1),
-		entropy: ulid.Monotonic(rand.Reader, 0),
+		entropy: ulid.Monotonic(o.entropy, 0),
 		locks:   make(map[*fileLock]struct{}),
 	}
 	if err := l.init(ctx); err != nil {

@@ -1,7 +1,9 @@
 package ledger
 
 import (
+	"crypto/rand"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -12,10 +14,24 @@ type Option func(*options) error
 type options struct {
 	now         func() time.Time
 	busyTimeout time.Duration
+	entropy     io.Reader
 }
 
 func defaultOptions() options {
-	return options{now: time.Now, busyTimeout: 10 * time.Second}
+	return options{now: time.Now, busyTimeout: 10 * time.Second, entropy: rand.Reader}
+}
+
+// WithEntropy sets the source of the random part of entry ULIDs (default
+// crypto/rand), so that fixtures can be reproduced byte for byte with
+// WithClock. r must not be nil and must not run dry.
+func WithEntropy(r io.Reader) Option {
+	return func(o *options) error {
+		if r == nil {
+			return fmt.Errorf("%w: WithEntropy: nil reader", ErrInvalid)
+		}
+		o.entropy = r
+		return nil
+	}
 }
 
 // WithClock sets the clock that stamps CreatedAt, UpdatedAt and transition
