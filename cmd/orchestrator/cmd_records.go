@@ -21,14 +21,6 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
-func openExisting(dataDir, name string) (string, error) {
-	p := filepath.Join(dataDir, name)
-	if _, err := os.Stat(p); err != nil {
-		return "", badInput("no %s in data dir %s (run a task first, or pass --data-dir)", name, dataDir)
-	}
-	return p, nil
-}
-
 func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("ledger", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
@@ -48,15 +40,12 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.Usage()
 		return errUsage
 	}
-	p, err := openExisting(*dataDir, "ledger.db")
+	l, err := openLedgerRO(ctx, *dataDir)
 	if err != nil {
 		return err
 	}
-	l, err := ledger.Open(ctx, p)
-	if err != nil {
-		return badInput("ledger %s: %v", p, err)
-	}
 	defer l.Close()
+	p := l.Path()
 	switch {
 	case pos[0] == "list" && len(pos) == 1:
 		es, err := l.List(ctx, ledger.Filter{State: ledger.State(*state)})
@@ -148,8 +137,10 @@ func printEntry(w io.Writer, e ledger.Entry, hist []ledger.Transition) {
 }
 
 // verifyLedger audits the ledger offline: its own hash chain, every entry
-// against its last snapshot, every artifact present with its digest, and
-// every committed row backed by a confirmation naming its order id.
+// against its last snapshot, every artifact present with its digest, every
+// committed row backed by a confirmation naming its order id, and the
+// ledger against the event log both ways (see package audit), with the
+// chain of every run a finalization anchors.
 func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout io.Writer) error {
 	store, err := artifacts.OpenFS(filepath.Join(dataDir, "artifacts"))
 	if err != nil {
@@ -161,6 +152,11 @@ func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout 
 	}
 	entries := 0
 	var ev evidence.Report
+	elog, err := openEventsRO(ctx, dataDir)
+	if err != nil {
+		return err
+	}
+	defer elog.Close()
 	err = l.Verify(ctx, func(e ledger.Entry) error {
 		entries++
 		var errs []error
@@ -177,6 +173,13 @@ func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout 
 		}
 		return errors.Join(errs...)
 	})
+	if err == nil || errors.Is(err, ledger.ErrVerify) {
+		cross, cerr := crossCheck(ctx, l, elog, "")
+		if cerr != nil {
+			return cerr
+		}
+		err = errors.Join(err, cross)
+	}
 	if err != nil {
 		fmt.Fprintln(stdout, "ledger verify: FAILED")
 		for _, line := range strings.Split(err.Error(), "\n") {
@@ -261,20 +264,21 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.Usage()
 		return errUsage
 	}
-	p, err := openExisting(*dataDir, "events.db")
-	if err != nil {
-		return err
-	}
-	l, err := eventlog.Open(ctx, p)
+	l, err := openEventsRO(ctx, *dataDir)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
+	p := l.Path()
 	es, err := l.Events(ctx, pos[0], eventlog.Query{BranchID: *br})
 	if errors.Is(err, eventlog.ErrRunNotFound) {
 		return badInput("no run %s in %s (orchestrator runs lists them)", pos[0], p)
 	}
 	if err != nil {
+		return err
+	}
+	// Audit before printing: a tampered log is an error, not a listing.
+	if err := auditRun(ctx, l, *dataDir, pos[0]); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -295,9 +299,6 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintln(stdout, line)
 		}
 	}
-	if err := l.Verify(ctx, pos[0]); err != nil {
-		return fmt.Errorf("the event log of run %s does not verify: %w", pos[0], err)
-	}
 	return nil
 }
 
@@ -311,11 +312,7 @@ func cmdRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if len(pos) != 0 {
 		return errUsage
 	}
-	p, err := openExisting(*dataDir, "events.db")
-	if err != nil {
-		return err
-	}
-	l, err := eventlog.Open(ctx, p)
+	l, err := openEventsRO(ctx, *dataDir)
 	if err != nil {
 		return err
 	}

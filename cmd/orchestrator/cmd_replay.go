@@ -14,7 +14,6 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/browser"
-	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
@@ -23,13 +22,9 @@ import (
 
 // openSource opens a data dir's records for bundle assembly.
 func openSource(ctx context.Context, dataDir string) (replay.Source, func(), error) {
-	p, err := openExisting(dataDir, "events.db")
+	el, err := openEventsRO(ctx, dataDir)
 	if err != nil {
 		return replay.Source{}, nil, err
-	}
-	el, err := eventlog.Open(ctx, p)
-	if err != nil {
-		return replay.Source{}, nil, badInput("event log %s: %v", p, err)
 	}
 	store, err := artifacts.OpenFS(filepath.Join(dataDir, "artifacts"))
 	if err != nil {
@@ -38,11 +33,14 @@ func openSource(ctx context.Context, dataDir string) (replay.Source, func(), err
 	}
 	src := replay.Source{Events: el, Store: store}
 	closeFn := func() { el.Close() }
-	if lp := filepath.Join(dataDir, "ledger.db"); fileExists(lp) {
-		if l, err := ledger.Open(ctx, lp); err == nil {
-			src.Ledger = l
-			closeFn = func() { el.Close(); l.Close() }
+	if fileExists(filepath.Join(dataDir, ledgerFile)) {
+		l, err := openLedgerRO(ctx, dataDir)
+		if err != nil {
+			el.Close()
+			return replay.Source{}, nil, err
 		}
+		src.Ledger = l
+		closeFn = func() { el.Close(); l.Close() }
 	}
 	return src, closeFn, nil
 }

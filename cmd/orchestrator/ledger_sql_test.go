@@ -24,3 +24,16 @@ func editLedger(t *testing.T, path, orderID string) {
 		t.Fatalf("edited %d rows", n)
 	}
 }
+
+// execSQL runs a statement on a store file behind its package's back.
+func execSQL(t *testing.T, path, q string, args ...any) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
