@@ -59,13 +59,17 @@
 // link), a deleted or duplicated middle event or reordered events (sequence
 // gap or broken link), a payload that is not in canonical form. Removing
 // events from the end of a chain leaves a shorter chain that is still valid:
-// the chain alone cannot detect it. [Log.Verify] cross-checks the run summary
-// the log keeps beside the events, which catches accidental truncation but
-// not someone who also rewrites the summary; to detect truncation for certain,
-// compare [Log.Head] with a head recorded elsewhere (a bundle manifest or the
-// commit ledger).
+// the chain alone cannot detect it. [Log.Verify] cross-checks every column of
+// the run summary the log keeps beside the events (head, first and last time,
+// last kind), which catches accidental truncation but not someone who also
+// rewrites the summary to match; to detect truncation for certain, compare
+// [Log.Head] with a head recorded elsewhere: the commit ledger records it in
+// every row it finalizes, and package audit checks it.
 //
 // # Storage
+//
+// [OpenReadOnly] opens an existing log for reading only (audits, listings):
+// it never creates a schema and works on a read-only copy.
 //
 // [Open] uses SQLite through github.com/mattn/go-sqlite3 in WAL mode with
 // synchronous=FULL (every committed append is durable) and a busy timeout.
