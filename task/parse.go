@@ -57,6 +57,9 @@ func Parse(file string, data []byte) (*Task, error) {
 	} else if !errors.Is(err, io.EOF) {
 		return nil, yamlError(file, err)
 	}
+	if err := checkBounds(file, &root); err != nil {
+		return nil, err
+	}
 	doc := &root
 	if doc.Kind == yaml.DocumentNode {
 		if len(doc.Content) == 0 {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoadExample(t *testing.T) {
@@ -97,6 +98,28 @@ func TestBadTasks(t *testing.T) {
 	}
 }
 
+// TestAliasBombFailsFast: a few KB of aliases that expand to a billion
+// nodes is refused before the decoder walks them, at once.
+func TestAliasBombFailsFast(t *testing.T) {
+	data, err := os.ReadFile("testdata/bad-alias-bomb.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Parse("bomb.yaml", data)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "more than 100000 YAML nodes") {
+			t.Fatalf("err = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("parsing a YAML alias bomb did not end within 10s")
+	}
+}
+
 func TestGoodTasks(t *testing.T) {
 	files, _ := filepath.Glob("testdata/good-*.yaml")
 	for _, f := range files {
@@ -157,6 +180,11 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("goal: [1, 2\n"))
 	f.Add([]byte("start_url: &a x\ngoal: *a\n"))
+	for _, bad := range []string{"testdata/bad-alias-bomb.yaml", "testdata/bad-alias-cycle.yaml"} {
+		if b, err := os.ReadFile(bad); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tk, err := Parse("fuzz.yaml", data)
 		if err != nil {
