@@ -21,19 +21,15 @@ import (
 // MaxFileSize bounds task files; larger files are refused unread.
 const MaxFileSize = 1 << 20
 
-// Load reads, parses and validates the task file at path.
+// Load reads, parses and validates the task file at path: a regular file
+// of at most MaxFileSize bytes (a FIFO or a device is refused unread).
 func Load(path string) (*Task, error) {
-	f, err := os.Open(path)
+	data, err := readRegular(path, MaxFileSize)
 	if err != nil {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read task file: %v", errors.Unwrap(err))}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err
+		}
 		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read task file: %v", err)}
-	}
-	if len(data) > MaxFileSize {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("task file is larger than %d bytes", MaxFileSize)}
 	}
 	return Parse(path, data)
 }
@@ -68,7 +64,7 @@ func Parse(file string, data []byte) (*Task, error) {
 		doc = doc.Content[0]
 	}
 	d := &decoder{file: file}
-	t := &Task{file: file}
+	t := &Task{file: file, root: doc}
 	d.task(doc, t)
 	if d.err != nil {
 		return nil, d.err

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -9,7 +10,9 @@ import (
 
 // Resolve returns the value of an input, reading a secret from the
 // environment or its file. It is called by the process that types the
-// value, never by the loader, and its result must not be logged.
+// value, never by the loader, and its result must not be logged. A secret
+// file must be a regular file of at most MaxSecretFileSize bytes: a FIFO
+// or a device is refused without blocking.
 func (in Input) Resolve() (string, error) {
 	switch {
 	case in.SecretEnv != "":
@@ -19,8 +22,16 @@ func (in Input) Resolve() (string, error) {
 		}
 		return v, nil
 	case in.SecretFile != "":
-		b, err := os.ReadFile(in.SecretFile)
+		b, err := readRegular(in.SecretFile, MaxSecretFileSize)
 		if err != nil {
+			var r refusal
+			if errors.As(err, &r) {
+				return "", fmt.Errorf("%w: secret file %s is %s: a secret file must be a regular file of at most %d bytes",
+					ErrSecretMissing, in.SecretFile, r, MaxSecretFileSize)
+			}
+			if pe, ok := err.(*os.PathError); ok {
+				err = pe.Err
+			}
 			return "", fmt.Errorf("%w: secret file %s: %v", ErrSecretMissing, in.SecretFile, err)
 		}
 		return strings.TrimRight(string(b), "\r\n"), nil
@@ -42,17 +53,33 @@ func (t *Task) CheckSecrets() error {
 			continue
 		}
 		if _, err := in.Resolve(); err != nil {
-			return &Error{File: t.file, Line: 0, Field: "inputs." + n, Msg: err.Error()}
+			return t.secretError("inputs."+n, in, err)
 		}
 	}
-	for n, h := range t.Environment.Headers {
-		if h.Secret() {
+	names = names[:0]
+	for n := range t.Environment.Headers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if h := t.Environment.Headers[n]; h.Secret() {
 			if _, err := h.Resolve(); err != nil {
-				return &Error{File: t.file, Field: "environment.headers." + n, Msg: err.Error()}
+				return t.secretError("environment.headers."+n, h, err)
 			}
 		}
 	}
 	return nil
+}
+
+// secretError locates a secret that cannot be resolved at its reference
+// in the task file.
+func (t *Task) secretError(path string, in Input, err error) error {
+	field := path + ".secret_env"
+	if in.SecretFile != "" {
+		field = path + ".secret_file"
+	}
+	msg := strings.TrimPrefix(err.Error(), ErrSecretMissing.Error()+": ")
+	return &Error{File: t.file, Line: lineOf(t.root, field), Field: field, Msg: msg}
 }
 
 // SecretValues resolves every secret input and returns the values, for

@@ -3,6 +3,8 @@ package task
 import (
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 )
@@ -32,6 +34,9 @@ type Task struct {
 	Environment  Environment        `json:"environment"`
 	Commit       Commit             `json:"commit"`
 	file         string
+	// root is the parsed YAML, for the lines of errors found after
+	// loading (a secret that cannot be read).
+	root *yaml.Node
 }
 
 // Goal is the task's goal: free text for the planner, predicates for

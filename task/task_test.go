@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -197,4 +198,92 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("valid task with empty digest")
 		}
 	})
+}
+
+// TestSecretFiles: a secret file is a regular file of bounded size; a
+// device or a FIFO with no writer is refused at once, naming the file,
+// line and field, instead of reading forever or blocking in open.
+func TestSecretFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(big, make([]byte, MaxSecretFileSize+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "card")
+	if err := os.WriteFile(good, []byte("4111111111111111\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		file, want string
+	}{
+		{"/dev/zero", "secret file /dev/zero is not a regular file (a character device): a secret file must be a regular file of at most 65536 bytes"},
+		{"/dev/urandom", "/dev/urandom is not a regular file (a character device)"},
+		{fifo, "is not a regular file (a FIFO)"},
+		{dir, "is not a regular file (a directory)"},
+		{big, "is larger than 65536 bytes (65537 bytes)"},
+		{filepath.Join(dir, "none"), "no such file or directory"},
+		{good, ""},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.file), func(t *testing.T) {
+			src := minimal + "inputs:\n  seats: '10'\n  card:\n    secret_file: " + c.file + "\n"
+			tk, err := Parse("mem.yaml", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- tk.CheckSecrets() }()
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("checking secret_file %s did not end within 10s", c.file)
+			}
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v, _ := tk.Inputs["card"].Resolve(); v != "4111111111111111" {
+					t.Fatalf("resolve = %q", v)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("err = %v, want a task error", err)
+			}
+			if loc := "mem.yaml:16: inputs.card.secret_file: "; !strings.HasPrefix(err.Error(), loc) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %q, want %q ... %q", err, loc, c.want)
+			}
+		})
+	}
+}
+
+// TestLoadRefusesNonRegular: a task file that is a FIFO with no writer or
+// a device is refused at once.
+func TestLoadRefusesNonRegular(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "task.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, want string }{
+		{fifo, "task.yaml: cannot read task file: not a regular file (a FIFO)"},
+		{"/dev/zero", "/dev/zero: cannot read task file: not a regular file (a character device)"},
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := Load(c.file)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want %q", err, c.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("loading %s did not end within 10s", c.file)
+		}
+	}
 }

@@ -50,7 +50,7 @@ run 'orchestrator COMMAND -h' for a command's flags.
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	shutdown, err := telemetry.Setup(ctx, "multiverse-orchestrator")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "orchestrator: %v\n", err)
@@ -60,6 +60,18 @@ func main() {
 	shutdown(context.Background())
 	stop()
 	os.Exit(code)
+}
+
+// signalContext is cancelled by the first SIGINT or SIGTERM, so a run
+// ends cleanly; a second one ends the process the default way, whatever
+// is still blocked.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
