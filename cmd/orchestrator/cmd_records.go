@@ -281,6 +281,15 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := auditRun(ctx, l, *dataDir, pos[0]); err != nil {
 		return err
 	}
+	if *br != "" && len(es) == 0 {
+		// Not a full id: the short form events print, or no branch.
+		if *br, err = branchBySuffix(ctx, l, pos[0], *br); err != nil {
+			return err
+		}
+		if es, err = l.Events(ctx, pos[0], eventlog.Query{BranchID: *br}); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		return eventlog.WriteJSONL(stdout, es)
 	}
