@@ -123,6 +123,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if workers < 0 {
 		workers = t.Search.Workers
 	}
+	if workers > task.MaxWorkers {
+		return nil, fmt.Errorf("%w: %d in-process worker slots: at most %d (start worker processes for more)", ErrBadInput, workers, task.MaxWorkers)
+	}
 	if workers == 0 && cfg.NATSURL == "" && cfg.NATSListen == "" {
 		return nil, fmt.Errorf("%w: --workers 0 needs remote workers: give --nats URL or --nats-listen ADDR", ErrBadInput)
 	}
@@ -242,6 +245,10 @@ type run struct {
 	routedTo map[string]string
 	// objects is the artifact object store remote workers write to.
 	objects *bus.Objects
+	// workerErrs holds the last error of the in-process workers' jobs by
+	// branch id, scrubbed (the handler runs in the workers' goroutines).
+	workerErrsMu sync.Mutex
+	workerErrs   map[string]string
 }
 
 // WorkerWait is how long a run with only remote workers waits for the
@@ -399,11 +406,16 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	workCtx, stopWork := context.WithCancel(ctx)
 	workDone := make(chan struct{})
+	// Exploration ends at once when the in-process workers stop with an
+	// error: no job would be run, and the error is the run's.
+	exploreCtx, stopExplore := context.WithCancelCause(ctx)
+	defer stopExplore(nil)
 	if r.workers > 0 {
 		go func() {
 			defer close(workDone)
-			if err := client.Work(workCtx, bus.WorkerConfig{Slots: r.workers}, handler.Handle); err != nil {
+			if err := client.Work(workCtx, bus.WorkerConfig{Slots: r.workers}, r.handle(handler)); err != nil {
 				r.log.Error("in-process workers stopped", "error", err)
+				stopExplore(fmt.Errorf("orchestrator: the in-process workers stopped: %w", err))
 			}
 		}()
 	} else {
@@ -443,7 +455,10 @@ func (r *run) execute(ctx context.Context) error {
 		}
 	}
 	exploreStart, exploreCPU := time.Now(), cpuTime()
-	winners, err := r.explore(ctx, client, results)
+	winners, err := r.explore(exploreCtx, client, results)
+	if cause := context.Cause(exploreCtx); err != nil && ctx.Err() == nil && cause != nil {
+		err = cause
+	}
 	r.sum.Explore = time.Since(exploreStart)
 	r.sum.ExploreCPU = cpuTime() - exploreCPU
 	client.Cancel(context.WithoutCancel(ctx), r.runID)
@@ -858,9 +873,11 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 			for _, j := range dead {
 				if _, ok := want[j.BranchID]; ok {
 					if _, done := got[j.BranchID]; !done {
+						msg := r.lastWorkerError(j.BranchID)
 						got[j.BranchID] = planner.Outcome{Code: "exhausted_deliveries",
-							Msg: fmt.Sprintf("the job failed %d deliveries; the last worker error is in its logs", j.Attempt)}
-						r.rec.add(time.Time{}, 0, "error", j.BranchID, map[string]any{"where": "dispatch", "code": "exhausted_deliveries", "attempts": j.Attempt})
+							Msg: fmt.Sprintf("the job failed %d deliveries; %s", j.Attempt, msg)}
+						r.rec.add(time.Time{}, 0, "error", j.BranchID, map[string]any{"where": "dispatch", "code": "exhausted_deliveries",
+							"attempts": j.Attempt, "error": msg})
 					}
 				}
 			}

@@ -31,6 +31,18 @@ const (
 	DefaultUserAgent       = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) MultiverseAgent/1.0"
 )
 
+// Limits checked by Parse.
+const (
+	// MaxWorkers bounds search.workers and the in-process worker slots
+	// of a run: each slot keeps one pull request waiting on the JetStream
+	// server, which allows 512 per consumer (bus refuses more than 256).
+	MaxWorkers = 256
+	// MaxViewport bounds each side of the viewport in CSS pixels: 8K
+	// UHD fits; a larger one makes Chromium fail every branch (its
+	// screenshots and compositor surfaces have limits near this size).
+	MaxViewport = 8192
+)
+
 // DefaultClock is the pinned page clock when a task names none.
 var DefaultClock = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 
@@ -316,6 +328,17 @@ func (v *validator) validate(t *Task) {
 	for _, p := range positive {
 		if p.val < 1 {
 			v.fail(p.path, "must be at least 1, found %d", p.val)
+		}
+	}
+	if t.Search.Workers > MaxWorkers {
+		v.fail("search.workers", "must be at most %d (worker slots in one process; start worker processes for more), found %d", MaxWorkers, t.Search.Workers)
+	}
+	for _, p := range []struct {
+		path string
+		val  int
+	}{{"environment.viewport.width", t.Environment.Viewport.Width}, {"environment.viewport.height", t.Environment.Viewport.Height}} {
+		if p.val > MaxViewport {
+			v.fail(p.path, "must be at most %d CSS pixels, found %d", MaxViewport, p.val)
 		}
 	}
 	if b.Cost < 0 {

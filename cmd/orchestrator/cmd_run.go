@@ -64,6 +64,9 @@ func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, 
 	if f.workers < -1 {
 		return orchestrator.Config{}, badInput("--workers must not be negative")
 	}
+	if f.workers > task.MaxWorkers {
+		return orchestrator.Config{}, badInput("--workers %d: at most %d in-process worker slots (start worker processes for more)", f.workers, task.MaxWorkers)
+	}
 	cfg := orchestrator.Config{Task: t, DataDir: f.dataDir, Workers: f.workers, NATSURL: f.nats, NATSListen: f.natsListen,
 		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful}, NoScreenshots: f.noShots, Cold: f.cold, Replicas: f.replicas}
 	if !f.json && !f.quiet && isTTY(stderr) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,25 +48,84 @@ func TestUnreadableInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			var out, errb bytes.Buffer
-			done := make(chan int, 1)
-			go func() {
-				done <- run(ctx, []string{"run", c.file, "--data-dir", filepath.Join(dir, "data"), "--workers", "1", "--quiet"}, &out, &errb)
-			}()
-			var code int
-			select {
-			case code = <-done:
-			case <-time.After(30 * time.Second):
-				t.Fatal("the CLI did not end within 30s")
-			}
-			if code != orchestrator.ExitBadInput {
-				t.Fatalf("exit code %d, want %d; stderr: %s", code, orchestrator.ExitBadInput, errb.String())
-			}
-			if !strings.Contains(errb.String(), c.want) || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 {
-				t.Fatalf("stderr = %q, want one line with %q", errb.String(), c.want)
-			}
+			code, stderr := runBounded(t, "run", c.file, "--data-dir", filepath.Join(dir, "data"), "--workers", "1", "--quiet")
+			wantBadInputLine(t, code, stderr, c.want)
 		})
+	}
+}
+
+// TestLimits: worker slots and viewport sizes beyond what a run can use
+// are refused at once with exit 2, naming the flag or the file, line and
+// field, and the limit.
+func TestLimits(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile("../../examples/procure-team-plan.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withTail := func(name, tail string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, append(append([]byte{}, good...), tail...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	lines := strings.Count(string(good), "\n")
+	src := strings.Replace(string(good), "workers: 4", "workers: 257", 1)
+	workers := filepath.Join(dir, "workers.yaml")
+	if err := os.WriteFile(workers, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wline := 1 + strings.Count(src[:strings.Index(src, "workers: 257")], "\n")
+	viewport := withTail("viewport.yaml", "environment:\n  viewport: {width: 100000000, height: 800}\n")
+	tall := withTail("tall.yaml", "environment:\n  viewport:\n    width: 1280\n    height: 10000\n")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"--workers 257", []string{"run", "../../examples/procure-team-plan.yaml", "--workers", "257"},
+			"--workers 257: at most 256 in-process worker slots"},
+		{"demo --workers 257", []string{"demo", "--workers", "257"}, "--workers 257: at most 256 in-process worker slots"},
+		{"search.workers 257", []string{"run", workers},
+			fmt.Sprintf("workers.yaml:%d: search.workers: must be at most 256 (worker slots in one process; start worker processes for more), found 257", wline)},
+		{"viewport width", []string{"run", viewport},
+			fmt.Sprintf("viewport.yaml:%d: environment.viewport.width: must be at most 8192 CSS pixels, found 100000000", lines+2)},
+		{"viewport height", []string{"run", tall},
+			fmt.Sprintf("tall.yaml:%d: environment.viewport.height: must be at most 8192 CSS pixels, found 10000", lines+4)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stderr := runBounded(t, append(c.args, "--data-dir", filepath.Join(dir, "data"), "--quiet")...)
+			wantBadInputLine(t, code, stderr, c.want)
+		})
+	}
+}
+
+// runBounded runs the CLI in this process and fails the test when it
+// does not end within 30 seconds (bad input is refused in milliseconds).
+func runBounded(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, args, &out, &errb) }()
+	select {
+	case code := <-done:
+		return code, errb.String()
+	case <-time.After(30 * time.Second):
+		t.Fatalf("orchestrator %s did not end within 30s", strings.Join(args, " "))
+	}
+	return 0, ""
+}
+
+func wantBadInputLine(t *testing.T, code int, stderr, want string) {
+	t.Helper()
+	if code != orchestrator.ExitBadInput {
+		t.Fatalf("exit code %d, want %d; stderr: %s", code, orchestrator.ExitBadInput, stderr)
+	}
+	if !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("stderr = %q, want one line with %q", stderr, want)
 	}
 }

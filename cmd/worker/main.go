@@ -26,6 +26,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/task"
 	"github.com/multiverse-orchestrator/multiverse/telemetry"
 	"github.com/multiverse-orchestrator/multiverse/worker"
 )
@@ -69,8 +70,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *natsURL == "" || fs.NArg() != 0 {
 		return fmt.Errorf("%w: usage: worker --nats URL [--slots N] [--data-dir DIR]", orchestrator.ErrBadInput)
 	}
-	if *slots < 1 {
-		return fmt.Errorf("%w: --slots must be at least 1", orchestrator.ErrBadInput)
+	if *slots < 1 || *slots > task.MaxWorkers {
+		return fmt.Errorf("%w: --slots %d: must be 1 to %d (start more worker processes for more)", orchestrator.ErrBadInput, *slots, task.MaxWorkers)
 	}
 	if *keepWarm < 0 {
 		*keepWarm = max(8, 2**slots)
