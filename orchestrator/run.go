@@ -245,6 +245,8 @@ type run struct {
 	routedTo map[string]string
 	// objects is the artifact object store remote workers write to.
 	objects *bus.Objects
+	// siteFailures counts the branches that failed to reach the site.
+	siteFailures int
 	// workerErrs holds the last error of the in-process workers' jobs by
 	// branch id, scrubbed (the handler runs in the workers' goroutines).
 	workerErrsMu sync.Mutex
@@ -650,6 +652,12 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 				search.Stop()
 				r.logSearch(search.Drain())
 				r.countBranches(search)
+				if r.siteFailures > 0 {
+					why := fmt.Sprintf("%d branches failed to reach it before the wall clock budget ran out", r.siteFailures)
+					if err := r.siteLost(ctx, why); err != nil {
+						return nil, err
+					}
+				}
 				return nil, fmt.Errorf("%w: the wall clock budget of %s ran out after %d waves", ErrNoBoundary, t.Budgets.WallClock.D(), r.sum.Waves)
 			}
 			return nil, err
@@ -677,6 +685,19 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 		}
 		decision = r.fold(search, wave)
 		r.progress(search, 0, "explore")
+		failed := waveSiteFailures(wave, got)
+		r.siteFailures += failed
+		if len(decision.Winners) == 0 && (failed > 0 && failed == len(wave) || decision.Exhausted != "" && r.siteFailures > 0) {
+			// Every branch of the wave failed to reach the site, or the
+			// search ends after some did: is the site gone?
+			why := fmt.Sprintf("wave %d: %d of %d branches failed to reach it, %d in all", r.sum.Waves, failed, len(wave), r.siteFailures)
+			if err := r.siteLost(ctx, why); err != nil {
+				search.Stop()
+				r.logSearch(search.Drain())
+				r.countBranches(search)
+				return nil, err
+			}
+		}
 		if len(decision.Winners) > 0 || decision.Exhausted != "" {
 			break
 		}
