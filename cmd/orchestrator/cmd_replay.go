@@ -158,7 +158,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fs.Usage()
 		return errUsage
 	}
-	f, err := os.Open(pos[0])
+	f, err := bundle.OpenFile(pos[0])
 	if err != nil {
 		return badInput("%v", err)
 	}

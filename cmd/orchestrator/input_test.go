@@ -52,6 +52,15 @@ func TestUnreadableInput(t *testing.T) {
 			wantBadInputLine(t, code, stderr, c.want)
 		})
 	}
+	t.Run("bundle FIFO", func(t *testing.T) {
+		code, stderr := runBounded(t, "validate", fifo)
+		wantBadInputLine(t, code, stderr, fifo+" is not a regular file (a FIFO)")
+		// replay refuses it as well, at once (its exit code is the
+		// audit's: the bundle cannot be read).
+		if code, stderr = runBounded(t, "replay", fifo); code == 0 || !strings.Contains(stderr, "is not a regular file (a FIFO)") {
+			t.Fatalf("replay of a FIFO: exit %d, stderr %q", code, stderr)
+		}
+	})
 }
 
 // TestLimits: worker slots and viewport sizes beyond what a run can use

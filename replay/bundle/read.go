@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
@@ -36,7 +35,7 @@ func Read(r io.Reader, lim Limits) (*Bundle, error) {
 
 // ReadFile reads the bundle file at path with [Read].
 func ReadFile(path string, lim Limits) (*Bundle, error) {
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: read: %w", err)
 	}
