@@ -46,3 +46,16 @@ func TestFailedDeliveriesSayWhy(t *testing.T) {
 		t.Fatal("no dispatch error event with the worker's last error")
 	}
 }
+
+// TestTooManyWorkers: more in-process worker slots than one process can
+// pull with is bad input at once, not a run whose workers never start.
+func TestTooManyWorkers(t *testing.T) {
+	start := time.Now()
+	_, err := orchestrator.Run(context.Background(), orchestrator.Config{Task: demoTask(t, "http://127.0.0.1:9"), DataDir: t.TempDir(), Workers: 257})
+	if !errors.Is(err, orchestrator.ErrBadInput) || orchestrator.ExitCode(err) != orchestrator.ExitBadInput || !strings.Contains(err.Error(), "at most 256") {
+		t.Fatalf("err = %v", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("refused after %s", el)
+	}
+}
