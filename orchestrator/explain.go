@@ -18,10 +18,14 @@ func Explain(es []eventlog.Event, branchID string) []string {
 	short := eventlog.ShortID
 	out := []string{"why " + short(branchID) + ":"}
 	ended := false
+	var children []string
 	for _, e := range es {
 		var p map[string]any
 		if len(e.Payload) > 0 && json.Unmarshal(e.Payload, &p) != nil {
 			continue
+		}
+		if e.Kind == eventlog.KindBranchFork && e.BranchID != branchID && p["parent"] == branchID {
+			children = append(children, short(e.BranchID))
 		}
 		switch {
 		case e.Kind == eventlog.KindBranchFork && e.BranchID == branchID:
@@ -81,7 +85,10 @@ func Explain(es []eventlog.Event, branchID string) []string {
 			}
 		}
 	}
-	if !ended {
+	switch {
+	case !ended && len(children) > 0:
+		out = append(out, fmt.Sprintf("  expanded: its plan goes on in %d children (%s)", len(children), strings.Join(children, ", ")))
+	case !ended:
 		out = append(out, "  neither pruned nor ranked: the run ended (budget, a winner elsewhere, or an error) while it was open")
 	}
 	return out

@@ -41,6 +41,7 @@ func TestExplain(t *testing.T) {
 		{"branch-bbbbbbbb", []string{"pruned by duplicate_state at J 0.1, progress 0: dom_hash=f5abf573b957… same_as=…cccccccc"}},
 		{"branch-eeeeeeee", []string{"reached the boundary, ranked 2 of 2", "*  2 …eeeeeeee"}},
 		{"branch-dddddddd", []string{"neither pruned nor ranked"}},
+		{"root-00000000", []string{"expanded: its plan goes on in 2 children (…aaaaaaaa, …bbbbbbbb)"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.branch, func(t *testing.T) {
