@@ -25,10 +25,10 @@ func siteFailure(o planner.Outcome) bool {
 
 // siteLost asks the start URL again once branches failed to reach the
 // site (all of the last wave, or some branches when the search ended
-// without a boundary). It returns an ErrSiteUnreachable error when the
-// site no longer answers, nil while it does: then the failures were the
-// pages' own and the search's verdict stands.
-// why says which failures made it ask.
+// without a boundary); why says which. It returns an ErrSiteUnreachable
+// error, also recorded as an event, when the site no longer answers, and
+// nil while it does: then the failures were the pages' own and the
+// search's verdict stands.
 func (r *run) siteLost(ctx context.Context, why string) error {
 	err := preflightSite(ctx, r.t.StartURL)
 	if err == nil {
