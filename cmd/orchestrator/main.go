@@ -26,6 +26,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -113,6 +114,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, errUsage) {
 		return orchestrator.ExitBadInput
 	}
-	fmt.Fprintf(stderr, "orchestrator: %s\n", oneLine(err.Error()))
+	// Errors of the orchestrator package carry its name already.
+	msg := strings.TrimPrefix(oneLine(err.Error()), "orchestrator: ")
+	fmt.Fprintf(stderr, "orchestrator: %s\n", msg)
 	return orchestrator.ExitCode(err)
 }
