@@ -5,9 +5,19 @@
 // reaches a log, event, bundle or artifact. The run key never leaves the
 // data dir of the run that made it.
 //
-// What is scrubbed: the task's secrets wherever they appear; Authorization,
-// Cookie, Set-Cookie, CSRF and API-key headers; URL query parameters and
-// JSON/form fields whose key names personal data (email, phone, name,
-// address, card, password, token, ...); and, anywhere in text, e-mail
-// addresses, card-like numbers that pass the Luhn check, and phone numbers.
+// What is scrubbed: the task's secrets wherever they appear (those shorter
+// than MinSubstring characters wherever they are a whole value, see
+// MinSubstring); Authorization, Cookie, Set-Cookie, CSRF and API-key
+// headers; URL query parameters and JSON/form fields whose key names
+// personal data (email, phone, name, address, card, password, token, ...);
+// and, anywhere in text, e-mail addresses (plain or URL-encoded, "+"
+// included), card-like numbers that pass the Luhn check, phone numbers and
+// the credentials of URLs (scheme://user:password@host).
+//
+// The same scrubber runs where Multiverse captures and where it replays:
+// scrubbing is idempotent, so a replay that types tokens and serves
+// scrubbed responses scrubs to the same bytes the capture recorded. The
+// rules of what is personal are written once, as regular expression
+// sources that Go and a page's JavaScript read alike (PagePatterns): the
+// browser masks in screenshots exactly what the scrubber tokenizes.
 package scrub

@@ -1,11 +1,13 @@
 package scrub
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"html"
 	"net/url"
 	"regexp"
 	"sort"
@@ -15,7 +17,26 @@ import (
 // Scrubber replaces sensitive values with tokens. Safe for concurrent use.
 type Scrubber struct {
 	key     []byte
-	secrets []string // longest first
+	secrets []string // MinSubstring characters or more, longest first
+	// short are the secrets shorter than MinSubstring, each with the
+	// pattern that finds it where it is a whole value.
+	short []shortSecret
+}
+
+// MinSubstring is the length from which a secret is replaced wherever it
+// occurs, inside any text. A shorter secret (a one- or two-character
+// password, a PIN digit) would destroy unrelated text that way, so it is
+// replaced only where it is a whole value: a whole quoted string (a JSON
+// value, an HTML attribute, a canonical DOM text node or field value), a
+// whole HTML text node, a whole query or form parameter value, a whole
+// accessibility-snapshot scalar, or the whole text scrubbed. Those are
+// the places a typed value travels: the field it was typed into, the
+// request that sends it, the page that echoes it.
+const MinSubstring = 3
+
+type shortSecret struct {
+	value string
+	re    *regexp.Regexp
 }
 
 // NewKey returns a fresh random run key.
@@ -28,16 +49,77 @@ func NewKey() []byte {
 // New returns a scrubber with the run key and the task's secret values.
 func New(key []byte, secrets []string) *Scrubber {
 	s := &Scrubber{key: append([]byte{}, key...)}
+	seen := map[string]bool{}
 	for _, v := range secrets {
-		if len(v) >= 3 {
+		switch {
+		case v == "" || seen[v] || IsToken(v):
+		case len(v) >= MinSubstring:
 			s.secrets = append(s.secrets, v)
+		default:
+			s.short = append(s.short, shortSecret{value: v, re: wholeValueRE(v)})
 		}
+		seen[v] = true
 	}
 	sort.Slice(s.secrets, func(i, j int) bool { return len(s.secrets[i]) > len(s.secrets[j]) })
 	return s
 }
 
-var tokenRE = regexp.MustCompile(`^tok_[0-9a-f]{16}(@scrubbed\.invalid)?$`)
+// wholeValueRE finds v where it is a whole value (see MinSubstring): in
+// any of its spellings (raw, JSON-, HTML- and query-escaped), between a
+// value's opening delimiter (the start of the text or of a line, a quote,
+// the end of a tag, an "=", a YAML ": ") and its closing one (the end of
+// the text or of a line, a quote, the start of a tag, an "&"), blanks
+// around it allowed.
+func wholeValueRE(v string) *regexp.Regexp {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	js := strings.TrimSuffix(strings.TrimSpace(b.String()), `"`)
+	js = strings.TrimPrefix(js, `"`)
+	var alts []string
+	seen := map[string]bool{}
+	for _, f := range []string{v, js, html.EscapeString(v), url.QueryEscape(v)} {
+		if !seen[f] {
+			seen[f] = true
+			alts = append(alts, regexp.QuoteMeta(f))
+		}
+	}
+	return regexp.MustCompile(`(^|["'>=\n]|: )([ \t]*)(` + strings.Join(alts, "|") + `)([ \t]*)($|["'<&\r\n])`)
+}
+
+// replaceShort replaces the short secrets where they are whole values.
+func (s *Scrubber) replaceShort(t string) string {
+	for _, sh := range s.short {
+		if !strings.Contains(t, sh.value) && !sh.re.MatchString(t) {
+			continue
+		}
+		ms := sh.re.FindAllStringSubmatchIndex(t, -1)
+		if len(ms) == 0 {
+			continue
+		}
+		var b strings.Builder
+		last := 0
+		tok := s.Token(sh.value)
+		for _, m := range ms {
+			b.WriteString(t[last:m[6]])
+			b.WriteString(tok)
+			last = m[7]
+		}
+		b.WriteString(t[last:])
+		t = b.String()
+	}
+	return t
+}
+
+var (
+	tokenRE = regexp.MustCompile(`^tok_[0-9a-f]{16}(@scrubbed\.invalid)?$`)
+	// tokenInTextRE finds tokens inside text, e-mail tokens also in their
+	// URL-encoded form.
+	tokenInTextRE = regexp.MustCompile(`tok_[0-9a-f]{16}(?:@scrubbed\.invalid|%40scrubbed\.invalid)?`)
+	// quotedTokenRE is a token quoted as a YAML scalar of its own.
+	quotedTokenRE = regexp.MustCompile(`"(tok_[0-9a-f]{16}(?:@scrubbed\.invalid)?)"`)
+)
 
 // tokenDomain keeps tokens of e-mail addresses valid e-mail addresses, so
 // a replay that types them still passes a form's type=email validation.
@@ -93,8 +175,15 @@ func (s *Scrubber) Header(name, value string) string {
 	if sensitiveHeaders[strings.ToLower(name)] {
 		return s.Token(value)
 	}
+	if urlHeaders[strings.ToLower(name)] {
+		return s.URL(value)
+	}
 	return s.Text(value)
 }
+
+// urlHeaders carry a URL, scrubbed as one (parameters by key too): a
+// Referer repeats the query of the page before.
+var urlHeaders = map[string]bool{"referer": true, "location": true, "content-location": true}
 
 // cookieValue tokenizes a cookie value, keeping short flag-like values
 // (A/B variants, "1") that carry no identity.
@@ -105,14 +194,98 @@ func (s *Scrubber) cookieValue(v string) string {
 	return s.Token(v)
 }
 
-// piiKey matches keys whose values are personal data or credentials. A
-// bare "name" is left out on purpose: in structured data it names plans,
-// products and fields far more often than people.
-var piiKey = regexp.MustCompile(`(?i)(e-?mail|phone|mobile|tel$|first_?name|last_?name|full_?name|address|street|postcode|zip|card|^cc|cvc|cvv|iban|passw|secret|token|ssn|birth)`)
+// The patterns of what is personal, as regular expression sources that
+// mean the same in Go (RE2) and in a page's JavaScript: the scrubber
+// compiles them here, and the browser hands the same sources to the
+// script that finds what a screenshot must mask (see PagePatterns).
+const (
+	// keySource matches keys whose values are personal data or
+	// credentials (case-insensitive). A bare "name" is left out on
+	// purpose: in structured data it names plans, products and fields far
+	// more often than people.
+	keySource = `(e-?mail|phone|mobile|tel$|first_?name|last_?name|full_?name|address|street|postcode|zip|card|^cc|cvc|cvv|iban|passw|secret|token|ssn|birth)`
+	// fieldSource matches the name, id or autocomplete hint of a form
+	// field holding personal data or credentials (case-insensitive): the
+	// keys above, a field named just "name", and the autocomplete tokens
+	// of names, phones, addresses, cards and birthdays.
+	fieldSource = keySource + `|^name$|(^|\s)(name|given-name|additional-name|family-name|nickname|username|tel|tel-[a-z-]+|postal-code|cc-[a-z-]+|bday|bday-[a-z]+|one-time-code)$`
+	emailSource = `[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`
+	// encodedEmailSource finds e-mail addresses URL-encoded in links and
+	// query strings (name%40example.com, first%2Blast%40example.com).
+	encodedEmailSource = `(?:[A-Za-z0-9._+\-]|%2[Bb])+%40[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`
+	cardSource         = `\b(?:\d[ -]?){12,18}\d\b`
+	phoneSource        = `\+\d[\d ().\-]{7,}\d`
+	// userinfoSource finds the credentials of a URL written in text
+	// (scheme://user:password@host): the first group is the user info.
+	userinfoSource = `\b[A-Za-z][A-Za-z0-9+.\-]*://([^\s/?#@"'<>]+)@`
+)
+
+var (
+	piiKey   = regexp.MustCompile(`(?i)` + keySource)
+	piiField = regexp.MustCompile(`(?i)` + fieldSource)
+)
+
+// CardDigits bounds the digit count of a card-like number.
+const (
+	cardMinDigits = 13
+	cardMaxDigits = 19
+)
+
+// Patterns are the scrubber's rules of what is personal, as regular
+// expression sources valid in Go and JavaScript alike (flags apart: Key
+// and Field are case-insensitive, the others match as written). A page
+// script given them finds exactly what Text and SensitiveField find.
+type Patterns struct {
+	Key          string   `json:"key"`
+	Field        string   `json:"field"`
+	FieldTypes   []string `json:"field_types"`
+	Email        string   `json:"email"`
+	EncodedEmail string   `json:"encoded_email"`
+	Card         string   `json:"card"`
+	Phone        string   `json:"phone"`
+	Userinfo     string   `json:"userinfo"`
+	// CardMinDigits and CardMaxDigits bound a card number's digit count;
+	// its digits must also pass the Luhn check.
+	CardMinDigits int `json:"card_min_digits"`
+	CardMaxDigits int `json:"card_max_digits"`
+	// MinSubstring: known values this long or longer count anywhere in a
+	// text, shorter ones only as a whole (trimmed) value.
+	MinSubstring int `json:"min_substring"`
+}
+
+// PagePatterns returns the patterns for a page script.
+func PagePatterns() Patterns {
+	return Patterns{Key: keySource, Field: fieldSource, FieldTypes: append([]string(nil), fieldTypes...),
+		Email: emailSource, EncodedEmail: encodedEmailSource, Card: cardSource, Phone: phoneSource,
+		Userinfo: userinfoSource, CardMinDigits: cardMinDigits, CardMaxDigits: cardMaxDigits, MinSubstring: MinSubstring}
+}
+
+// fieldTypes are the input types that always hold personal data or
+// credentials.
+var fieldTypes = []string{"email", "tel", "password"}
 
 // SensitiveKey reports whether a field or parameter name names personal
 // data or credentials.
 func SensitiveKey(k string) bool { return piiKey.MatchString(k) }
+
+// SensitiveField reports whether a form field holds personal data or
+// credentials by what it declares: its input type (email, tel,
+// password), or a name, id or autocomplete hint that names personal data
+// (email, tel, cc-number, name, street-address, ...).
+func SensitiveField(typ, name, id, autocomplete string) bool {
+	typ = strings.ToLower(typ)
+	for _, t := range fieldTypes {
+		if typ == t {
+			return true
+		}
+	}
+	for _, v := range []string{name, id, autocomplete} {
+		if v != "" && piiField.MatchString(v) {
+			return true
+		}
+	}
+	return false
+}
 
 // URL scrubs query parameters by key and by content.
 func (s *Scrubber) URL(raw string) string {
@@ -155,49 +328,126 @@ func (s *Scrubber) URL(raw string) string {
 }
 
 var (
-	emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
-	// encodedEmailRE finds e-mail addresses URL-encoded in links and
-	// query strings (name%40example.com).
-	encodedEmailRE = regexp.MustCompile(`(?i)[A-Za-z0-9._+\-]+%40[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
-	cardRE         = regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`)
-	phoneRE        = regexp.MustCompile(`\+\d[\d ().\-]{7,}\d`)
+	emailRE        = regexp.MustCompile(emailSource)
+	encodedEmailRE = regexp.MustCompile(encodedEmailSource)
+	cardRE         = regexp.MustCompile(cardSource)
+	phoneRE        = regexp.MustCompile(phoneSource)
+	userinfoRE     = regexp.MustCompile(userinfoSource)
 )
 
 // Text scrubs free text: secrets, e-mail addresses, Luhn-valid card
-// numbers and international phone numbers.
+// numbers, international phone numbers and the credentials of URLs.
 func (s *Scrubber) Text(t string) string { return s.TextWith(t, nil) }
 
 // TextWith scrubs text like Text and also replaces the extra values (form
 // field values found under sensitive names, say) with their tokens.
+//
+// Each rule works on the text between the tokens already in it, so a
+// later rule never rewrites part of a token (a three-digit secret inside
+// a token's hex digits, a token's "@" read as an e-mail address).
 func (s *Scrubber) TextWith(t string, extra []string) string {
+	t = s.replaceShort(t)
 	for _, v := range extra {
-		if len(v) >= 3 && !IsToken(v) && strings.Contains(t, v) {
-			t = strings.ReplaceAll(t, v, s.Token(v))
+		if len(v) >= MinSubstring && !IsToken(v) && strings.Contains(t, v) {
+			tok := s.Token(v)
+			t = outsideTokens(t, func(g string) string { return strings.ReplaceAll(g, v, tok) })
 		}
 	}
 	for _, sec := range s.secrets {
 		if strings.Contains(t, sec) {
-			t = strings.ReplaceAll(t, sec, s.Token(sec))
+			tok := s.Token(sec)
+			t = outsideTokens(t, func(g string) string { return strings.ReplaceAll(g, sec, tok) })
 		}
 	}
-	t = emailRE.ReplaceAllStringFunc(t, s.Token)
-	t = encodedEmailRE.ReplaceAllStringFunc(t, func(m string) string {
-		dec := strings.Replace(m, "%40", "@", 1)
-		return strings.Replace(s.Token(dec), "@", "%40", 1)
-	})
-	t = cardRE.ReplaceAllStringFunc(t, func(m string) string {
-		digits := strings.Map(func(r rune) rune {
-			if r >= '0' && r <= '9' {
-				return r
+	if strings.Contains(t, "://") {
+		t = outsideTokens(t, func(g string) string {
+			return replaceSubmatch(userinfoRE, g, func(ui string) string { return s.Token(ui) })
+		})
+	}
+	if strings.Contains(t, "@") {
+		t = outsideTokens(t, func(g string) string { return emailRE.ReplaceAllStringFunc(g, s.Token) })
+	}
+	if strings.Contains(t, "%40") {
+		t = outsideTokens(t, func(g string) string {
+			return encodedEmailRE.ReplaceAllStringFunc(g, func(m string) string {
+				dec := strings.NewReplacer("%2B", "+", "%2b", "+", "%40", "@").Replace(m)
+				return strings.Replace(s.Token(dec), "@", "%40", 1)
+			})
+		})
+	}
+	t = outsideTokens(t, func(g string) string {
+		return cardRE.ReplaceAllStringFunc(g, func(m string) string {
+			if digits := CardDigits(m); digits != "" {
+				return s.Token(digits)
 			}
-			return -1
-		}, m)
-		if len(digits) >= 13 && len(digits) <= 19 && Luhn(digits) {
-			return s.Token(digits)
-		}
-		return m
+			return m
+		})
 	})
-	t = phoneRE.ReplaceAllStringFunc(t, s.Token)
+	if strings.Contains(t, "+") {
+		t = outsideTokens(t, func(g string) string { return phoneRE.ReplaceAllStringFunc(g, s.Token) })
+	}
+	return t
+}
+
+// CardDigits returns the digits of a card-like match when they make a
+// card number (13 to 19 digits passing the Luhn check), else "".
+func CardDigits(m string) string {
+	digits := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, m)
+	if len(digits) >= cardMinDigits && len(digits) <= cardMaxDigits && Luhn(digits) {
+		return digits
+	}
+	return ""
+}
+
+// outsideTokens applies f to the stretches of t between tokens.
+func outsideTokens(t string, f func(string) string) string {
+	locs := tokenInTextRE.FindAllStringIndex(t, -1)
+	if len(locs) == 0 {
+		return f(t)
+	}
+	var b strings.Builder
+	last := 0
+	for _, l := range locs {
+		b.WriteString(f(t[last:l[0]]))
+		b.WriteString(t[l[0]:l[1]])
+		last = l[1]
+	}
+	b.WriteString(f(t[last:]))
+	return b.String()
+}
+
+// replaceSubmatch replaces the first group of each match of re in t.
+func replaceSubmatch(re *regexp.Regexp, t string, f func(string) string) string {
+	ms := re.FindAllStringSubmatchIndex(t, -1)
+	if len(ms) == 0 {
+		return t
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		b.WriteString(t[last:m[2]])
+		b.WriteString(f(t[m[2]:m[3]]))
+		last = m[3]
+	}
+	b.WriteString(t[last:])
+	return b.String()
+}
+
+// Aria scrubs an accessibility snapshot (Playwright's YAML) like TextWith
+// and then writes every scalar that is a token alone unquoted. YAML quotes
+// a value by its shape ("48291" is quoted, being a number; a token never
+// is), so without this a recorded snapshot that scrubbed a quoted value
+// and a replay that typed the token would differ in quotes only.
+func (s *Scrubber) Aria(t string, extra []string) string {
+	t = s.TextWith(t, extra)
+	if strings.Contains(t, `"tok_`) {
+		t = quotedTokenRE.ReplaceAllString(t, "$1")
+	}
 	return t
 }
 

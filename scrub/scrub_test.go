@@ -93,3 +93,149 @@ func TestBodySniffing(t *testing.T) {
 		t.Fatal("form e-mail survived")
 	}
 }
+
+// TestPlusEmail: an address with a "+" is scrubbed whole, with the same
+// token, in every spelling a page or request carries it: plain, in a
+// link's query (%2B, %40), in a Referer, and as a query parameter.
+func TestPlusEmail(t *testing.T) {
+	s := New([]byte("k"), nil)
+	const email = "buyer+test@example.com"
+	tok := s.Token(email)
+	cases := []struct{ name, got string }{
+		{"text", s.Text("<dd>" + email + "</dd>")},
+		{"link", s.Text(`<a href="/checkout/review?plan=team&email=buyer%2Btest%40example.com&seats=10">`)},
+		{"aria link", s.Aria("- link \"Edit\":\n  - /url: /x?email=buyer%2btest%40example.com\n", nil)},
+		{"referer", s.Header("Referer", "http://h/checkout/review?note=buyer%2Btest%40example.com&seats=10")},
+		{"url", s.URL("http://h/checkout/review?email=buyer%2Btest%40example.com&seats=10")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if strings.Contains(c.got, "buyer") || strings.Contains(c.got, "example.com") {
+				t.Fatalf("the local part or domain survived: %s", c.got)
+			}
+			bare := strings.TrimSuffix(tok, "@scrubbed.invalid")
+			if !strings.Contains(c.got, bare) {
+				t.Fatalf("%s does not carry the address's token %s", c.got, tok)
+			}
+		})
+	}
+}
+
+// TestURLCredentials: the user info of a URL inside any text (an error
+// message naming the start URL) becomes a token; the host stays.
+func TestURLCredentials(t *testing.T) {
+	s := New([]byte("k"), nil)
+	for _, in := range []string{
+		`site unreachable: start URL http://user:pass@127.0.0.1:1/: dial tcp 127.0.0.1:1: connect: connection refused`,
+		`Get "https://alice:s3cr3t@shop.example.com/": EOF`,
+		`Get "http://user:***@127.0.0.1:1/": EOF`,
+	} {
+		out := s.Text(in)
+		for _, g := range []string{"user:", "pass@", "alice", "s3cr3t", ":***"} {
+			if strings.Contains(out, g) {
+				t.Fatalf("%q survived in %q", g, out)
+			}
+		}
+		if !strings.Contains(out, "127.0.0.1") && !strings.Contains(out, "shop.example.com") {
+			t.Fatalf("the host was lost: %q", out)
+		}
+		if s.Text(out) != out {
+			t.Fatalf("not idempotent: %q -> %q", out, s.Text(out))
+		}
+	}
+}
+
+// TestShortSecrets: a secret of one or two characters is replaced where
+// it is a whole value (a field value in the canonical DOM, an
+// accessibility scalar, a form or JSON value, a whole text), never inside
+// unrelated words and numbers.
+func TestShortSecrets(t *testing.T) {
+	s := New([]byte("k"), []string{"ab", "7"})
+	ab, seven := s.Token("ab"), s.Token("7")
+	cases := []struct{ name, in, want string }{
+		{"dom field", `<input ::value="ab" name="password" type="password"></input>`, `<input ::value="` + ab + `" name="password" type="password"></input>`},
+		{"dom text", `<dd>"ab"</dd><p>"about abc"</p>`, `<dd>"` + ab + `"</dd><p>"about abc"</p>`},
+		{"html text", "<dd>\n  ab\n</dd>", "<dd>\n  " + ab + "\n</dd>"},
+		{"aria", "- textbox \"Pw\": ab\n- paragraph: cab\n", "- textbox \"Pw\": " + ab + "\n- paragraph: cab\n"},
+		{"form", "pin=7&seats=17&pw=ab", "pin=" + seven + "&seats=17&pw=" + ab},
+		{"json", `{"pin":"7","seats":17,"note":"7 days"}`, `{"pin":"` + seven + `","seats":17,"note":"7 days"}`},
+		{"whole", "ab", ab},
+		{"untouched", "table tab 77 1.7", "table tab 77 1.7"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := s.Text(c.in); got != c.want {
+				t.Fatalf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+	if got := string(s.Body("application/x-www-form-urlencoded", []byte("password=ab&seats=10"))); strings.Contains(got, "=ab") {
+		t.Fatalf("a short secret survived in a form body: %s", got)
+	}
+	if got := string(s.JSON([]byte(`{"code":"ab"}`))); strings.Contains(got, `"ab"`) {
+		t.Fatalf("a short secret survived in JSON: %s", got)
+	}
+}
+
+// TestTokensStayWhole: a secret whose characters occur inside a token
+// (three hex digits) does not rewrite the token.
+func TestTokensStayWhole(t *testing.T) {
+	base := New([]byte("k"), nil)
+	tok := base.Token("x@y.example")
+	digits := ""
+	for _, r := range strings.TrimPrefix(strings.TrimSuffix(tok, "@scrubbed.invalid"), "tok_") {
+		if r >= '0' && r <= '9' {
+			digits += string(r)
+		} else {
+			digits = ""
+		}
+		if len(digits) == 3 {
+			break
+		}
+	}
+	if len(digits) < 3 {
+		t.Skip("the token has no run of three digits under this key")
+	}
+	s := New([]byte("k"), []string{digits})
+	if got := s.Text("mail " + tok); got != "mail "+tok {
+		t.Fatalf("the secret %q rewrote a token: %s", digits, got)
+	}
+}
+
+// TestAriaQuoting: the recorded snapshot of a field holding an all-digit
+// secret (YAML quotes it) and the replayed one holding its token (never
+// quoted) scrub to the same text.
+func TestAriaQuoting(t *testing.T) {
+	capture := New([]byte("k"), []string{"48291"})
+	tok := capture.Token("48291")
+	rec := capture.Aria("- textbox \"PIN\": \"48291\"\n- paragraph: \"48291\"\n", nil)
+	rep := New(NewKey(), nil).Aria("- textbox \"PIN\": "+tok+"\n- paragraph: "+tok+"\n", nil)
+	if rec != rep {
+		t.Fatalf("recorded %q\nreplayed %q", rec, rep)
+	}
+}
+
+func TestSensitiveField(t *testing.T) {
+	cases := []struct {
+		typ, name, id, ac string
+		want              bool
+	}{
+		{"email", "", "", "", true},
+		{"tel", "x", "", "", true},
+		{"password", "", "", "", true},
+		{"text", "name", "", "", true},
+		{"text", "", "", "cc-number", true},
+		{"text", "", "", "shipping street-address", true},
+		{"text", "", "", "given-name", true},
+		{"text", "", "", "tel-national", true},
+		{"text", "q", "full_name", "", true},
+		{"text", "plan", "plan-name", "", false},
+		{"number", "seats", "seats", "", false},
+		{"text", "vat_id", "vat_id", "off", false},
+	}
+	for _, c := range cases {
+		if got := SensitiveField(c.typ, c.name, c.id, c.ac); got != c.want {
+			t.Errorf("SensitiveField(%q, %q, %q, %q) = %v", c.typ, c.name, c.id, c.ac, got)
+		}
+	}
+}
