@@ -220,6 +220,7 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 	if a.Input != "" && s.opts.SecretInputs[a.Input] {
 		s.mu.Lock()
 		s.masked = append(s.masked, a.Target)
+		s.typed = append(s.typed, value)
 		s.mu.Unlock()
 	}
 	switch a.Kind {

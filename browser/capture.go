@@ -257,6 +257,13 @@ func (s *Session) scrubText(t string, extra []string) string {
 	return t
 }
 
+func (s *Session) scrubAria(t string, extra []string) string {
+	if s.opts.Scrub != nil {
+		return s.opts.Scrub.Aria(t, extra)
+	}
+	return t
+}
+
 func (s *Session) scrubBody(contentType string, b []byte) []byte {
 	if s.opts.Scrub == nil {
 		return b

@@ -131,8 +131,7 @@ func (s *Session) Screenshot(ctx context.Context) (string, error) {
 	}
 	var png []byte
 	err := s.call(ctx, "the screenshot", func() (e error) {
-		png, e = s.page.Screenshot(playwright.PageScreenshotOptions{Type: playwright.ScreenshotTypePng,
-			Caret: playwright.ScreenshotCaretInitial, Mask: s.maskLocators()})
+		png, e = s.screenshot(playwright.PageScreenshotOptions{Caret: playwright.ScreenshotCaretInitial}, s.knownPersonal(nil))
 		return e
 	})
 	if err != nil {

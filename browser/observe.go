@@ -84,7 +84,7 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	for i, v := range s.opts.Volatile {
 		volatile[i] = v
 	}
-	arg := map[string]any{"probes": probes, "text": spec.Text, "max": max, "volatile": volatile}
+	arg := map[string]any{"probes": probes, "text": spec.Text, "max": max, "volatile": volatile, "patterns": patternsArg()}
 	raw, err := s.page.Evaluate(observeScript, arg)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("browser: observing %s: %w", s.page.URL(), err)
@@ -114,7 +114,7 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	if err != nil {
 		ax = ""
 	}
-	ax = s.scrubText(ax, res.PII)
+	ax = s.scrubAria(ax, res.PII)
 	snap.AX = ax
 	s.mu.Lock()
 	status := s.docStatus
@@ -138,23 +138,21 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 		}
 	}
 	if spec.Screenshot && s.opts.Store != nil {
-		so := playwright.PageScreenshotOptions{
-			Type: playwright.ScreenshotTypePng,
+		s.mu.Lock()
+		if s.seenPII == nil {
+			s.seenPII = map[string]bool{}
+		}
+		for _, v := range res.PII {
+			s.seenPII[v] = true
+		}
+		s.mu.Unlock()
+		png, err := s.screenshot(playwright.PageScreenshotOptions{
 			// Screenshots must not touch the page: caret hiding (Playwright's
 			// default) leaves style="" on the focused field, which the next
 			// step's DOM would carry.
 			Caret:   playwright.ScreenshotCaretInitial,
 			Timeout: playwright.Float(10000),
-		}
-		s.mu.Lock()
-		secrets := len(s.masked) > 0
-		s.mu.Unlock()
-		if secrets {
-			// A field a secret was typed into is painted over; the
-			// overlay is gone again before the next step observes.
-			so.Mask = s.maskLocators()
-		}
-		png, err := s.page.Screenshot(so)
+		}, s.knownPersonal(res.PII))
 		if err == nil {
 			if d, err := s.opts.Store.Put(ctx, png); err == nil {
 				o.ScreenshotHash = string(d)
@@ -165,8 +163,9 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	return snap, nil
 }
 
-// maskLocators covers what a screenshot must not show: password fields
-// and every field a secret was typed into.
+// maskLocators covers the fields a screenshot must not show whatever
+// they hold: password fields and every field a secret was typed into.
+// Playwright's overlay is gone again before the next step observes.
 func (s *Session) maskLocators() []playwright.Locator {
 	out := []playwright.Locator{s.page.Locator("input[type=password]")}
 	s.mu.Lock()

@@ -237,15 +237,17 @@ const observeScript = `(arg) => {
     } catch (e) { ans.error = String(e && e.message || e); }
     answers.push(ans);
   }
-  // Values of fields that hold personal data or credentials, by type or
-  // by name: scrubbed by the caller wherever they appear.
-  const piiName = /(e-?mail|phone|mobile|^tel$|^name$|first_?name|last_?name|full_?name|address|street|postcode|zip|card|^cc|cvc|cvv|iban|passw|secret|token|ssn|birth)/i;
+  // Values of fields that hold personal data or credentials, by type,
+  // name, id or autocomplete hint (the scrubber's rule, scrub.PagePatterns):
+  // scrubbed by the caller wherever they appear.
+  const pat = arg.patterns;
+  const piiField = new RegExp(pat.field, 'i');
   const pii = [];
   for (const el of document.querySelectorAll('input,textarea')) {
     const v = String(el.value || '');
-    if (v.length < 3) continue;
+    if (v.length < pat.min_substring) continue;
     const t = (el.getAttribute('type') || '').toLowerCase();
-    if (['email', 'tel', 'password'].includes(t) || piiName.test(el.name || '') || piiName.test(el.id || '') || piiName.test(el.getAttribute('autocomplete') || '')) pii.push(v);
+    if (pat.field_types.includes(t) || piiField.test(el.name || '') || piiField.test(el.id || '') || piiField.test(el.getAttribute('autocomplete') || '')) pii.push(v);
   }
   return {
     pii,
@@ -264,4 +266,80 @@ const readScript = `([selector, attr]) => {
   if (!el) return null;
   if (attr) return el.getAttribute(attr);
   return String(el.innerText !== undefined && el.innerText !== '' ? el.innerText : el.textContent).replace(/\s+/g, ' ').trim();
+}`
+
+// maskScript finds what a screenshot must not show and returns its boxes
+// in CSS pixels of the viewport: every form field that holds personal
+// data by its declaration (type, name, id, autocomplete hint) or by its
+// value, and every stretch of visible text the scrubber would tokenize.
+// Its argument is {patterns: scrub.PagePatterns(), known: [values]}: the
+// scrubber's own rules (one definition, read by Go and by this script)
+// and the values the session knows are personal (typed secrets, personal
+// field values, values scrubbed from bodies by their key). It reads the
+// page and changes nothing.
+const maskScript = `(arg) => {
+  const pat = arg.patterns;
+  const g = (src) => new RegExp(src, 'g');
+  const field = new RegExp(pat.field, 'i');
+  const shapes = [g(pat.email), g(pat.encoded_email), g(pat.phone)];
+  const card = g(pat.card), userinfo = g(pat.userinfo);
+  const known = (arg.known || []).filter(v => v);
+  const luhn = (d) => {
+    let sum = 0, dbl = false;
+    for (let i = d.length - 1; i >= 0; i--) {
+      let x = d.charCodeAt(i) - 48;
+      if (dbl) { x *= 2; if (x > 9) x -= 9; }
+      sum += x; dbl = !dbl;
+    }
+    return sum % 10 === 0;
+  };
+  // spans lists the [start, end) stretches of t the scrubber tokenizes.
+  const spans = (t) => {
+    const out = [];
+    const all = (re, keep) => { re.lastIndex = 0; let m; while ((m = re.exec(t)) !== null) { if (m[0] === '') { re.lastIndex++; continue; } if (!keep || keep(m)) out.push([m.index, m.index + m[0].length]); } };
+    for (const re of shapes) all(re);
+    all(card, (m) => { const d = m[0].replace(/[^0-9]/g, ''); return d.length >= pat.card_min_digits && d.length <= pat.card_max_digits && luhn(d); });
+    all(userinfo);
+    for (const v of known) {
+      if (v.length >= pat.min_substring) { for (let i = t.indexOf(v); i >= 0; i = t.indexOf(v, i + v.length)) out.push([i, i + v.length]); }
+      else if (t.trim() === v) { const i = t.indexOf(v); out.push([i, i + v.length]); }
+    }
+    return out;
+  };
+  const rects = [];
+  const add = (r) => {
+    if (r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < innerWidth && r.top < innerHeight) rects.push({ x: r.left, y: r.top, w: r.width, h: r.height });
+  };
+  const skipTypes = ['hidden', 'checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'file', 'range', 'color'];
+  const isField = (el) => (el.localName === 'input' && !skipTypes.includes((el.getAttribute('type') || '').toLowerCase())) || el.localName === 'textarea' || el.localName === 'select';
+  const personalField = (el) => {
+    const values = [String(el.value || '')];
+    if (el.localName === 'select' && el.selectedIndex >= 0 && el.options[el.selectedIndex]) values.push(String(el.options[el.selectedIndex].text || ''));
+    if (!values.some(v => v !== '')) return false;
+    const type = (el.getAttribute('type') || '').toLowerCase();
+    if (pat.field_types.includes(type)) return true;
+    for (const a of [el.getAttribute('name'), el.id, el.getAttribute('autocomplete')]) if (a && field.test(a)) return true;
+    return values.some(v => v !== '' && spans(v).length > 0);
+  };
+  const walk = (root) => {
+    const tw = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+      if (n.nodeType === 3) {
+        const p = n.parentElement;
+        if (!p || ['script', 'style', 'noscript', 'textarea', 'select', 'option'].includes(p.localName)) continue;
+        const t = n.nodeValue;
+        if (!t || !t.trim()) continue;
+        for (const [a, b] of spans(t)) {
+          const r = document.createRange();
+          r.setStart(n, a); r.setEnd(n, b);
+          for (const cr of r.getClientRects()) add(cr);
+        }
+        continue;
+      }
+      if (isField(n) && personalField(n)) add(n.getBoundingClientRect());
+      if (n.shadowRoot) walk(n.shadowRoot);
+    }
+  };
+  if (document.documentElement) walk(document.documentElement);
+  return rects;
 }`

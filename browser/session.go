@@ -56,6 +56,9 @@ type Scrubber interface {
 	URL(u string) string
 	Text(t string) string
 	TextWith(t string, extra []string) string
+	// Aria scrubs an accessibility snapshot: TextWith, with token scalars
+	// written the same however the raw value was quoted.
+	Aria(t string, extra []string) string
 	BodyValues(contentType string, b []byte) ([]byte, []string)
 }
 
@@ -119,8 +122,12 @@ type Session struct {
 	// sensitive holds values the capture scrubbed from bodies because of
 	// their key; pages that render them are scrubbed of them too.
 	sensitive map[string]bool
-	// masked are the targets secrets were typed into.
-	masked []*branch.Target
+	// masked are the targets secrets were typed into, typed the secret
+	// values typed, and seenPII the personal field values observations
+	// saw: screenshots mask all of them wherever they show.
+	masked  []*branch.Target
+	typed   []string
+	seenPII map[string]bool
 }
 
 // ErrSessionClosed is returned by a closed session.
