@@ -170,7 +170,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		runID: runID, key: key, sc: sc, workers: workers, start: start, results: map[string]*worker.Result{},
 		spans: map[string]trace.Span{}}
 	cpu0 := cpuTime()
-	err = r.execute(ctx)
+	err = scrubbed(sc, r.execute(ctx))
 	sum.Elapsed = time.Since(start)
 	sum.CPU = cpuTime() - cpu0
 	if err != nil {
@@ -185,6 +185,28 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		err = fmt.Errorf("orchestrator: event log: %w", ferr)
 	}
 	return sum, err
+}
+
+// scrubbedError is an error whose message went through the run's
+// scrubber: what a run returns is printed, summarized and recorded, and
+// may quote the start URL's credentials or a value a page showed.
+type scrubbedError struct {
+	err error
+	msg string
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }
+
+func scrubbed(sc *scrub.Scrubber, err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := sc.Text(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	return &scrubbedError{err: err, msg: msg}
 }
 
 // cpuTime is this process's user + system CPU time.
