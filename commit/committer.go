@@ -167,7 +167,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if err != nil {
 		return nil, &preflightError{err.Error()}
 	}
-	res := &Result{Candidate: cand, Changes: diffIntent(cand.Intent, fields, c.Spec)}
+	res := &Result{Candidate: cand, Changes: diffIntent(cand.Intent, worker.ScrubIntent(c.Spec, fields, snap.PII), c.Spec)}
 	if len(res.Changes) > 0 {
 		c.Events.Record(ctx, "snapshot_changed", cand.BranchID, map[string]any{"changes": res.Changes})
 	}
@@ -238,7 +238,8 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 }
 
 // diffIntent lists the intent fields whose value changed between the
-// exploration snapshot and preflight (values are scrubbed first).
+// exploration snapshot and preflight. Both sides come scrubbed by
+// worker.ScrubIntent: the lines go into events and the summary.
 func diffIntent(before, after map[string]string, spec *worker.Spec) []string {
 	if before == nil {
 		return nil

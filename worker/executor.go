@@ -206,14 +206,10 @@ func SessionOptions(spec *Spec, store browser.Putter) (browser.SessionOptions, e
 		}
 		guards = append(guards, browser.GuardPattern{Method: g.Method, URL: re})
 	}
-	var secrets []string
 	secretInputs := map[string]bool{}
 	for name, in := range spec.Inputs {
 		if in.Secret() {
 			secretInputs[name] = true
-			if v, err := in.Resolve(); err == nil {
-				secrets = append(secrets, v)
-			}
 		}
 	}
 	env := spec.Env
@@ -224,7 +220,6 @@ func SessionOptions(spec *Spec, store browser.Putter) (browser.SessionOptions, e
 			return browser.SessionOptions{}, fmt.Errorf("worker: header %s: %w", name, err)
 		}
 		headers[name] = v
-		secrets = append(secrets, v)
 	}
 	return browser.SessionOptions{
 		Env: browser.Env{
@@ -236,7 +231,7 @@ func SessionOptions(spec *Spec, store browser.Putter) (browser.SessionOptions, e
 		Origin:       spec.Origin,
 		Guard:        guards,
 		Store:        store,
-		Scrub:        scrub.New(spec.ScrubKey, secrets),
+		Scrub:        Scrubber(spec),
 		Record:       true,
 		SecretInputs: secretInputs,
 	}, nil
@@ -417,20 +412,20 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job,
 		}
 	}
 	if res.AtBoundary && len(spec.Intent) > 0 {
-		sc := e.scrubber(spec)
-		res.Intent = map[string]string{}
+		raw := map[string]string{}
 		for _, f := range spec.Intent {
 			if v, ok, err := sess.Read(ctx, f.Selector, f.Attr); err == nil && ok {
-				res.Intent[f.Name] = sc.TextWith(v, snap.PII)
+				raw[f.Name] = v
 			}
 		}
+		res.Intent = ScrubIntent(spec, raw, snap.PII)
 	}
 	for _, d := range spec.DeadEnds {
 		if d.Fires(sess.URL(), snap.Obs.Title, snap.Text) {
 			obs.DeadEnds = append(obs.DeadEnds, d.Name)
 		}
 	}
-	markHolds(obs.Affordances, spec.Inputs, e.scrubber(spec), snap.PII)
+	markHolds(obs.Affordances, spec.Inputs, Scrubber(spec), snap.PII)
 	res.Obs = &obs
 	res.Net = sess.NetSince(len(job.Plan))
 	return nil
@@ -472,7 +467,10 @@ func markHolds(affs []branch.Affordance, inputs map[string]task.Input, sc *scrub
 	}
 }
 
-func (e *Executor) scrubber(spec *Spec) *scrub.Scrubber {
+// Scrubber returns the scrubber of a spec's sessions: the run's key, the
+// secret inputs' values and every header value. Explorer and committer
+// scrub with it alike.
+func Scrubber(spec *Spec) *scrub.Scrubber {
 	var secrets []string
 	for _, in := range spec.Inputs {
 		if in.Secret() {
@@ -481,5 +479,23 @@ func (e *Executor) scrubber(spec *Spec) *scrub.Scrubber {
 			}
 		}
 	}
+	for _, h := range spec.Env.Headers {
+		if v, err := h.Resolve(); err == nil {
+			secrets = append(secrets, v)
+		}
+	}
 	return scrub.New(spec.ScrubKey, secrets)
+}
+
+// ScrubIntent scrubs the intent values read at the commit boundary, with
+// the page's personal field values (Snapshot.PII): the values a branch
+// reports and those the committer compares with them at preflight (and
+// records in snapshot_changed and commit_end) come from this one function.
+func ScrubIntent(spec *Spec, raw map[string]string, pii []string) map[string]string {
+	sc := Scrubber(spec)
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		out[k] = sc.TextWith(v, pii)
+	}
+	return out
 }
