@@ -37,14 +37,22 @@ func patternsArg() map[string]any {
 }
 
 // screenshot takes the viewport screenshot of a step with everything
-// personal painted over: password fields and the fields secrets were typed
-// into (Playwright masks, by locator), and every field and stretch of text
+// personal painted over: the fields secrets were typed into (Playwright
+// masks, by locator), and every field (password fields holding anything
+// included) and stretch of text
 // whose value the scrubber would tokenize (found by maskScript with the
 // scrubber's own patterns, painted here, so the page is never touched).
 // known lists values the session knows are personal.
 func (s *Session) screenshot(so playwright.PageScreenshotOptions, known []string) ([]byte, error) {
 	so.Type = playwright.ScreenshotTypePng
-	so.Mask = s.maskLocators()
+	s.mu.Lock()
+	typed := len(s.masked) > 0
+	s.mu.Unlock()
+	if typed {
+		// Playwright's mask costs a round of overlays: only when a
+		// secret was typed.
+		so.Mask = s.maskLocators()
+	}
 	boxes, err := s.maskBoxes(known)
 	if err != nil {
 		return nil, err
@@ -87,8 +95,12 @@ func paint(data []byte, boxes []box, scale float64) ([]byte, error) {
 	if scale <= 0 {
 		scale = 1
 	}
-	img := image.NewRGBA(src.Bounds())
-	draw.Draw(img, img.Bounds(), src, src.Bounds().Min, draw.Src)
+	img, ok := src.(draw.Image)
+	if !ok {
+		rgba := image.NewRGBA(src.Bounds())
+		draw.Draw(rgba, rgba.Bounds(), src, src.Bounds().Min, draw.Src)
+		img = rgba
+	}
 	fill := image.NewUniform(maskColor)
 	for _, b := range boxes {
 		r := image.Rect(int(math.Floor(b.X*scale)), int(math.Floor(b.Y*scale)),
@@ -96,7 +108,9 @@ func paint(data []byte, boxes []box, scale float64) ([]byte, error) {
 		draw.Draw(img, r, fill, image.Point{}, draw.Src)
 	}
 	var out bytes.Buffer
-	if err := png.Encode(&out, img); err != nil {
+	// Speed over size: a screenshot is encoded on every observed step.
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&out, img); err != nil {
 		return nil, fmt.Errorf("browser: encoding the screenshot: %w", err)
 	}
 	return out.Bytes(), nil

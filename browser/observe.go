@@ -164,7 +164,7 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 }
 
 // maskLocators covers the fields a screenshot must not show whatever
-// they hold: password fields and every field a secret was typed into.
+// they hold: every field a secret was typed into (and password fields).
 // Playwright's overlay is gone again before the next step observes.
 func (s *Session) maskLocators() []playwright.Locator {
 	out := []playwright.Locator{s.page.Locator("input[type=password]")}
