@@ -225,7 +225,7 @@ var (
 	piiField = regexp.MustCompile(`(?i)` + fieldSource)
 )
 
-// CardDigits bounds the digit count of a card-like number.
+// cardMinDigits and cardMaxDigits bound the digit count of a card number.
 const (
 	cardMinDigits = 13
 	cardMaxDigits = 19
