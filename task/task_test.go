@@ -95,6 +95,9 @@ func TestBadTasks(t *testing.T) {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error spans lines: %q", err)
 			}
+			if strings.Contains(err.Error(), "planted-pass") {
+				t.Fatalf("error quotes a password: %q", err)
+			}
 		})
 	}
 }

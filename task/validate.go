@@ -273,8 +273,11 @@ func (v *validator) validate(t *Task) {
 	}
 	if t.StartURL == "" {
 		v.fail("start_url", "is required")
-	} else if u, err := url.Parse(t.StartURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		v.fail("start_url", "must be an absolute http(s) URL, found %q", t.StartURL)
+	} else if u, err := url.Parse(t.StartURL); err != nil {
+		// The parser's error quotes the URL, credentials and all.
+		v.fail("start_url", "must be an absolute http(s) URL, found one that does not parse")
+	} else if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		v.fail("start_url", "must be an absolute http(s) URL, found %q", u.Redacted())
 	}
 	g := t.Goal
 	if len(g.Milestones)+len(g.Success) == 0 {
