@@ -426,6 +426,9 @@ func (r *run) execute(ctx context.Context) error {
 		if rt, err = exec.Runtime(ctx); err != nil {
 			return err
 		}
+		if err := checkSelectors(ctx, rt, r.t); err != nil {
+			return err
+		}
 		handler, fp = exec, rt.Fingerprint()
 	}
 	workCtx, stopWork := context.WithCancel(ctx)

@@ -35,7 +35,8 @@ type Task struct {
 	Commit       Commit             `json:"commit"`
 	file         string
 	// root is the parsed YAML, for the lines of errors found after
-	// loading (a secret that cannot be read).
+	// loading (a secret that cannot be read, a selector the browser
+	// rejects).
 	root *yaml.Node
 }
 
@@ -165,7 +166,9 @@ type Confirm struct {
 	Invoice InvoiceSpec `json:"invoice,omitempty"`
 	// Probe asks the site whether a commit with the key exists, for crash
 	// recovery: URL may contain {key}; JSON is a dotted path to the token.
-	Probe   Probe    `json:"probe,omitempty"`
+	Probe Probe `json:"probe,omitempty"`
+	// Timeout bounds how long the committer keeps asking the probe after
+	// an attempt whose outcome it did not see.
 	Timeout Duration `json:"timeout"`
 }
 
