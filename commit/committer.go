@@ -30,6 +30,16 @@ var (
 	ErrSubmitFailed = errors.New("commit: the site did not confirm the commit")
 	// ErrBusy: another committer holds the ledger's single-writer lock.
 	ErrBusy = errors.New("commit: another committer holds the ledger")
+	// ErrUncertain: the commit action may have reached the site, but
+	// neither its confirmation nor a refusal was seen and the confirm probe
+	// did not find the commit. The ledger row stays intent; the probe at
+	// the next start (or the next commit of the same intent) resolves it,
+	// and only a probe that finds nothing lets the key be sent again.
+	ErrUncertain = errors.New("commit: the outcome of the commit is unknown; its intent stays pending")
+	// ErrAuditTrail: the run's audit trail (its event log, scrubbing key
+	// or artifact store) failed, so the committer refused to perform the
+	// side effect; nothing was sent.
+	ErrAuditTrail = errors.New("commit: refused: the audit trail is broken")
 )
 
 // Recorder receives the committer's events (commit_start, ledger,
@@ -68,6 +78,9 @@ type Committer struct {
 	// Anchor, when set, gives the event log's head that each finalized
 	// ledger row records (see Anchorer).
 	Anchor Anchorer
+	// Trail, when set, reports whether the run's audit trail still holds;
+	// the committer performs no side effect after it reports an error.
+	Trail Trail
 }
 
 // Result is the outcome of Commit.
@@ -76,8 +89,9 @@ type Result struct {
 	// Existing is set when the ledger already held a committed row for the
 	// key: nothing was sent to the site.
 	Existing bool
-	// Recovered is set when an intent left by an earlier crash was
-	// resolved by probing the site.
+	// Recovered is set when an intent without a seen outcome (left by an
+	// earlier crash, or by this attempt when the site's answer could not
+	// be read) was resolved by probing the site.
 	Recovered bool
 	Candidate Candidate
 	// Skipped lists candidates that did not hold, with the reason.
@@ -130,7 +144,11 @@ func (e *preflightError) Error() string { return e.msg }
 
 func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, error) {
 	t := c.Task
-	so, err := worker.SessionOptions(c.Spec, c.Store)
+	kept := &keptStore{}
+	if c.Store != nil {
+		kept.store = c.Store
+	}
+	so, err := worker.SessionOptions(c.Spec, kept)
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +220,10 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 		}
 		version = v
 	}
+	if err := c.trailErr(kept); err != nil {
+		c.Events.Record(ctx, "commit_refused", cand.BranchID, map[string]any{"reason": err.Error()})
+		return res, err
+	}
 	failpoint.Hit(failpoint.BeforeIntent)
 	entry, created, err := c.Ledger.Intent(ctx, ledger.Intent{Key: key, RunID: c.RunID, BranchID: cand.BranchID,
 		PlanDigest: cand.PlanDigest, Site: t.Commit.Site, Flow: t.Commit.Flow, Payload: payload})
@@ -234,7 +256,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	} else {
 		c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "payload_sha256": entry.PayloadSHA256, "version": version})
 	}
-	return c.submit(ctx, sess, cand, key, version, snap, res)
+	return c.submit(ctx, sess, kept, cand, attempt{key: key, version: version, before: entry.Attempts}, snap, res)
 }
 
 // diffIntent lists the intent fields whose value changed between the
@@ -288,8 +310,17 @@ func (c *Committer) intent(ctx context.Context, sess *browser.Session) (map[stri
 	return fields, canon, err
 }
 
-func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Candidate, key, version string, pre browser.Snapshot, res *Result) (*Result, error) {
+// attempt is what submit needs to know about the row it sends under.
+type attempt struct {
+	key, version string
+	// before counts the attempts recorded for the key before this one: a
+	// row that was never attempted is known to have sent nothing.
+	before int
+}
+
+func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *keptStore, cand Candidate, at attempt, pre browser.Snapshot, res *Result) (*Result, error) {
 	t := c.Task
+	key := at.key
 	arts := map[string]string{}
 	if pre.Obs.DOMArtifact != "" {
 		arts["pre_submit_dom"] = pre.Obs.DOMArtifact
@@ -305,18 +336,24 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Cand
 			return res, err
 		}
 		if r.Status == browser.StatusFailed {
-			return c.fail(ctx, res, key, arts, fmt.Errorf("commit: writing the key into %s: %s", id.FormField, r.Error))
+			return c.notSent(ctx, res, at, ledger.StateFailed, arts, fmt.Errorf("commit: writing the key into %s: %s", id.FormField, r.Error))
 		}
 		if st, err := c.stepRecord(ctx, sess, setKey, r); err == nil {
 			steps = append(steps, st)
 		}
 	} else if err := sess.InjectHeader(so.Guard, id.Header, key); err != nil {
-		return c.fail(ctx, res, key, arts, fmt.Errorf("commit: carrying the key in %s: %w", id.Header, err))
+		return c.notSent(ctx, res, at, ledger.StateFailed, arts, fmt.Errorf("commit: carrying the key in %s: %w", id.Header, err))
 	}
 	if cas := t.Commit.CAS; cas != nil && cas.Header != "" {
-		if err := sess.InjectHeader(so.Guard, cas.Header, version); err != nil {
-			return c.fail(ctx, res, key, arts, fmt.Errorf("commit: carrying the version in %s: %w", cas.Header, err))
+		if err := sess.InjectHeader(so.Guard, cas.Header, at.version); err != nil {
+			return c.notSent(ctx, res, at, ledger.StateFailed, arts, fmt.Errorf("commit: carrying the version in %s: %w", cas.Header, err))
 		}
+	}
+	// The last moment to refuse: everything recorded up to here (the
+	// intent's event, the key step's snapshots) must have been kept.
+	if err := c.trailErr(kept); err != nil {
+		c.Events.Record(ctx, "commit_refused", cand.BranchID, map[string]any{"key": key, "reason": err.Error()})
+		return c.notSent(ctx, res, at, ledger.StateAborted, arts, err)
 	}
 	if _, err := c.Ledger.Attempt(ctx, key); err != nil {
 		return res, fmt.Errorf("commit: recording the attempt: %w", err)
@@ -325,7 +362,8 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Cand
 	step := sess.Step() + 1
 	r, err := sess.Do(ctx, t.Commit.Action, worker.Resolver(c.Spec.Inputs))
 	if err != nil {
-		return res, err // the intent stays: recovery resolves it
+		// The session broke during the action: the request may be out.
+		return c.uncertain(ctx, res, key, arts, fmt.Errorf("the commit action: %w", err))
 	}
 	failpoint.Hit(failpoint.AfterSubmitBeforeFinalize)
 	transcript := sess.NetSince(step)
@@ -333,55 +371,54 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, cand Cand
 		arts["submit_transcript"] = string(d)
 	}
 	c.Events.Record(ctx, "commit_action", cand.BranchID, map[string]any{"action": t.Commit.Action.Describe(), "status": r.Status, "code": r.Code, "requests": len(transcript)})
-	if r.Status == browser.StatusFailed {
-		return c.fail(ctx, res, key, arts, fmt.Errorf("%w: the commit action failed: %s", ErrSubmitFailed, r.Error))
-	}
-	confirm := []scoring.Predicate{t.Commit.Confirm.Success}
-	snap, err := sess.Observe(ctx, browser.ObserveSpec{Probes: scoring.Probes(confirm...), Store: true, Screenshot: true})
-	if err != nil {
-		return c.fail(ctx, res, key, arts, fmt.Errorf("%w: observing the confirmation: %v", ErrSubmitFailed, err))
-	}
-	facts := scoring.Facts{URL: sess.URL(), Title: snap.Obs.Title, Answers: snap.Answers}
-	if snap.Obs.ScreenshotHash != "" {
-		arts["confirmation_screenshot"] = snap.Obs.ScreenshotHash
-	}
-	if snap.Obs.DOMArtifact != "" {
-		arts["confirmation_dom"] = snap.Obs.DOMArtifact
-	}
-	if ok, _ := t.Commit.Confirm.Success.Eval(facts); !ok {
-		for _, n := range transcript {
-			if isGuarded(so.Guard, n) && (n.Status == 409 || n.Status == 412) {
-				// The site refused: the version changed since preflight.
-				// Nothing was bought; the next candidate may still hold.
-				e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateAborted,
-					Error: fmt.Sprintf("conflict: the site answered %d to %s %s", n.Status, n.Method, n.URL), Artifacts: arts})
-				if err != nil {
-					return res, fmt.Errorf("commit: finalizing %s as aborted: %w", key, err)
-				}
-				c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": e.State, "entry_id": e.ID, "conflict": n.Status})
-				res.Entry = e
-				return res, &preflightError{fmt.Sprintf("the site refused the commit as a conflict (%d): it changed since preflight", n.Status)}
+	unseen := fmt.Errorf("the commit action failed: %s", r.Error)
+	if r.Status != browser.StatusFailed {
+		snap, err := sess.Observe(ctx, browser.ObserveSpec{Probes: scoring.Probes(t.Commit.Confirm.Success), Store: true, Screenshot: true})
+		if err != nil {
+			unseen = fmt.Errorf("observing the confirmation: %v", err)
+		} else {
+			if snap.Obs.ScreenshotHash != "" {
+				arts["confirmation_screenshot"] = snap.Obs.ScreenshotHash
 			}
-		}
-		status := ""
-		for _, n := range transcript {
-			if n.Status >= 400 {
-				status = fmt.Sprintf(" (the site answered %d to %s %s)", n.Status, n.Method, n.URL)
+			if snap.Obs.DOMArtifact != "" {
+				arts["confirmation_dom"] = snap.Obs.DOMArtifact
 			}
+			facts := scoring.Facts{URL: sess.URL(), Title: snap.Obs.Title, Answers: snap.Answers}
+			if ok, _ := t.Commit.Confirm.Success.Eval(facts); ok {
+				return c.confirmed(ctx, sess, cand, at, r, snap, steps, arts, res)
+			}
+			unseen = fmt.Errorf("no confirmation at %s%s", snap.Obs.URL, answered(transcript))
 		}
-		return c.fail(ctx, res, key, arts, fmt.Errorf("%w: no confirmation at %s%s", ErrSubmitFailed, snap.Obs.URL, status))
 	}
+	if n, ok := refusal(so.Guard, transcript); ok {
+		return c.refused(ctx, res, key, n, arts)
+	}
+	if neverSent(r, so.Guard, transcript) {
+		return c.notSent(ctx, res, at, ledger.StateFailed, arts, fmt.Errorf("%w: %v", ErrSubmitFailed, unseen))
+	}
+	return c.uncertain(ctx, res, key, arts, unseen)
+}
+
+// confirmed finishes a commit whose confirmation page holds: it reads the
+// token, keeps the invoice and finalizes the row as committed. A token
+// that cannot be read leaves the outcome uncertain: the probe decides.
+func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand Candidate, at attempt, r browser.StepResult, snap browser.Snapshot, steps []map[string]any, arts map[string]string, res *Result) (*Result, error) {
+	t, key := c.Task, at.key
 	token, ok, err := sess.Read(ctx, t.Commit.Confirm.Token.Selector, t.Commit.Confirm.Token.Attr)
 	if err != nil || !ok || token == "" {
-		return c.fail(ctx, res, key, arts, fmt.Errorf("%w: the confirmation token %s is missing", ErrSubmitFailed, t.Commit.Confirm.Token.Selector))
+		why := "no element matches"
+		if err != nil {
+			why = err.Error()
+		}
+		return c.uncertain(ctx, res, key, arts, fmt.Errorf("the site confirmed, but the confirmation token %s cannot be read: %s", t.Commit.Confirm.Token.Selector, why))
 	}
 	steps = append(steps, map[string]any{"action": t.Commit.Action, "status": r.Status, "code": r.Code, "strategy": r.Strategy,
 		"virtual_time_ms": r.VirtualTime, "url": snap.Obs.URL, "title": snap.Obs.Title, "dom_hash": snap.Obs.DOMHash,
 		"ax_hash": snap.Obs.AXHash, "net_digest": snap.Obs.NetDigest, "dom_artifact": snap.Obs.DOMArtifact,
 		"ax_artifact": snap.Obs.AXArtifact, "screenshot": snap.Obs.ScreenshotHash})
 	conf := map[string]any{"order_id": token, "url": snap.Obs.URL, "steps": steps, "plan_digest": cand.PlanDigest}
-	if version != "" {
-		conf["version"] = version
+	if at.version != "" {
+		conf["version"] = at.version
 	}
 	if inv := t.Commit.Confirm.Invoice; inv.Link != "" || inv.Selector != "" {
 		why := "the invoice could not be downloaded"
@@ -443,16 +480,6 @@ func isGuarded(guard []browser.GuardPattern, n branch.NetRecord) bool {
 		}
 	}
 	return false
-}
-
-func (c *Committer) fail(ctx context.Context, res *Result, key string, arts map[string]string, cause error) (*Result, error) {
-	e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateFailed, Error: cause.Error(), Artifacts: arts})
-	if err != nil {
-		return res, errors.Join(cause, fmt.Errorf("commit: finalizing %s as failed: %w", key, err))
-	}
-	c.Events.Record(ctx, "ledger", res.Candidate.BranchID, map[string]any{"key": key, "state": e.State, "error": cause.Error(), "entry_id": e.ID})
-	res.Entry = e
-	return res, cause
 }
 
 // Recover resolves an intent left without an outcome by asking the site

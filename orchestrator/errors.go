@@ -48,7 +48,8 @@ func ExitCode(err error) int {
 		return ExitBadInput
 	case errors.Is(err, ErrNoBoundary):
 		return ExitNoBoundary
-	case errors.Is(err, commit.ErrNoCandidate), errors.Is(err, commit.ErrSubmitFailed), errors.Is(err, commit.ErrBusy):
+	case errors.Is(err, commit.ErrNoCandidate), errors.Is(err, commit.ErrSubmitFailed), errors.Is(err, commit.ErrBusy),
+		errors.Is(err, commit.ErrUncertain), errors.Is(err, commit.ErrAuditTrail):
 		return ExitAborted
 	case errors.Is(err, browser.ErrChromiumNotFound), errors.Is(err, browser.ErrDriverNotFound), errors.Is(err, ErrNoWorkers):
 		return ExitEnvironment

@@ -179,6 +179,13 @@ func (r *recorder) flushAsync() {
 	}
 }
 
+// failed returns the first append error, if any.
+func (r *recorder) failed() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
 // close flushes and stops the writer.
 func (r *recorder) close(ctx context.Context) error {
 	err := r.flush(ctx)

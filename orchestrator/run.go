@@ -161,14 +161,16 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	rec := newRecorder(ctx, elog, runID)
 	sum := &Summary{RunID: runID, Task: t.Name, TaskDigest: t.Digest(), Seed: t.Seed, Workers: workers,
 		Pruned: map[string]int{}, Paths: Paths{DataDir: dd, Events: elog.Path(), Ledger: led.Path(), Artifacts: store.Root()}}
+	tr := &trail{rec: rec}
 	key := scrub.NewKey()
-	if err := os.MkdirAll(filepath.Join(dd, "keys"), 0o700); err == nil {
-		os.WriteFile(filepath.Join(dd, "keys", runID+".key"), key, 0o600)
+	if err := writeKey(dd, runID, key); err != nil {
+		tr.fail(err)
+		rec.add(time.Time{}, 0, "error", "", map[string]any{"where": "scrub_key", "error": err.Error()})
 	}
 	sc := scrub.New(key, t.SecretValues())
 	r := &run{ctx: ctx, cfg: cfg, t: t, log: log, dd: dd, store: store, elog: elog, led: led, rec: rec, sum: sum,
 		runID: runID, key: key, sc: sc, workers: workers, start: start, results: map[string]*worker.Result{},
-		spans: map[string]trace.Span{}}
+		spans: map[string]trace.Span{}, trail: tr}
 	cpu0 := cpuTime()
 	err = scrubbed(sc, r.execute(ctx))
 	sum.Elapsed = time.Since(start)
@@ -273,6 +275,9 @@ type run struct {
 	// branch id, scrubbed (the handler runs in the workers' goroutines).
 	workerErrsMu sync.Mutex
 	workerErrs   map[string]string
+	// trail says whether the audit trail still holds (the committer's
+	// gate).
+	trail *trail
 }
 
 // WorkerWait is how long a run with only remote workers waits for the
@@ -416,7 +421,7 @@ func (r *run) execute(ctx context.Context) error {
 		if r.cfg.Cold {
 			keep = 0
 		}
-		exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.store, Browser: r.cfg.Browser,
+		exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.trail.store(r.store), Browser: r.cfg.Browser,
 			Logger: r.log, KeepWarm: keep})
 		if err != nil {
 			return err
@@ -591,7 +596,10 @@ func (r *run) mirror(ctx context.Context, res *worker.Result) {
 			r.rec.add(time.Time{}, 0, "error", res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
 			continue
 		}
-		r.store.Put(ctx, b)
+		if _, err := r.store.Put(ctx, b); err != nil {
+			r.trail.fail(fmt.Errorf("a remote worker's artifact was not stored: %w", err))
+			r.rec.add(time.Time{}, 0, "error", res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
+		}
 	}
 }
 

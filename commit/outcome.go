@@ -1,0 +1,171 @@
+package commit
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+)
+
+// An attempt's outcome finalizes its ledger row only when it is known:
+//
+//   - committed: the site's confirmation was seen and its token read, or
+//     the confirm probe found the commit under the key;
+//   - aborted or failed: the site refused a guarded request (a 4xx answer,
+//     409/412 being a conflict the next candidate may get past), or
+//     nothing was ever sent under the key;
+//   - anything else (a timeout, a page that never loaded, a token that
+//     cannot be read, a 5xx, a session that died) leaves the row intent.
+//     The probe is asked at once and again at every start; a key is only
+//     sent again when the probe does not find it.
+
+// probeEvery is the pause between two probes of an uncertain commit.
+const probeEvery = time.Second
+
+// uncertain handles an attempt whose outcome the committer did not see:
+// it asks the site (the confirm probe) until commit.confirm.timeout and
+// finalizes the row as committed when the site holds the commit under the
+// key; otherwise the row stays intent and the error wraps ErrUncertain.
+func (c *Committer) uncertain(ctx context.Context, res *Result, key string, arts map[string]string, cause error) (*Result, error) {
+	br := res.Candidate.BranchID
+	c.Events.Record(ctx, "commit_uncertain", br, map[string]any{"key": key, "reason": cause.Error()})
+	if id, ok := c.probeUntil(ctx, key); ok {
+		e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateCommitted, OrderID: id, Artifacts: arts,
+			Confirmation: mustJSON(map[string]any{"order_id": id, "source": "probe", "unseen": cause.Error()})})
+		if err != nil {
+			return res, fmt.Errorf("commit: finalizing %s from the probe: %w", key, err)
+		}
+		c.Events.Record(ctx, "ledger", br, map[string]any{"key": key, "state": e.State, "order_id": id, "entry_id": e.ID, "probe": true}, artValues(arts)...)
+		res.Entry, res.Recovered = e, true
+		return res, nil
+	}
+	if e, err := c.Ledger.Get(ctx, key); err == nil {
+		res.Entry = e
+	}
+	c.Events.Record(ctx, "ledger", br, map[string]any{"key": key, "state": ledger.StateIntent, "pending": true, "error": cause.Error()}, artValues(arts)...)
+	probe := "the task has no confirm probe"
+	if c.Task.Commit.Confirm.Probe.URL != "" {
+		probe = fmt.Sprintf("the confirm probe did not find it within %s", c.Task.Commit.Confirm.Timeout.D())
+	}
+	return res, fmt.Errorf("%w: %v; %s; the next start probes again before anything is sent", ErrUncertain, cause, probe)
+}
+
+// probeUntil asks the confirm probe for key until it answers with a token
+// or commit.confirm.timeout passes (a request still in flight at the site
+// may land in between).
+func (c *Committer) probeUntil(ctx context.Context, key string) (string, bool) {
+	if c.Task.Commit.Confirm.Probe.URL == "" {
+		return "", false
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.Task.Commit.Confirm.Timeout.D())
+	defer cancel()
+	for {
+		if id, ok := Probe(ctx, c.Task, key); ok {
+			return id, true
+		}
+		select {
+		case <-ctx.Done():
+			return "", false
+		case <-time.After(probeEvery):
+		}
+	}
+}
+
+// refused finalizes an attempt the site refused: a conflict (409, 412)
+// is aborted and lets the next candidate try; any other refusal fails.
+func (c *Committer) refused(ctx context.Context, res *Result, key string, n branch.NetRecord, arts map[string]string) (*Result, error) {
+	msg := fmt.Sprintf("the site answered %d to %s %s", n.Status, n.Method, n.URL)
+	if n.Status == 409 || n.Status == 412 {
+		// The version changed since preflight. Nothing was bought; the
+		// next candidate may still hold.
+		e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateAborted, Error: "conflict: " + msg, Artifacts: arts})
+		if err != nil {
+			return res, fmt.Errorf("commit: finalizing %s as aborted: %w", key, err)
+		}
+		c.Events.Record(ctx, "ledger", res.Candidate.BranchID, map[string]any{"key": key, "state": e.State, "entry_id": e.ID, "conflict": n.Status})
+		res.Entry = e
+		return res, &preflightError{fmt.Sprintf("the site refused the commit as a conflict (%d): it changed since preflight", n.Status)}
+	}
+	return c.finalizeNot(ctx, res, key, ledger.StateFailed, arts, fmt.Errorf("%w: the site refused it: %s", ErrSubmitFailed, msg))
+}
+
+// notSent ends an attempt before its side effect. A row never attempted
+// before is finalized with state (nothing was ever sent under its key);
+// one that was keeps its intent, since an earlier attempt's outcome is
+// still unknown.
+func (c *Committer) notSent(ctx context.Context, res *Result, at attempt, state ledger.State, arts map[string]string, cause error) (*Result, error) {
+	if at.before > 0 {
+		c.Events.Record(ctx, "ledger", res.Candidate.BranchID, map[string]any{"key": at.key, "state": ledger.StateIntent, "pending": true, "error": cause.Error()})
+		return res, cause
+	}
+	return c.finalizeNot(ctx, res, at.key, state, arts, cause)
+}
+
+// finalizeNot finalizes a row whose side effect is known not to have
+// happened (aborted or failed) and returns cause.
+func (c *Committer) finalizeNot(ctx context.Context, res *Result, key string, state ledger.State, arts map[string]string, cause error) (*Result, error) {
+	e, err := c.finalize(ctx, key, ledger.Outcome{State: state, Error: cause.Error(), Artifacts: arts})
+	if err != nil {
+		return res, fmt.Errorf("%w; commit: finalizing %s as %s: %w", cause, key, state, err)
+	}
+	c.Events.Record(ctx, "ledger", res.Candidate.BranchID, map[string]any{"key": key, "state": e.State, "error": cause.Error(), "entry_id": e.ID})
+	res.Entry = e
+	return res, cause
+}
+
+// refusal returns the guarded request the site refused (a 4xx answer),
+// provided no guarded request of the transcript was accepted (2xx, 3xx).
+func refusal(guard []browser.GuardPattern, transcript []branch.NetRecord) (branch.NetRecord, bool) {
+	var refused *branch.NetRecord
+	for i, n := range transcript {
+		if !isGuarded(guard, n) {
+			continue
+		}
+		switch {
+		case n.Status >= 200 && n.Status < 400:
+			return branch.NetRecord{}, false
+		case n.Status >= 400 && n.Status < 500 && refused == nil:
+			refused = &transcript[i]
+		}
+	}
+	if refused == nil {
+		return branch.NetRecord{}, false
+	}
+	return *refused, true
+}
+
+// answered describes the last error status a request of the transcript
+// got, for messages: " (the site answered 503 to POST /orders)".
+func answered(transcript []branch.NetRecord) string {
+	s := ""
+	for _, n := range transcript {
+		if n.Status >= 400 {
+			s = fmt.Sprintf(" (the site answered %d to %s %s)", n.Status, n.Method, n.URL)
+		}
+	}
+	return s
+}
+
+// neverSent reports whether a failed commit action provably sent nothing:
+// the browser refused to act on its target (missing, hidden, disabled,
+// an input it could not type) and no guarded request left the page.
+func neverSent(r browser.StepResult, guard []browser.GuardPattern, transcript []branch.NetRecord) bool {
+	if r.Status != browser.StatusFailed {
+		return false
+	}
+	switch r.Code {
+	case browser.CodeSelectorNotFound, browser.CodeElementHidden, browser.CodeElementDisabled,
+		browser.CodeInputMissing, browser.CodeRedactedValue, browser.CodeUnsupported:
+	default:
+		return false
+	}
+	for _, n := range transcript {
+		if isGuarded(guard, n) {
+			return false
+		}
+	}
+	return true
+}

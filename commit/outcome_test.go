@@ -1,0 +1,127 @@
+package commit_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/commit"
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/sites"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// onIntent is a Recorder that runs a hook once, when the committer
+// records the intent row it is about to send under.
+type onIntent struct {
+	once sync.Once
+	hook func()
+}
+
+func (r *onIntent) Record(_ context.Context, kind, _ string, payload any, _ ...string) {
+	if m, ok := payload.(map[string]any); ok && kind == "ledger" && m["state"] == ledger.StateIntent && m["pending"] == nil {
+		r.once.Do(r.hook)
+	}
+}
+
+// TestSlowCommitIsNotFinalizedAsFailed: the site turns slow once the
+// intent row exists, so the order is placed but its confirmation page
+// does not load within the action timeout. The row must not end failed:
+// when the probe cannot answer either, it stays intent and the next run
+// resolves it through the probe without sending anything; when the probe
+// answers at once, the same attempt finalizes it committed with the
+// site's order id. Either way the site holds exactly one order.
+func TestSlowCommitIsNotFinalizedAsFailed(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		slow       sites.Knobs
+		probeFor   time.Duration // commit.confirm.timeout
+		probeFinds bool
+	}{
+		{name: "probe unavailable", slow: sites.Knobs{Latency: 2 * time.Second, FailStatus: map[string]int{"/api/orders": 503}}, probeFor: 2 * time.Second},
+		{name: "probe answers", slow: sites.Knobs{Latency: 2 * time.Second}, probeFor: 8 * time.Second, probeFinds: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := setup(t)
+			tk := *f.task
+			tk.Commit.Confirm.Timeout = task.Duration(tc.probeFor)
+			f.task = &tk
+			c := f.committer(t, "run")
+			c.Spec.Timeout = task.Duration(3 * time.Second)
+			c.Events = &onIntent{hook: func() {
+				if err := f.site.SetKnobs(tc.slow); err != nil {
+					t.Error(err)
+				}
+			}}
+			ctx := context.Background()
+			res, err := c.Commit(ctx, []commit.Candidate{f.winner()})
+			orders := f.site.Orders()
+			if len(orders) != 1 {
+				t.Fatalf("the site holds %d orders after the slow commit (err %v), want 1", len(orders), err)
+			}
+			if res == nil || res.Entry.Key != orders[0].ClientReference {
+				t.Fatalf("result %+v does not name the order's key %s (err %v)", res, orders[0].ClientReference, err)
+			}
+			row, gerr := c.Ledger.Get(ctx, res.Entry.Key)
+			if gerr != nil {
+				t.Fatal(gerr)
+			}
+			if tc.probeFinds {
+				if err != nil || !res.Recovered || row.State != ledger.StateCommitted || row.OrderID != orders[0].ID {
+					t.Fatalf("commit = %v, row %s %q; want committed by the probe with order %s", err, row.State, row.OrderID, orders[0].ID)
+				}
+			} else {
+				if !errors.Is(err, commit.ErrUncertain) || row.State != ledger.StateIntent {
+					t.Fatalf("commit = %v, row %s %q; want ErrUncertain and the row left intent", err, row.State, row.OrderID)
+				}
+				// The site recovers; the next run's committer resolves the
+				// intent through the probe instead of sending it again.
+				if err := f.site.SetKnobs(sites.Knobs{}); err != nil {
+					t.Fatal(err)
+				}
+				next := f.committer(t, "run2")
+				res, err = next.Commit(ctx, []commit.Candidate{f.winner()})
+				if err != nil || !res.Recovered || res.Entry.State != ledger.StateCommitted || res.Entry.OrderID != orders[0].ID {
+					t.Fatalf("next run = %+v, %v; want the intent resolved by the probe as order %s", res, err, orders[0].ID)
+				}
+			}
+			if n := len(f.site.Orders()); n != 1 {
+				t.Fatalf("the site holds %d orders, want 1", n)
+			}
+			again, err := f.committer(t, "run3").Commit(ctx, []commit.Candidate{f.winner()})
+			if err != nil || !again.Existing || again.Entry.OrderID != orders[0].ID || len(f.site.Orders()) != 1 {
+				t.Fatalf("a rerun = %+v, %v with %d orders; want the existing commit and no second order", again, err, len(f.site.Orders()))
+			}
+		})
+	}
+}
+
+// TestUnkeptEvidenceRefusesCommit: an artifact of the commit itself (the
+// boundary's DOM snapshot at preflight) that cannot be stored stops the
+// committer before it writes an intent or sends anything.
+func TestUnkeptEvidenceRefusesCommit(t *testing.T) {
+	f := setup(t)
+	c := f.committer(t, "run")
+	objs := filepath.Join(f.store.Root(), "sha256")
+	if err := os.RemoveAll(objs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(objs, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Commit(context.Background(), []commit.Candidate{f.winner()})
+	if !errors.Is(err, commit.ErrAuditTrail) || !strings.Contains(err.Error(), "nothing was sent") {
+		t.Fatalf("err = %v, want the audit trail refusal", err)
+	}
+	if n := len(f.site.Orders()); n != 0 {
+		t.Fatalf("the site holds %d orders", n)
+	}
+	if es, err := c.Ledger.List(context.Background(), ledger.Filter{}); err != nil || len(es) != 0 {
+		t.Fatalf("ledger = %+v, %v; want no row", es, err)
+	}
+}
