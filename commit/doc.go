@@ -16,9 +16,17 @@
 //     commit with no side effect; an intent left by a crash is resolved by
 //     probing the site for the key, and otherwise retried with the same
 //     key.
-//  4. Perform the commit action carrying the key (form field or header),
+//  4. Refuse if the run's audit trail broke (Trail) or an artifact of the
+//     commit was not stored: nothing is sent then.
+//  5. Perform the commit action carrying the key (form field or header),
 //     record the request/response transcript, confirm, extract the token,
 //     keep the evidence (pre-submit DOM, transcript, confirmation
 //     screenshot, and the invoice sealed under the data dir's evidence
-//     key, see package evidence) by hash, and finalize the row.
+//     key, see package evidence) by hash, and finalize the row. Only a
+//     known outcome finalizes it: the confirmation and its token, a
+//     refusal by the site (a 4xx to a guarded request), or an attempt that
+//     provably sent nothing. Any other outcome keeps the row intent and
+//     asks the confirm probe until commit.confirm.timeout; what the probe
+//     finds is committed, and a key is never sent again before the probe
+//     has said the site does not hold it.
 package commit
