@@ -81,7 +81,8 @@ func (c *Committer) refused(ctx context.Context, res *Result, key string, n bran
 	if n.Status == 409 || n.Status == 412 {
 		// The version changed since preflight. Nothing was bought; the
 		// next candidate may still hold.
-		e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateAborted, Error: "conflict: " + msg, Artifacts: arts})
+		e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateAborted, Error: "conflict: " + msg, Artifacts: arts,
+			Confirmation: mustJSON(Evidence{Refused: refusalOf(n)})})
 		if err != nil {
 			return res, fmt.Errorf("commit: finalizing %s as aborted: %w", key, err)
 		}
@@ -89,7 +90,7 @@ func (c *Committer) refused(ctx context.Context, res *Result, key string, n bran
 		res.Entry = e
 		return res, &preflightError{fmt.Sprintf("the site refused the commit as a conflict (%d): it changed since preflight", n.Status)}
 	}
-	return c.finalizeNot(ctx, res, key, ledger.StateFailed, arts, fmt.Errorf("%w: the site refused it: %s", ErrSubmitFailed, msg))
+	return c.finalizeNot(ctx, res, key, ledger.StateFailed, arts, Evidence{Refused: refusalOf(n)}, fmt.Errorf("%w: the site refused it: %s", ErrSubmitFailed, msg))
 }
 
 // notSent ends an attempt before its side effect. A row never attempted
@@ -101,13 +102,14 @@ func (c *Committer) notSent(ctx context.Context, res *Result, at attempt, state 
 		c.Events.Record(ctx, "ledger", res.Candidate.BranchID, map[string]any{"key": at.key, "state": ledger.StateIntent, "pending": true, "error": cause.Error()})
 		return res, cause
 	}
-	return c.finalizeNot(ctx, res, at.key, state, arts, cause)
+	return c.finalizeNot(ctx, res, at.key, state, arts, Evidence{NotSent: true}, cause)
 }
 
 // finalizeNot finalizes a row whose side effect is known not to have
-// happened (aborted or failed) and returns cause.
-func (c *Committer) finalizeNot(ctx context.Context, res *Result, key string, state ledger.State, arts map[string]string, cause error) (*Result, error) {
-	e, err := c.finalize(ctx, key, ledger.Outcome{State: state, Error: cause.Error(), Artifacts: arts})
+// happened (aborted or failed), with the evidence of why, and returns
+// cause.
+func (c *Committer) finalizeNot(ctx context.Context, res *Result, key string, state ledger.State, arts map[string]string, ev Evidence, cause error) (*Result, error) {
+	e, err := c.finalize(ctx, key, ledger.Outcome{State: state, Error: cause.Error(), Artifacts: arts, Confirmation: mustJSON(ev)})
 	if err != nil {
 		return res, fmt.Errorf("%w; commit: finalizing %s as %s: %w", cause, key, state, err)
 	}

@@ -138,9 +138,10 @@ func printEntry(w io.Writer, e ledger.Entry, hist []ledger.Transition) {
 
 // verifyLedger audits the ledger offline: its own hash chain, every entry
 // against its last snapshot, every artifact present with its digest, every
-// committed row backed by a confirmation naming its order id, and the
-// ledger against the event log both ways (see package audit), with the
-// chain of every run a finalization anchors.
+// committed row backed by a confirmation naming its order id, every
+// aborted or failed row whose commit action ran backed by the site's
+// refusal, and the ledger against the event log both ways (see package
+// audit), with the chain of every run a finalization anchors.
 func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout io.Writer) error {
 	store, err := artifacts.OpenFS(filepath.Join(dataDir, "artifacts"))
 	if err != nil {
@@ -161,6 +162,9 @@ func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout 
 		entries++
 		var errs []error
 		if err := evidence.Verify(ctx, store, key, e.Artifacts, &ev); err != nil {
+			errs = append(errs, err)
+		}
+		if err := checkOutcome(ctx, store, e); err != nil {
 			errs = append(errs, err)
 		}
 		if e.State == ledger.StateCommitted {

@@ -1,0 +1,88 @@
+package commit
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+)
+
+// Evidence is what an aborted or failed row records (as its confirmation)
+// to show that its side effect did not happen: the site's refusal of the
+// guarded request, or that nothing was sent.
+type Evidence struct {
+	Refused *Refusal `json:"refused,omitempty"`
+	NotSent bool     `json:"not_sent,omitempty"`
+}
+
+// Refusal is a guarded request the site refused.
+type Refusal struct {
+	Method string `json:"method"`
+	URL    string `json:"url"`
+	Status int    `json:"status"`
+}
+
+func refusalOf(n branch.NetRecord) *Refusal {
+	return &Refusal{Method: n.Method, URL: n.URL, Status: n.Status}
+}
+
+// CheckOutcome audits an aborted or failed row against the transcript of
+// its commit action (the submit_transcript artifact; nil when the row has
+// none because the action never ran). A row whose action ran must name
+// the site's refusal, which the transcript holds, with no request to the
+// same method and URL accepted; or say that nothing was sent, with no
+// state-changing request accepted. A row that fails may stand for an
+// order the site holds: resolve it with the confirm probe before any
+// retry. Other rows pass.
+func CheckOutcome(e ledger.Entry, transcript []byte) error {
+	if e.State != ledger.StateAborted && e.State != ledger.StateFailed || transcript == nil {
+		return nil
+	}
+	var recs []branch.NetRecord
+	if err := json.Unmarshal(transcript, &recs); err != nil {
+		return fmt.Errorf("the submit transcript does not decode: %v", err)
+	}
+	var ev Evidence
+	if len(e.Confirmation) > 0 {
+		json.Unmarshal(e.Confirmation, &ev)
+	}
+	accepted := func(keep func(branch.NetRecord) bool) *branch.NetRecord {
+		for i, n := range recs {
+			if n.Status >= 200 && n.Status < 400 && keep(n) {
+				return &recs[i]
+			}
+		}
+		return nil
+	}
+	switch {
+	case ev.Refused != nil:
+		r := *ev.Refused
+		found := false
+		for _, n := range recs {
+			found = found || n.Method == r.Method && n.URL == r.URL && n.Status == r.Status
+		}
+		if !found {
+			return fmt.Errorf("%s, refused by %d to %s %s, but the submit transcript holds no such answer", e.State, r.Status, r.Method, r.URL)
+		}
+		if n := accepted(func(n branch.NetRecord) bool { return n.Method == r.Method && n.URL == r.URL }); n != nil {
+			return fmt.Errorf("%s, but the site accepted %s %s (%d): it may hold the order", e.State, n.Method, n.URL, n.Status)
+		}
+	case ev.NotSent:
+		if n := accepted(changing); n != nil {
+			return fmt.Errorf("%s as not sent, but the site accepted %s %s (%d): it may hold the order", e.State, n.Method, n.URL, n.Status)
+		}
+	default:
+		if n := accepted(changing); n != nil {
+			return fmt.Errorf("%s after its commit action ran, but the site accepted %s %s (%d): it may hold the order (its confirm probe decides)", e.State, n.Method, n.URL, n.Status)
+		}
+		return fmt.Errorf("%s after its commit action ran, without a refusal by the site on record: it may hold the order (its confirm probe decides)", e.State)
+	}
+	return nil
+}
+
+// changing reports whether a request may change state at the site.
+func changing(n branch.NetRecord) bool {
+	return n.Method != http.MethodGet && n.Method != http.MethodHead
+}
