@@ -1,16 +1,11 @@
 package simweb
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/worker"
 )
-
-// piiField marks form fields whose values are personal data or
-// credentials, as the browser's observation script does.
-var piiField = regexp.MustCompile(`(?i)(e-?mail|phone|mobile|^tel$|^name$|first_?name|last_?name|full_?name|address|street|postcode|zip|card|^cc|cvc|cvv|iban|passw|secret|token|ssn|birth)`)
 
 // scrubber scrubs what leaves a simulated tab the way the browser worker
 // does: the run's secrets, the page's personal field values, e-mail
@@ -45,7 +40,8 @@ func (x *scrubber) withPII(v *view) *scrubber {
 		default:
 			continue
 		}
-		if len(c.value) >= 3 && (c.kind == FieldEmail || piiField.MatchString(c.field) || piiField.MatchString(c.id)) {
+		// The browser's rule: scrub.SensitiveField decides for both.
+		if c.value != "" && scrub.SensitiveField(c.kind, c.field, c.id, "") {
 			y.pii = append(y.pii, c.value)
 		}
 	}
@@ -76,7 +72,9 @@ func (x *scrubber) suspect(t string) bool {
 		return true
 	}
 	for _, v := range x.known {
-		if len(v) >= 3 && strings.Contains(t, v) {
+		// Short values count too: the scrubber replaces them where they
+		// are a whole value (scrub.MinSubstring).
+		if v != "" && strings.Contains(t, v) {
 			return true
 		}
 	}
