@@ -62,6 +62,11 @@
 //     stored in MV_RESULTS (double ack), so a crash between the two redelivers
 //     the job and the run may see two results for one branch with different
 //     attempts. Consumers of [Client.Results] de-duplicate by branch id.
+//   - A job delivered to a worker is never left unread: a Work call keeps
+//     the inbox of its pull requests (which the server cannot withdraw)
+//     while it runs, runs every job delivered there, and releases at once
+//     the ones it will not start when it stops. Only a worker that dies
+//     makes a job wait AckWait for its redelivery.
 //   - A running job is never redelivered because it is slow: the worker sends
 //     in-progress heartbeats every AckWait/3 while the handler runs.
 //   - A job whose handler fails is redelivered after the backoff delay, at most

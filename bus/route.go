@@ -24,8 +24,9 @@ const QueueSubjects = jobsPrefix + "*"
 // worker that is gone for good leaves nothing behind for longer.
 const routeInactive = 5 * time.Minute
 
-// routedWait is how long a slot woken by a routed job waits for it: the
-// core NATS doorbell can arrive before the stream stored the job.
+// routedWait is how long a pull woken by the doorbell waits for the
+// routed job: the core NATS doorbell can arrive before the stream stored
+// the job.
 const routedWait = 250 * time.Millisecond
 
 // NewRoute returns a fresh route: a subject token that names one Work
@@ -126,27 +127,4 @@ func (s *signal) stop() {
 	if s.cancel != nil {
 		s.cancel()
 	}
-}
-
-// nextRouted returns a job routed to this worker, if one is queued. After
-// a doorbell it waits briefly for the job to be stored.
-func (w *worker) nextRouted(ctx context.Context, woken bool) jetstream.Msg {
-	cons := w.routed
-	if !woken {
-		batch, err := cons.FetchNoWait(1)
-		if err != nil {
-			return nil
-		}
-		for msg := range batch.Messages() {
-			return msg
-		}
-		return nil
-	}
-	fctx, cancel := context.WithTimeout(ctx, routedWait)
-	defer cancel()
-	msg, err := cons.Next(jetstream.FetchContext(fctx))
-	if err != nil {
-		return nil
-	}
-	return msg
 }

@@ -17,13 +17,12 @@ const (
 	// DefaultConsumer is the durable consumer name workers share.
 	DefaultConsumer = "mv-workers"
 
-	// fetchWait is how long one pull request waits for a job.
+	// fetchWait is how long one pull request for shared jobs waits.
 	fetchWait = 20 * time.Second
 	// finishTimeout bounds publishing the result and acking the job, which
 	// happen even after Work's ctx ended.
 	finishTimeout = 10 * time.Second
-	// maxSlots bounds WorkerConfig.Slots: each slot keeps one pull request
-	// waiting on the server, which allows 512 per consumer by default.
+	// maxSlots bounds WorkerConfig.Slots.
 	maxSlots = 256
 	// maxRetryWait caps the pause between failed pulls.
 	maxRetryWait = 2 * time.Second
@@ -40,9 +39,11 @@ type Handler func(ctx context.Context, job Job) (result []byte, err error)
 // WorkerConfig says how [Client.Work] pulls jobs. The zero value works: one
 // job at a time from the shared durable consumer over every run's jobs.
 type WorkerConfig struct {
-	// Slots is how many jobs run at once (default 1, at most 256). A job is
-	// pulled only when a slot is free, so a busy worker never holds jobs
-	// another worker could run.
+	// Slots is how many jobs run at once (default 1, at most 256). Jobs
+	// are pulled only for free slots, so a busy worker does not hold jobs
+	// another worker could run; the exception is a shared job delivered
+	// just as a routed job took its slot, which waits (heartbeated) for
+	// this worker's next free slot rather than being delivered again.
 	Slots int
 	// Consumer is the durable consumer name (default "mv-workers"). Workers
 	// that share it share the jobs; MV_JOBS is a work queue, so consumers
@@ -105,11 +106,9 @@ func (c *Client) Work(ctx context.Context, cfg WorkerConfig, h Handler) error {
 	if err := w.ensureConsumer(ctx); err != nil {
 		return err
 	}
-	routed, err := w.routeConsumer(ctx)
-	if err != nil {
+	if _, err := w.routeConsumer(ctx); err != nil {
 		return err
 	}
-	w.routed = routed
 	bell, err := c.nc.Subscribe(jobsPrefix+"*."+cfg.Route, func(*nats.Msg) { w.bell.fire() })
 	if err != nil {
 		return fmt.Errorf("bus: work: subscribe route: %w", err)
@@ -130,8 +129,8 @@ func (c *Client) Work(ctx context.Context, cfg WorkerConfig, h Handler) error {
 	defer func() { _ = sub.Unsubscribe() }()
 
 	// Pull requests live on the server: after a reconnect (the server may
-	// have restarted) they are gone, so the slots abandon theirs and pull
-	// again at once instead of waiting for missed heartbeats.
+	// have restarted) they may be gone, so the dispatcher pulls again at
+	// once instead of waiting for them to expire.
 	defer w.epoch.stop()
 	status := c.nc.StatusChanged(nats.CONNECTED)
 	defer c.nc.RemoveStatusListener(status)
@@ -147,18 +146,26 @@ func (c *Client) Work(ctx context.Context, cfg WorkerConfig, h Handler) error {
 	defer close(stopAnnounce)
 	go c.announce(cfg.Slots, func() int { return int(w.busy.Load()) }, stopAnnounce)
 
+	jobs := make(chan *delivery, cfg.Slots)
+	freed := make(chan struct{}, cfg.Slots)
 	var wg sync.WaitGroup
-	var closedErr atomic.Bool
 	for range cfg.Slots {
 		wg.Go(func() {
-			if err := w.slot(ctx); err != nil {
-				closedErr.Store(true)
+			for job := range jobs {
+				if ctx.Err() != nil {
+					_ = job.Nak() // stopping: another worker runs it now
+					continue
+				}
+				w.run(ctx, job)
+				freed <- struct{}{}
 			}
 		})
 	}
+	err = w.dispatch(ctx, jobs, freed)
+	close(jobs)
 	wg.Wait()
-	if closedErr.Load() && ctx.Err() == nil {
-		return fmt.Errorf("bus: work: %w", nats.ErrConnectionClosed)
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("bus: work: %w", err)
 	}
 	return nil
 }
@@ -177,9 +184,8 @@ type worker struct {
 	ackWait    time.Duration
 	maxDeliver int
 
-	routed jetstream.Consumer // jobs routed to this Work call; set before the slots start
-	epoch  signal             // fires when the connection is re-established
-	bell   signal             // fires when a job is routed here
+	epoch signal // fires when the connection is re-established
+	bell  signal // fires when a job is routed here
 }
 
 // ensureConsumer creates or updates the durable consumer and records the
@@ -219,74 +225,10 @@ func (w *worker) consumer() (jetstream.Consumer, time.Duration, int) {
 	return w.cons, w.ackWait, w.maxDeliver
 }
 
-// slot pulls and runs one job at a time until ctx ends. It returns an error
-// only when the connection is closed.
-func (w *worker) slot(ctx context.Context) error {
-	retry := 100 * time.Millisecond
-	woken := false
-	for ctx.Err() == nil {
-		// A job routed here goes first: this worker holds what makes it
-		// cheap, and nobody else will run it. The doorbell is taken
-		// before looking, so a job routed after the look still cuts the
-		// wait on the shared queue short.
-		bell := w.bell.current()
-		msg := w.nextRouted(ctx, woken)
-		woken = false
-		if msg != nil {
-			w.run(ctx, msg)
-			continue
-		}
-		cons, _, _ := w.consumer()
-		fctx, cancel := context.WithTimeout(ctx, fetchWait)
-		stopEpoch := context.AfterFunc(w.epoch.current(), cancel)
-		stopBell := context.AfterFunc(bell, cancel)
-		msg, err := cons.Next(jetstream.FetchContext(fctx))
-		stopEpoch()
-		stopBell()
-		cancel()
-		woken = bell.Err() != nil
-		if err == nil {
-			retry = 100 * time.Millisecond
-			w.run(ctx, msg)
-			continue
-		}
-		switch {
-		case ctx.Err() != nil:
-			return nil
-		case w.c.nc.IsClosed():
-			return nats.ErrConnectionClosed
-		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
-			continue // no job within fetchWait
-		case errors.Is(err, context.Canceled):
-			continue // reconnected, or a job was routed here: pull again
-		case errors.Is(err, jetstream.ErrConsumerNotFound), errors.Is(err, jetstream.ErrConsumerDeleted):
-			w.log.Warn("bus: consumer gone, recreating", "err", err)
-			if cerr := w.ensureConsumer(ctx); cerr != nil {
-				w.log.Error("bus: recreating consumer", "err", cerr)
-			}
-		default:
-			w.log.Warn("bus: pulling jobs", "err", err)
-		}
-		t := time.NewTimer(retry)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		case <-t.C:
-		}
-		retry = min(2*retry, maxRetryWait)
-	}
-	return nil
-}
-
 // run executes one delivered job and settles it with the server.
-func (w *worker) run(ctx context.Context, msg jetstream.Msg) {
+func (w *worker) run(ctx context.Context, msg *delivery) {
 	_, ackWait, maxDeliver := w.consumer()
-	md, err := msg.Metadata()
-	var delivered uint64
-	if err == nil {
-		delivered = md.NumDelivered
-	}
+	delivered, _ := msg.NumDelivered()
 	job, err := decodeJob(msg.Subject(), msg.Headers(), msg.Data(), delivered)
 	if err != nil {
 		w.log.Error("bus: terminating malformed job", "err", err)
@@ -365,7 +307,7 @@ func (w *worker) run(ctx context.Context, msg jetstream.Msg) {
 // resultPatience bounds how long a computed result is retried.
 const resultPatience = 45 * time.Second
 
-func (w *worker) publishResult(ctx context.Context, msg jetstream.Msg, out *nats.Msg, ackWait time.Duration, log *slog.Logger) error {
+func (w *worker) publishResult(ctx context.Context, msg *delivery, out *nats.Msg, ackWait time.Duration, log *slog.Logger) error {
 	deadline := time.Now().Add(resultPatience)
 	wait := 200 * time.Millisecond
 	lastBeat := time.Now()
@@ -391,7 +333,7 @@ func (w *worker) publishResult(ctx context.Context, msg jetstream.Msg, out *nats
 
 // heartbeat tells the server the job is in progress every interval until
 // stop is closed; when the run is cancelled it terminates the job at once.
-func heartbeat(msg jetstream.Msg, interval time.Duration, stop, cancelled <-chan struct{}, done chan<- struct{}, log *slog.Logger) {
+func heartbeat(msg *delivery, interval time.Duration, stop, cancelled <-chan struct{}, done chan<- struct{}, log *slog.Logger) {
 	defer close(done)
 	t := time.NewTicker(interval)
 	defer t.Stop()
