@@ -166,6 +166,8 @@ func FuzzDecodeJob(f *testing.F) {
 	f.Add("mv.jobs.r1", "r1", "b1", []byte("data"), uint64(1))
 	f.Add("mv.jobs.01HZX3", "", "01HZY4", []byte{}, uint64(4))
 	f.Add("mv.jobs.r.1", "r", "b", []byte(nil), uint64(0))
+	f.Add("mv.jobs.r.0", "r", "b", []byte(nil), uint64(1))
+	f.Add("mv.jobs.r.0.1", "r", "b", []byte(nil), uint64(1))
 	f.Add("mv.jobs.\xff", "\xff", "b*", []byte("x"), uint64(1<<40))
 	f.Fuzz(func(t *testing.T, subject, run, branch string, data []byte, delivered uint64) {
 		h := nats.Header{HeaderRunID: {run}, HeaderBranchID: {branch}}
@@ -179,7 +181,11 @@ func FuzzDecodeJob(f *testing.F) {
 		if validateID("run", job.RunID) != nil || validateID("branch", job.BranchID) != nil {
 			t.Fatalf("accepted invalid ids %q %q", job.RunID, job.BranchID)
 		}
-		if subject != jobsPrefix+job.RunID || job.Attempt < 1 {
+		// The subject is the run's shared subject or one routed to a
+		// worker: mv.jobs.<run_id>[.<route>].
+		route, routed := strings.CutPrefix(subject, jobsPrefix+job.RunID+".")
+		shared := subject == jobsPrefix+job.RunID
+		if !shared && (!routed || validateID("route", route) != nil) || job.Attempt < 1 {
 			t.Fatalf("decoded %+v from %q", job, subject)
 		}
 		// What a worker publishes for this job decodes back to it.
