@@ -11,9 +11,10 @@ const (
 	DefaultAckWait    = 30 * time.Second
 	DefaultMaxDeliver = 4
 	DefaultReplicas   = 1
+	// MaxReplicas is the most replicas a JetStream stream can have.
+	MaxReplicas = 5
 
-	minAckWait  = 100 * time.Millisecond
-	maxReplicas = 5
+	minAckWait = 100 * time.Millisecond
 )
 
 // defaultBackoff is the redelivery delay after a failed handler when
@@ -111,8 +112,8 @@ func WithBackoff(d ...time.Duration) Option {
 // updates (default 1; 1 to 5, and never more than the cluster has servers).
 func WithReplicas(n int) Option {
 	return func(o *options) error {
-		if n < 1 || n > maxReplicas {
-			return fmt.Errorf("%w: replicas %d not in 1..%d", ErrInvalidOption, n, maxReplicas)
+		if n < 1 || n > MaxReplicas {
+			return fmt.Errorf("%w: replicas %d not in 1..%d", ErrInvalidOption, n, MaxReplicas)
 		}
 		o.replicas, o.replicasSet = n, true
 		return nil

@@ -54,6 +54,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 }
 
 func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, error) {
+	if err := f.checkNATS(); err != nil {
+		return orchestrator.Config{}, err
+	}
 	if f.seed != "" {
 		s, err := strconv.ParseUint(f.seed, 0, 64)
 		if err != nil {
