@@ -75,6 +75,11 @@
 //   - A cancelled run's in-flight handlers see their context cancelled with
 //     cause [ErrRunCancelled]; their jobs are terminated, never acked, and no
 //     result is published for them.
+//   - A job or result the store cannot take for lack of space (a full disk,
+//     or the server's storage limit) fails with [ErrStorageFull] instead
+//     of being retried; a client given the embedded server ([WithServer])
+//     learns of a full disk at once, as the server never answers a write
+//     that failed.
 //   - The embedded server never installs signal handlers and never writes to
 //     stdout or stderr; it logs only through a logger the caller provides. Its
 //     file store syncs every write (fsync before the publish ack), so an

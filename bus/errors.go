@@ -24,6 +24,12 @@ var (
 	// (context.Cause(ctx)) when its run was cancelled with [Client.Cancel].
 	ErrRunCancelled = errors.New("bus: run cancelled")
 
+	// ErrStorageFull is wrapped by errors of publishing a job or a result
+	// that JetStream could not store because its storage is full: the
+	// disk under the store, or the server's storage limit. Retrying does
+	// not help until space is freed.
+	ErrStorageFull = errors.New("bus: JetStream storage is full")
+
 	// ErrServerStart is wrapped by errors of [StartEmbedded] when the server
 	// itself failed (listen error, store error) rather than the configuration.
 	ErrServerStart = errors.New("bus: embedded server failed to start")

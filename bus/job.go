@@ -88,7 +88,11 @@ func (c *Client) publishJob(ctx context.Context, runID, branchID, route string, 
 	msg.Header.Set(HeaderRunID, runID)
 	msg.Header.Set(HeaderBranchID, branchID)
 	msg.Header.Set(jetstream.MsgIDHeader, msgID)
-	ack, err := c.js.PublishMsg(ctx, msg, jetstream.WithExpectStream(JobsStream))
+	var ack *jetstream.PubAck
+	err := c.store(ctx, func(ctx context.Context) (err error) {
+		ack, err = c.js.PublishMsg(ctx, msg, jetstream.WithExpectStream(JobsStream))
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("bus: publish job %s/%s to %s: %w", runID, branchID, subject, err)
 	}

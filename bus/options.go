@@ -36,6 +36,7 @@ type options struct {
 	// stream is never quietly lowered to the default).
 	replicasSet bool
 	logger      *slog.Logger
+	server      *Server // the embedded server, when the client uses one
 }
 
 func defaultOptions() options {
@@ -146,4 +147,19 @@ func (o *options) backoffFor(attempt int) time.Duration {
 		i = len(o.backoff) - 1
 	}
 	return o.backoff[i]
+}
+
+// WithServer tells the client it talks to this embedded server: when the
+// server reports its storage full (the disk under its store, or its
+// storage limit), publishing fails at once with an error wrapping
+// [ErrStorageFull] that names the store, instead of waiting for an answer
+// a server that cannot write never sends. It must not be nil.
+func WithServer(s *Server) Option {
+	return func(o *options) error {
+		if s == nil {
+			return fmt.Errorf("%w: nil server", ErrInvalidOption)
+		}
+		o.server = s
+		return nil
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -33,6 +34,10 @@ type ServerConfig struct {
 	Port int
 	// Name is the server name, default "multiverse".
 	Name string
+	// MaxStore bounds the bytes the file store may hold; 0 means the
+	// server's default, 75% of the disk space free when it starts. A
+	// store at its limit refuses messages as a full disk does.
+	MaxStore int64
 	// Logger receives the server's own log lines (notices at Info, warnings at
 	// Warn, errors at Error, debug and trace at Debug). Nil means the server
 	// logs nothing: it never writes to stdout or stderr.
@@ -42,6 +47,9 @@ type ServerConfig struct {
 // Server is a running embedded NATS server with JetStream enabled.
 type Server struct {
 	ns *server.Server
+	// full ends, with a cause wrapping ErrStorageFull, the first time the
+	// server cannot store a message for lack of space.
+	full context.Context
 }
 
 // StartEmbedded starts a NATS server in this process with JetStream on a file
@@ -54,6 +62,9 @@ type Server struct {
 func StartEmbedded(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if cfg.StoreDir == "" {
 		return nil, fmt.Errorf("%w: StoreDir is required", ErrInvalidConfig)
+	}
+	if cfg.MaxStore < 0 {
+		return nil, fmt.Errorf("%w: negative MaxStore %d", ErrInvalidConfig, cfg.MaxStore)
 	}
 	if cfg.Port < 0 || cfg.Port > 65535 {
 		return nil, fmt.Errorf("%w: port %d not in 0..65535", ErrInvalidConfig, cfg.Port)
@@ -75,8 +86,10 @@ func StartEmbedded(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		JetStream:  true,
 		StoreDir:   cfg.StoreDir,
 		SyncAlways: true,
-		NoSigs:     true,
-		NoLog:      true,
+		// JetStreamMaxStore 0 lets the server size it from the disk.
+		JetStreamMaxStore: cfg.MaxStore,
+		NoSigs:            true,
+		NoLog:             true,
 		// No HTTP monitoring, no cluster, no leafnodes: a single process
 		// server. deploy/ configures clusters for the distributed mode.
 	}
@@ -84,7 +97,7 @@ func StartEmbedded(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	logger := newServerLogger(cfg.Logger)
+	logger := newServerLogger(cfg.Logger, cfg.StoreDir)
 	debug := cfg.Logger != nil && cfg.Logger.Enabled(ctx, slog.LevelDebug)
 	ns.SetLoggerV2(logger, debug, false, false)
 
@@ -96,7 +109,7 @@ func StartEmbedded(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	ns.Start()
 	for {
 		if ns.ReadyForConnections(25 * time.Millisecond) {
-			return &Server{ns: ns}, nil
+			return &Server{ns: ns, full: logger.full}, nil
 		}
 		select {
 		case ferr := <-logger.fatal:
@@ -114,6 +127,16 @@ func StartEmbedded(ctx context.Context, cfg ServerConfig) (*Server, error) {
 // actually bound (useful when Port was 0).
 func (s *Server) ClientURL() string { return s.ns.ClientURL() }
 
+// StorageFull returns a channel closed the first time the server could
+// not store a message for lack of space; [Server.StorageErr] says why.
+func (s *Server) StorageFull() <-chan struct{} { return s.full.Done() }
+
+// StorageErr returns nil, or, once the server could not store a message
+// for lack of space, an error wrapping [ErrStorageFull] that names the
+// store directory and what the server reported. A full disk gets no
+// answer on the wire (the server only logs it), so this is where it shows.
+func (s *Server) StorageErr() error { return context.Cause(s.full) }
+
 // Shutdown stops the server and waits until it has stopped; the file store
 // is flushed and closed. It is safe to call more than once.
 func (s *Server) Shutdown() { shutdown(s.ns) }
@@ -123,27 +146,52 @@ func shutdown(ns *server.Server) {
 	ns.WaitForShutdown()
 }
 
-// serverLogger adapts the server's logger interface to slog and remembers the
-// first fatal error so StartEmbedded can report it.
+// serverLogger adapts the server's logger interface to slog, remembers the
+// first fatal error so StartEmbedded can report it, and notices when the
+// store runs out of space.
 type serverLogger struct {
 	l     *slog.Logger
 	fatal chan error
+	dir   string
+	full  context.Context
+	fill  context.CancelCauseFunc
 }
 
 var _ server.Logger = (*serverLogger)(nil)
 
-func newServerLogger(l *slog.Logger) *serverLogger {
+func newServerLogger(l *slog.Logger, dir string) *serverLogger {
 	if l == nil {
 		l = slog.New(slog.DiscardHandler)
 	}
-	return &serverLogger{l: l.With("component", "nats-server"), fatal: make(chan error, 1)}
+	full, fill := context.WithCancelCause(context.Background())
+	return &serverLogger{l: l.With("component", "nats-server"), fatal: make(chan error, 1), dir: dir, full: full, fill: fill}
+}
+
+// outOfSpace are the server's words for a store that cannot take a
+// message: the disk is full (the server matches the same text), or the
+// store reached its MaxStore limit.
+var outOfSpace = []string{"no space left on device", "resource limits exceeded"}
+
+func (s *serverLogger) noteStorage(msg string) {
+	for _, w := range outOfSpace {
+		if strings.Contains(msg, w) {
+			s.fill(fmt.Errorf("%w: the JetStream store in %s: %s", ErrStorageFull, s.dir, msg))
+			return
+		}
+	}
 }
 
 func (s *serverLogger) Noticef(format string, v ...any) { s.l.Info(fmt.Sprintf(format, v...)) }
 func (s *serverLogger) Warnf(format string, v ...any)   { s.l.Warn(fmt.Sprintf(format, v...)) }
-func (s *serverLogger) Errorf(format string, v ...any)  { s.l.Error(fmt.Sprintf(format, v...)) }
-func (s *serverLogger) Debugf(format string, v ...any)  { s.l.Debug(fmt.Sprintf(format, v...)) }
-func (s *serverLogger) Tracef(format string, v ...any)  { s.l.Debug(fmt.Sprintf(format, v...)) }
+
+func (s *serverLogger) Errorf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	s.l.Error(msg)
+	s.noteStorage(msg)
+}
+
+func (s *serverLogger) Debugf(format string, v ...any) { s.l.Debug(fmt.Sprintf(format, v...)) }
+func (s *serverLogger) Tracef(format string, v ...any) { s.l.Debug(fmt.Sprintf(format, v...)) }
 
 // Fatalf logs at Error and records the error; it never exits the process.
 func (s *serverLogger) Fatalf(format string, v ...any) {

@@ -313,12 +313,15 @@ func (w *worker) publishResult(ctx context.Context, msg *delivery, out *nats.Msg
 	lastBeat := time.Now()
 	for {
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		_, err := w.c.js.PublishMsg(pctx, out, jetstream.WithExpectStream(ResultsStream))
+		err := w.c.store(pctx, func(ctx context.Context) error {
+			_, err := w.c.js.PublishMsg(ctx, out, jetstream.WithExpectStream(ResultsStream))
+			return err
+		})
 		cancel()
 		if err == nil {
 			return nil
 		}
-		if time.Now().After(deadline) || w.c.nc.IsClosed() {
+		if time.Now().After(deadline) || w.c.nc.IsClosed() || errors.Is(err, ErrStorageFull) {
 			return err
 		}
 		log.Warn("bus: storing the result, retrying", "err", err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
@@ -44,7 +45,8 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.Is(err, task.ErrInvalid), errors.Is(err, ErrBadInput), errors.Is(err, task.ErrSecretMissing):
+	case errors.Is(err, task.ErrInvalid), errors.Is(err, ErrBadInput), errors.Is(err, task.ErrSecretMissing),
+		errors.Is(err, bus.ErrStorageFull): // the data dir's disk is full
 		return ExitBadInput
 	case errors.Is(err, ErrNoBoundary):
 		return ExitNoBoundary

@@ -278,6 +278,17 @@ type run struct {
 	// trail says whether the audit trail still holds (the committer's
 	// gate).
 	trail *trail
+	// nats is the embedded NATS server; nil when the run joined one.
+	nats *bus.Server
+}
+
+// storageFull is closed when the embedded NATS server's store runs out of
+// space; nil (never ready) when the run joined a server.
+func (r *run) storageFull() <-chan struct{} {
+	if r.nats == nil {
+		return nil
+	}
+	return r.nats.StorageFull()
 }
 
 // WorkerWait is how long a run with only remote workers waits for the
@@ -384,12 +395,15 @@ func (r *run) execute(ctx context.Context) error {
 			return fmt.Errorf("orchestrator: starting the embedded NATS server: %w", err)
 		}
 		defer srv.Shutdown()
-		natsURL = srv.ClientURL()
+		natsURL, r.nats = srv.ClientURL(), srv
 		r.sum.Paths.NATS = filepath.Join(r.dd, "nats")
 	}
 	busOpts := []bus.Option{bus.WithName("multiverse-orchestrator " + r.runID), bus.WithLogger(r.log)}
 	if r.cfg.Replicas > 0 {
 		busOpts = append(busOpts, bus.WithReplicas(r.cfg.Replicas))
+	}
+	if r.nats != nil {
+		busOpts = append(busOpts, bus.WithServer(r.nats))
 	}
 	client, err := bus.Connect(ctx, natsURL, busOpts...)
 	if err != nil {
@@ -536,7 +550,7 @@ func publishRetry(ctx context.Context, client *bus.Client, runID, branchID strin
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err = client.PublishJob(pctx, runID, branchID, data, hdr)
 		cancel()
-		if err == nil || ctx.Err() != nil {
+		if err == nil || ctx.Err() != nil || errors.Is(err, bus.ErrStorageFull) {
 			return err
 		}
 		select {
@@ -877,6 +891,8 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 			return nil, ctx.Err()
 		case c := <-r.claims:
 			r.noteClaim(c)
+		case <-r.storageFull():
+			return nil, fmt.Errorf("orchestrator: exploring: %w", r.nats.StorageErr())
 		case <-routeTick:
 			// A routed job no one claimed within RouteWait, or whose
 			// claiming worker fell silent (killed, stopped), is queued
