@@ -158,11 +158,17 @@ func (d *dispatcher) receive(ctx context.Context, m *nats.Msg) {
 			return
 		}
 		d.end(m.Subject, p)
+		// Look at the routed jobs again before the next shared pull
+		// when a routed pull failed, and when a shared one expired: so
+		// an idle worker's route consumer sees a pull every fetchWait
+		// and stays alive.
 		switch status {
 		case "404", "408": // no job, or the pull expired
 			d.retry = 100 * time.Millisecond
+			d.lookRouted = d.lookRouted || !p.routed
 			return
 		}
+		d.lookRouted = d.lookRouted || p.routed
 		desc := m.Header.Get("Description")
 		d.w.log.Warn("bus: pulling jobs", "status", status, "description", desc)
 		if status == "503" || strings.Contains(desc, "Consumer Deleted") {
