@@ -89,7 +89,7 @@ func (w *worker) dispatch(ctx context.Context, jobs chan<- *delivery, freed <-ch
 		if w.c.nc.IsClosed() {
 			return nats.ErrConnectionClosed
 		}
-		d.ask(ctx)
+		d.ask()
 		bell, epoch := w.bell.current(), w.epoch.current()
 		select {
 		case <-ctx.Done():
@@ -113,7 +113,7 @@ func (w *worker) dispatch(ctx context.Context, jobs chan<- *delivery, freed <-ch
 
 // ask sends the pull requests the free slots call for: jobs routed here
 // first, then shared ones for the slots no pull covers yet.
-func (d *dispatcher) ask(ctx context.Context) {
+func (d *dispatcher) ask() {
 	if time.Now().Before(d.retryAt) || d.routedOut {
 		return
 	}
