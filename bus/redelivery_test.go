@@ -2,6 +2,7 @@ package bus_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -93,5 +94,47 @@ func TestNoJobWaitsForRedelivery(t *testing.T) {
 	}
 	if slow > 0 || len(late) > 0 {
 		t.Fatalf("%d of %d jobs ran only after a redelivery, with no worker failure: %v", slow, jobs, late)
+	}
+}
+
+// A Work call that stops while jobs are being published leaves none of
+// them delivered and unread: each runs on the worker that stays, before
+// the ack deadline.
+func TestStoppingWorkerLeavesNoJobBehind(t *testing.T) {
+	t.Parallel()
+	const ackWait = 2 * time.Second
+	srv, _ := startServer(t)
+	opts := []bus.Option{bus.WithAckWait(ackWait)}
+	orch := connect(t, srv.ClientURL(), append(opts, bus.WithName("orchestrator"))...)
+	handler := func(ctx context.Context, job bus.Job) ([]byte, error) { return nil, nil }
+	work(t, connect(t, srv.ClientURL(), append(opts, bus.WithName("stays"))...), bus.WorkerConfig{Slots: 2}, handler)
+	leaving := connect(t, srv.ClientURL(), append(opts, bus.WithName("leaves"))...)
+	res := results(t, orch, "run1")
+	slow := 0
+	for round := range 30 {
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- leaving.Work(ctx, bus.WorkerConfig{Slots: 2}, handler) }()
+		time.Sleep(time.Duration(20+rand.IntN(30)) * time.Millisecond)
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Go(func() { publish(t, orch, "run1", fmt.Sprintf("r%db%d", round, i), "x") })
+		}
+		stop()
+		wg.Wait()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("Work: %v", err) // stopped while setting up: fine
+		}
+		t0 := time.Now()
+		for range 4 {
+			nextResult(t, res, 3*ackWait)
+		}
+		if took := time.Since(t0); took > ackWait/2 {
+			slow++
+			t.Logf("round %d: the last job ran after %s", round, took)
+		}
+	}
+	if slow > 0 {
+		t.Fatalf("in %d of 30 rounds a job waited for its redelivery after a worker stopped", slow)
 	}
 }
