@@ -53,8 +53,12 @@ type Options struct {
 	// Headful shows the browser window (for debugging on a desktop).
 	Headful bool
 	// Args are extra Chromium flags.
-	Args   []string
-	Logger *slog.Logger
+	Args []string
+	// Resolve maps host names to IP addresses, for Chromium (its host
+	// resolver rules) and HTTPClient alike: a site under its own name
+	// served from an address DNS does not give.
+	Resolve map[string]string
+	Logger  *slog.Logger
 }
 
 // Runtime is one Playwright driver and one Chromium. Sessions are cheap
@@ -133,6 +137,9 @@ func Launch(ctx context.Context, opts Options) (*Runtime, error) {
 	args := append([]string{}, SandboxArgs...)
 	if os.Geteuid() == 0 {
 		args = append(args, "--no-sandbox") // Chromium refuses to run as root otherwise
+	}
+	if r := hostResolverRules(opts.Resolve); r != "" {
+		args = append(args, r)
 	}
 	args = append(args, opts.Args...)
 	b, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{

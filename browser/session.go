@@ -32,6 +32,9 @@ type Env struct {
 	ActionTimeout time.Duration
 	// Headers are extra HTTP headers sent with every request.
 	Headers map[string]string
+	// IgnoreHTTPSErrors accepts certificates Chromium does not trust (a
+	// site behind an internal certificate authority).
+	IgnoreHTTPSErrors bool
 }
 
 // GuardPattern names requests a speculative session must not send.
@@ -86,7 +89,8 @@ type SessionOptions struct {
 	NoControls bool
 	// Proxy sends every request of the session, loopback included, to
 	// this HTTP proxy ("http://127.0.0.1:PORT"): the replayer serves
-	// recorded responses this way.
+	// recorded responses this way, HTTPS ones through CONNECT tunnels it
+	// terminates itself.
 	Proxy string
 }
 
@@ -177,6 +181,9 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	}
 	if e.UserAgent != "" {
 		co.UserAgent = playwright.String(e.UserAgent)
+	}
+	if e.IgnoreHTTPSErrors {
+		co.IgnoreHttpsErrors = playwright.Bool(true)
 	}
 	if opts.Proxy != "" {
 		// "<-loopback>" removes Chromium's implicit proxy bypass for

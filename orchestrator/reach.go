@@ -30,7 +30,7 @@ func siteFailure(o planner.Outcome) bool {
 // nil while it does: then the failures were the pages' own and the
 // search's verdict stands.
 func (r *run) siteLost(ctx context.Context, why string) error {
-	err := preflightSite(ctx, r.t.StartURL)
+	err := r.preflightSite(ctx)
 	if err == nil {
 		return nil
 	}

@@ -370,7 +370,7 @@ func (r *run) execute(ctx context.Context) error {
 	// The HTTP preflight speaks to real sites; a custom executor (a
 	// simulated web) has none.
 	if r.cfg.Executor == nil {
-		if err := preflightSite(ctx, t.StartURL); err != nil {
+		if err := r.preflightSite(ctx); err != nil {
 			r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(browser.Fingerprint{}, ""))
 			r.rec.add(time.Time{}, 0, "error", "", map[string]any{"where": "preflight", "error": r.sc.Text(err.Error())})
 			return err
@@ -643,8 +643,13 @@ func (r *run) endSpan(n *planner.Node) {
 
 // preflightSite checks that the start URL answers before any browser
 // work: a refused connection, a DNS failure, a 5xx or a redirect loop is
-// a clear error at once instead of a search that cannot start.
-func preflightSite(ctx context.Context, u string) error {
+// a clear error at once instead of a search that cannot start. It
+// reaches the site as the branches do (host map, certificate trust).
+func (r *run) preflightSite(ctx context.Context) error {
+	return preflightSite(ctx, r.cfg.Browser.HTTPClient(r.t.Environment.IgnoreHTTPSErrors), r.t.StartURL)
+}
+
+func preflightSite(ctx context.Context, client *http.Client, u string) error {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -652,7 +657,7 @@ func preflightSite(ctx context.Context, u string) error {
 		return fmt.Errorf("%w: %s: %v", ErrSiteUnreachable, u, err)
 	}
 	req.Header.Set("User-Agent", task.DefaultUserAgent)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		var ue interface{ Unwrap() error }
 		msg := err.Error()

@@ -34,6 +34,11 @@ type Options struct {
 	// reproduce. NoControls switches them off (no pinned clock, no seeded
 	// randomness), to show what they buy.
 	NoControls bool
+	// IgnoreHTTPSErrors, in live mode, accepts certificates Chromium does
+	// not trust (the task's environment.ignore_https_errors). A strict
+	// replay never needs it: its proxy's certificates are accepted in its
+	// own context only.
+	IgnoreHTTPSErrors bool
 }
 
 // StepReport is one step's comparison.
@@ -117,6 +122,7 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 			StepAdvance: time.Duration(env.StepAdvanceMS) * time.Millisecond, ActionTimeout: time.Duration(env.ActionTimeoutMS) * time.Millisecond},
 		RunSeed: seed, Origin: origin, Scrub: scrub.New(scrub.NewKey(), nil), NoControls: opts.NoControls,
 	}
+	so.Env.IgnoreHTTPSErrors = opts.Live && opts.IgnoreHTTPSErrors
 	if so.Guard, err = guardOf(b, opts.Live, rep); err != nil {
 		return nil, err
 	}
@@ -127,9 +133,6 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 	}
 	var srv *server
 	if !opts.Live {
-		if !strings.HasPrefix(origin, "http://") {
-			rep.Notes = append(rep.Notes, "the recording's origin is not plain HTTP: responses are served for HTTP origins only")
-		}
 		srv = newServer(b)
 		addr, closeFn, err := srv.listen()
 		if err != nil {
@@ -137,6 +140,9 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 		}
 		defer closeFn()
 		so.Proxy = addr
+		// Every request of this context goes to the proxy, which answers
+		// HTTPS with certificates of its own per-replay authority.
+		so.Env.IgnoreHTTPSErrors = true
 	}
 	sess, err := rt.NewSession(ctx, so)
 	if err != nil {

@@ -17,12 +17,14 @@ import (
 // server is the replay proxy: it answers every request of the replayed
 // browser with the recorded response of the same match key, and refuses
 // (closes the connection on) any request the bundle does not hold,
-// reporting it as a divergence.
+// reporting it as a divergence. HTTPS requests arrive through CONNECT
+// tunnels the proxy terminates itself (see tunnels): it never dials out.
 type server struct {
 	b       *bundle.Bundle
 	index   map[string]*bundle.Entry
 	matcher *bundle.Matcher
 	sc      *scrub.Scrubber
+	tunnels *tunnels
 
 	mu         sync.Mutex
 	step       int
@@ -52,9 +54,17 @@ var hopHeaders = map[string]bool{"content-length": true, "content-encoding": tru
 	"connection": true, "keep-alive": true}
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		s.tunnels.connect(w, r)
+		return
+	}
 	raw := r.URL.String()
 	if !r.URL.IsAbs() {
-		raw = "http://" + r.Host + r.URL.RequestURI()
+		scheme := "http://"
+		if r.TLS != nil {
+			scheme = "https://"
+		}
+		raw = scheme + r.Host + r.URL.RequestURI()
 	}
 	if r.URL.Path == "/favicon.ico" {
 		http.NotFound(w, r) // the browser's own request, never recorded
@@ -116,11 +126,15 @@ func (s *server) report() (served int, unrecorded []Unrecorded) {
 
 // listen serves the proxy on a loopback port until close.
 func (s *server) listen() (addr string, closeFn func(), err error) {
+	if s.tunnels, err = newTunnels(s); err != nil {
+		return "", nil, err
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		s.tunnels.close()
 		return "", nil, err
 	}
 	hs := &http.Server{Handler: s}
 	go hs.Serve(ln)
-	return "http://" + ln.Addr().String(), func() { hs.Close() }, nil
+	return "http://" + ln.Addr().String(), func() { hs.Close(); s.tunnels.close() }, nil
 }

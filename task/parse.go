@@ -350,6 +350,7 @@ func (d *decoder) environment(n *yaml.Node, path string, e *Environment) {
 			e.Headers = map[string]Input{}
 			d.inputs(v, p, e.Headers)
 		},
+		"ignore_https_errors": func(v *yaml.Node, p string) { d.boolean(v, p, &e.IgnoreHTTPSErrors) },
 	})
 }
 

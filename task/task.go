@@ -99,6 +99,10 @@ type Environment struct {
 	// Headers are extra HTTP headers every request carries (an API
 	// token, say); values are literal or secret references like inputs.
 	Headers map[string]Input `json:"headers,omitempty"`
+	// IgnoreHTTPSErrors makes branches and the committer accept
+	// certificates Chromium does not trust: a site behind an internal
+	// certificate authority.
+	IgnoreHTTPSErrors bool `json:"ignore_https_errors,omitempty"`
 }
 
 // Viewport is a size in CSS pixels.

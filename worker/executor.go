@@ -226,6 +226,7 @@ func SessionOptions(spec *Spec, store browser.Putter) (browser.SessionOptions, e
 			Width: env.Viewport.Width, Height: env.Viewport.Height, DeviceScaleFactor: env.DeviceScaleFactor,
 			Locale: env.Locale, Timezone: env.Timezone, UserAgent: env.UserAgent, Clock: env.Clock,
 			StepAdvance: env.StepAdvance.D(), ActionTimeout: spec.Timeout.D(), Headers: headers,
+			IgnoreHTTPSErrors: env.IgnoreHTTPSErrors,
 		},
 		RunSeed:      spec.RunSeed,
 		Origin:       spec.Origin,

@@ -202,6 +202,9 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	chromium := fs.String("chromium", "", "Chromium executable")
 	driver := fs.String("driver", "", "Playwright driver directory")
+	var resolve resolveFlag
+	fs.Var(&resolve, "resolve", "with --live: host=IP, reach host at IP (repeatable)")
+	insecure := fs.Bool("ignore-https-errors", false, "with --live: accept certificates Chromium does not trust (a site behind an internal authority)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: orchestrator replay BUNDLE|BRANCH_ID [flags]")
 		fs.PrintDefaults()
@@ -250,13 +253,13 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return nil
 	}
 	lctx, cancel := context.WithTimeout(ctx, time.Minute)
-	rt, err := browser.Launch(lctx, browser.Options{ChromiumPath: *chromium, DriverDir: *driver})
+	rt, err := browser.Launch(lctx, browser.Options{ChromiumPath: *chromium, DriverDir: *driver, Resolve: resolve})
 	cancel()
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	rep, rerr := replay.Replay(ctx, rt, b, replay.Options{Live: *live, StartURL: *startURL, NoControls: *noControls})
+	rep, rerr := replay.Replay(ctx, rt, b, replay.Options{Live: *live, StartURL: *startURL, NoControls: *noControls, IgnoreHTTPSErrors: *insecure})
 	if rep == nil {
 		return rerr
 	}

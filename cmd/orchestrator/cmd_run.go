@@ -35,6 +35,19 @@ type runFlags struct {
 	quiet      bool
 	cold       bool
 	replicas   int
+	resolve    resolveFlag
+}
+
+// resolveFlag collects repeated --resolve host=IP flags.
+type resolveFlag map[string]string
+
+func (r *resolveFlag) String() string { return "" }
+
+func (r *resolveFlag) Set(s string) error {
+	if *r == nil {
+		*r = map[string]string{}
+	}
+	return browser.ParseResolve(*r, s)
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -50,6 +63,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noShots, "no-screenshots", false, "skip per-branch screenshots")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	fs.IntVar(&f.replicas, "replicas", 0, "JetStream stream replicas (e.g. 3 on a three-node cluster; default: keep, 1 when new)")
+	fs.Var(&f.resolve, "resolve", "host=IP: reach host at IP, in the browser and the preflight alike (repeatable)")
 	fs.BoolVar(&f.cold, "cold", false, "replay every branch's prefix in a fresh context (no warm continuation)")
 }
 
@@ -71,7 +85,7 @@ func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, 
 		return orchestrator.Config{}, badInput("--workers %d: at most %d in-process worker slots (start worker processes for more)", f.workers, task.MaxWorkers)
 	}
 	cfg := orchestrator.Config{Task: t, DataDir: f.dataDir, Workers: f.workers, NATSURL: f.nats, NATSListen: f.natsListen,
-		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful}, NoScreenshots: f.noShots, Cold: f.cold, Replicas: f.replicas}
+		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful, Resolve: f.resolve}, NoScreenshots: f.noShots, Cold: f.cold, Replicas: f.replicas}
 	if !f.json && !f.quiet && isTTY(stderr) {
 		cfg.Progress = newProgressLine(stderr).update
 	}
