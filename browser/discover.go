@@ -98,10 +98,27 @@ type Driver struct {
 	Node string
 }
 
+// UserDriverDir is the per-user driver directory, where `orchestrator
+// install` puts the driver: $XDG_CACHE_HOME/multiverse/playwright-driver/
+// VERSION, else ~/.cache/multiverse/playwright-driver/VERSION; "" when
+// neither is known.
+func UserDriverDir() string {
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "multiverse", "playwright-driver", DriverVersion)
+}
+
 // FindDriver locates the driver: explicit, then PLAYWRIGHT_DRIVER_PATH,
 // then the project-local cache (.cache/playwright-driver/VERSION below the
 // working directory or the executable's directory and its parents), then
-// playwright-go's own install location. Node comes from the driver
+// the per-user cache (UserDriverDir), then playwright-go's own install
+// location. Node comes from the driver
 // directory, then PLAYWRIGHT_NODEJS_PATH, then PATH.
 func FindDriver(explicit string) (Driver, error) {
 	var candidates []string
@@ -127,6 +144,9 @@ func FindDriver(explicit string) (Driver, error) {
 				}
 			}
 		}
+		if dir := UserDriverDir(); dir != "" {
+			candidates = append(candidates, dir)
+		}
 		if cache, err := os.UserCacheDir(); err == nil {
 			candidates = append(candidates, filepath.Join(cache, "ms-playwright-go", DriverVersion))
 		}
@@ -141,11 +161,10 @@ func FindDriver(explicit string) (Driver, error) {
 		}
 		return Driver{Dir: dir, Node: node}, nil
 	}
-	where := "the project's .cache/playwright-driver/" + DriverVersion
 	if explicit != "" {
-		where = explicit
+		return Driver{}, fmt.Errorf("%w: no playwright-core %s in %s (--driver): point it at a directory holding package/cli.js, or leave it out after `orchestrator install` (or `make deps` in the source tree)", ErrDriverNotFound, DriverVersion, explicit)
 	}
-	return Driver{}, fmt.Errorf("%w: no playwright-core %s in %s: run `make deps` (it installs npm playwright-core@%s there), or set --driver / PLAYWRIGHT_DRIVER_PATH to a directory holding package/cli.js", ErrDriverNotFound, DriverVersion, where, DriverVersion)
+	return Driver{}, fmt.Errorf("%w: no playwright-core %s in the project's .cache/playwright-driver/%s nor in %s: run `orchestrator install` (it installs npm playwright-core@%s into the per-user cache), or `make deps` in the source tree, or set --driver / PLAYWRIGHT_DRIVER_PATH to a directory holding package/cli.js", ErrDriverNotFound, DriverVersion, DriverVersion, UserDriverDir(), DriverVersion)
 }
 
 func findNode(dir string) (string, error) {

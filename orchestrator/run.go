@@ -129,6 +129,15 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if workers == 0 && cfg.NATSURL == "" && cfg.NATSListen == "" {
 		return nil, fmt.Errorf("%w: --workers 0 needs remote workers: give --nats URL or --nats-listen ADDR", ErrBadInput)
 	}
+	// A missing browser part stops the run before it records anything.
+	if cfg.Executor == nil {
+		if _, err := browser.FindChromium(cfg.Browser.ChromiumPath, cfg.Browser.Headful); err != nil {
+			return nil, err
+		}
+		if _, err := browser.FindDriver(cfg.Browser.DriverDir); err != nil {
+			return nil, err
+		}
+	}
 	dd := cfg.DataDir
 	if dd == "" {
 		dd = DefaultDataDir
