@@ -121,6 +121,23 @@ func UserDriverDir() string {
 // location. Node comes from the driver
 // directory, then PLAYWRIGHT_NODEJS_PATH, then PATH.
 func FindDriver(explicit string) (Driver, error) {
+	dir := driverDir(explicit)
+	if dir == "" {
+		if explicit != "" {
+			return Driver{}, fmt.Errorf("%w: no playwright-core %s in %s (--driver): point it at a directory holding package/cli.js, or leave it out after `orchestrator install` (or `make deps` in the source tree)", ErrDriverNotFound, DriverVersion, explicit)
+		}
+		return Driver{}, fmt.Errorf("%w: no playwright-core %s in the project's .cache/playwright-driver/%s nor in %s: run `orchestrator install` (it installs npm playwright-core@%s into the per-user cache), or `make deps` in the source tree, or set --driver / PLAYWRIGHT_DRIVER_PATH to a directory holding package/cli.js", ErrDriverNotFound, DriverVersion, DriverVersion, UserDriverDir(), DriverVersion)
+	}
+	node, err := findNode(dir)
+	if err != nil {
+		return Driver{}, err
+	}
+	return Driver{Dir: dir, Node: node}, nil
+}
+
+// driverDir returns the first candidate directory holding package/cli.js,
+// "" when none does.
+func driverDir(explicit string) string {
 	var candidates []string
 	if explicit != "" {
 		candidates = []string{explicit}
@@ -152,19 +169,11 @@ func FindDriver(explicit string) (Driver, error) {
 		}
 	}
 	for _, dir := range candidates {
-		if _, err := os.Stat(filepath.Join(dir, "package", "cli.js")); err != nil {
-			continue
+		if _, err := os.Stat(filepath.Join(dir, "package", "cli.js")); err == nil {
+			return dir
 		}
-		node, err := findNode(dir)
-		if err != nil {
-			return Driver{}, err
-		}
-		return Driver{Dir: dir, Node: node}, nil
 	}
-	if explicit != "" {
-		return Driver{}, fmt.Errorf("%w: no playwright-core %s in %s (--driver): point it at a directory holding package/cli.js, or leave it out after `orchestrator install` (or `make deps` in the source tree)", ErrDriverNotFound, DriverVersion, explicit)
-	}
-	return Driver{}, fmt.Errorf("%w: no playwright-core %s in the project's .cache/playwright-driver/%s nor in %s: run `orchestrator install` (it installs npm playwright-core@%s into the per-user cache), or `make deps` in the source tree, or set --driver / PLAYWRIGHT_DRIVER_PATH to a directory holding package/cli.js", ErrDriverNotFound, DriverVersion, DriverVersion, UserDriverDir(), DriverVersion)
+	return ""
 }
 
 func findNode(dir string) (string, error) {
@@ -172,7 +181,7 @@ func findNode(dir string) (string, error) {
 	if runtime.GOOS == "windows" {
 		name = "node.exe"
 	}
-	if p := filepath.Join(dir, name); fileExists(p) {
+	if p := filepath.Join(dir, name); dir != "" && fileExists(p) {
 		return p, nil
 	}
 	if env := os.Getenv("PLAYWRIGHT_NODEJS_PATH"); env != "" && fileExists(env) {

@@ -26,33 +26,8 @@ func TestBinaryRunsFromAnywhere(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	bin := filepath.Join(t.TempDir(), "orchestrator")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/orchestrator").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	work, cache := t.TempDir(), t.TempDir()
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PLAYWRIGHT_") && !strings.HasPrefix(kv, "XDG_CACHE_HOME=") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "XDG_CACHE_HOME="+cache)
-	run := func(args ...string) (stdout, stderr string, code int) {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Dir, cmd.Env = work, env
-		var o, e bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &e
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return o.String(), e.String(), code
-	}
+	run := binary(t, work, "XDG_CACHE_HOME="+cache)
 
 	out, errOut, code := run("demo", "--data-dir", "data", "--quiet")
 	if code != 5 || strings.Contains(out, "branches explored") || !strings.Contains(errOut, "orchestrator install") {
@@ -79,5 +54,98 @@ func TestBinaryRunsFromAnywhere(t *testing.T) {
 	}
 	if out, errOut, code = run("replay", bundles[0]); code != 0 {
 		t.Fatalf("replay of the demo's bundle: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// binary builds the orchestrator into a temporary directory and returns
+// a function running it in dir with the environment less the driver's
+// variables and XDG_CACHE_HOME, plus extra.
+func binary(t *testing.T, dir string, extra ...string) func(args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "orchestrator")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/orchestrator").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PLAYWRIGHT_") && !strings.HasPrefix(kv, "XDG_CACHE_HOME=") && !strings.HasPrefix(kv, "MULTIVERSE_CHROMIUM=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, extra...)
+	return func(args ...string) (string, string, int) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		var ee *exec.ExitError
+		code := 0
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return o.String(), e.String(), code
+	}
+}
+
+// TestDoctor: `orchestrator doctor`, run outside the source tree, reports
+// every part with its path and version, and with Chromium, the driver or
+// Node.js missing in turn, names the missing part and the command that
+// installs it and exits 5.
+func TestDoctor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	drv, err := browser.FindDriver("")
+	if err != nil {
+		t.Skip(err)
+	}
+	withDriver, empty := t.TempDir(), t.TempDir()
+	user := filepath.Join(withDriver, "multiverse", "playwright-driver", browser.DriverVersion)
+	os.MkdirAll(filepath.Dir(user), 0o755)
+	if err := os.Symlink(drv.Dir, user); err != nil {
+		t.Fatal(err)
+	}
+	// A driver without a node next to it, for a PATH without node.
+	noNode := t.TempDir()
+	os.MkdirAll(filepath.Join(noNode, "package"), 0o755)
+	os.WriteFile(filepath.Join(noNode, "package", "cli.js"), []byte("//"), 0o644)
+	os.WriteFile(filepath.Join(noNode, "package", "package.json"), []byte(`{"version": "`+browser.DriverVersion+`"}`), 0o644)
+
+	work := t.TempDir()
+	for _, tc := range []struct {
+		name    string
+		env     []string
+		args    []string
+		code    int
+		want    []string
+		missing string
+	}{
+		{"all there", []string{"XDG_CACHE_HOME=" + withDriver}, nil, 0,
+			[]string{"ok       Chromium ", "ok       Node.js ", "ok       Playwright driver        " + browser.DriverVersion + "  (" + user + ")"}, ""},
+		{"no Chromium", []string{"XDG_CACHE_HOME=" + withDriver}, []string{"--chromium", "/no/such/chromium"}, 5,
+			[]string{"MISSING  Chromium", "install with: sudo apt-get install chromium", "ok       Playwright driver"}, "Chromium"},
+		{"no driver", []string{"XDG_CACHE_HOME=" + empty}, nil, 5,
+			[]string{"MISSING  Playwright driver", "install with: orchestrator install", "ok       Chromium "}, "Playwright driver"},
+		{"no Node.js", []string{"XDG_CACHE_HOME=" + empty, "PATH=" + empty}, []string{"--driver", noNode}, 5,
+			[]string{"MISSING  Node.js", "install with: sudo apt-get install nodejs npm", "ok       Playwright driver"}, "Node.js"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := binary(t, work, tc.env...)(append([]string{"doctor"}, tc.args...)...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tc.code, out, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if n := strings.Count(out, "MISSING"); (tc.missing == "") != (n == 0) || n > 1 {
+				t.Errorf("%d parts reported missing, want only %q:\n%s", n, tc.missing, out)
+			}
+		})
 	}
 }

@@ -45,6 +45,8 @@ commands:
   bundle RUN [BRANCH] write a portable replay bundle of a branch (default: the winner)
   replay BUNDLE|BRANCH replay deterministically and compare strict hashes (RSR, DVR, TTD)
   validate BUNDLE    check a bundle's integrity offline
+  doctor             report Chromium, its headless shell, Node.js and the Playwright driver, and how to install what is missing
+  install            install the Playwright driver into the per-user cache (npm registry)
 
 common flags: --data-dir DIR (default ./.multiverse), --json
 run 'orchestrator COMMAND -h' for a command's flags.
@@ -101,6 +103,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdReplay(ctx, rest, stdout, stderr)
 	case "validate":
 		err = cmdValidate(ctx, rest, stdout, stderr)
+	case "doctor":
+		err = cmdDoctor(ctx, rest, stdout, stderr)
+	case "install":
+		err = cmdInstall(ctx, rest, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
