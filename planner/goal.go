@@ -1,0 +1,427 @@
+package planner
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Goal is what a task's goal text asks for, read without a language
+// model: the quoted strings, numbers and ordinals it holds, and the
+// steps it names as a verb with its target ("click Submit", "enter
+// "abc" into the name field", "check the 2nd box").
+type Goal struct {
+	// Words are every word of the text, folded (see Fold), stopwords
+	// included and of any length: "Tab #3" holds "tab" and "3".
+	Words []string
+	// Quoted are the quoted strings, as written.
+	Quoted []string
+	// Numbers are the numbers, as written.
+	Numbers []string
+	// Steps are the verb phrases, in text order.
+	Steps []Step
+}
+
+// Step is one verb phrase of the goal.
+type Step struct {
+	// Verb is the canonical verb: one of the Verb constants.
+	Verb string
+	// Target is the folded words naming what to act on, without articles
+	// and ordinals: "submit", "tab 3", "password field".
+	Target []string
+	// Value is a literal to type or choose, when the phrase names one
+	// ("enter "abc" into ...", "type 42 in ...").
+	Value string
+	// Refers are the folded words naming a value the task holds rather
+	// than a literal ("enter the password into both fields": password).
+	Refers []string
+	// Ordinal picks the Nth element that matches Target, 1-based; -1 is
+	// the last one, 0 none.
+	Ordinal int
+	// Role is the kind of element the target names ("textbox",
+	// "checkbox", "link", ...), "" when it names none.
+	Role string
+}
+
+// Verbs of a goal step.
+const (
+	VerbClick   = "click"
+	VerbSelect  = "select"
+	VerbType    = "type"
+	VerbCheck   = "check"
+	VerbUncheck = "uncheck"
+	VerbExpand  = "expand"
+	VerbOpen    = "open"
+	VerbClose   = "close"
+	VerbLogin   = "login"
+	VerbFocus   = "focus"
+	VerbSubmit  = "submit"
+)
+
+// verbWords maps folded words to their canonical verb.
+var verbWords = map[string]string{
+	"click": VerbClick, "press": VerbClick, "tap": VerbClick, "hit": VerbClick, "follow": VerbClick,
+	"select": VerbSelect, "choose": VerbSelect, "pick": VerbSelect,
+	"enter": VerbType, "type": VerbType, "fill": VerbType, "write": VerbType, "input": VerbType,
+	"check": VerbCheck, "tick": VerbCheck, "mark": VerbCheck,
+	"uncheck": VerbUncheck, "untick": VerbUncheck, "unmark": VerbUncheck,
+	"expand": VerbExpand, "collapse": VerbExpand, "toggle": VerbExpand,
+	"open": VerbOpen, "go": VerbOpen, "navigate": VerbOpen, "switch": VerbOpen, "visit": VerbOpen,
+	"close": VerbClose, "dismiss": VerbClose,
+	"login": VerbLogin, "signin": VerbLogin,
+	"focus":  VerbFocus,
+	"submit": VerbSubmit,
+}
+
+// twoWordVerbs are verbs written as two words.
+var twoWordVerbs = map[[2]string]string{
+	{"log", "in"}: VerbLogin, {"sign", "in"}: VerbLogin, {"log", "on"}: VerbLogin,
+}
+
+// ordinalWords are ordinals written as words.
+var ordinalWords = map[string]int{
+	"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+	"eighth": 8, "ninth": 9, "tenth": 10, "last": -1,
+}
+
+// roleNouns name kinds of element; a target that holds one asks for an
+// element of that kind.
+var roleNouns = map[string]string{
+	"textbox": "textbox", "field": "textbox", "input": "textbox", "textfield": "textbox", "textarea": "textbox",
+	"box":      "textbox",
+	"checkbox": "checkbox", "checkboxe": "checkbox", "radio": "radio", "button": "button", "link": "link",
+	"tab": "tab", "option": "option", "item": "", "menu": "menuitem", "node": "treeitem", "folder": "treeitem",
+	"file": "treeitem", "switch": "switch", "dropdown": "select", "list": "select", "suggestion": "option",
+}
+
+// articles are dropped from targets; they never name an element.
+var articles = map[string]bool{"the": true, "a": true, "an": true, "on": true, "at": true, "button's": true,
+	"then": true, "and": true, "please": true, "of": true, "labelled": true, "labeled": true, "named": true, "called": true,
+	"with": true, "as": true, "text": true, "that": true, "says": true, "both": true, "all": true, "each": true, "every": true}
+
+// intoWords separate the value of a type step from the field it goes to.
+var intoWords = map[string]bool{"into": true, "in": true, "to": true, "inside": true}
+
+var folder = cases.Fold()
+
+// Fold normalizes text for matching: Unicode NFKC, then case folding.
+func Fold(s string) string { return folder.String(norm.NFKC.String(s)) }
+
+// Words splits text into folded words: runs of letters, digits and marks
+// of any script and any length.
+func Words(s string) []string {
+	return strings.FieldsFunc(Fold(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
+	})
+}
+
+// piece is a lexical unit of the goal: a word or a quoted string.
+type piece struct {
+	word   string // folded word ("" for a quoted string)
+	quoted string // the quoted text, as written
+	raw    string // the word as written
+	stop   bool   // ends a phrase: punctuation or a conjunction
+}
+
+// ParseGoal reads the goal text. It is pure and deterministic.
+func ParseGoal(text string) Goal {
+	g := Goal{Words: Words(text)}
+	pieces := lex(text)
+	for _, p := range pieces {
+		switch {
+		case p.quoted != "":
+			g.Quoted = append(g.Quoted, p.quoted)
+		case p.word != "" && isNumber(p.raw):
+			g.Numbers = append(g.Numbers, p.raw)
+		}
+	}
+	g.Steps = steps(pieces)
+	return g
+}
+
+// quotes pairs opening and closing quote marks.
+var quotes = map[rune]rune{'"': '"', '\'': '\'', '“': '”', '‘': '’', '«': '»', '„': '“', '`': '`', '「': '」'}
+
+// lex splits the text into words, quoted strings and phrase stops.
+func lex(text string) []piece {
+	var out []piece
+	rs := []rune(text)
+	for i := 0; i < len(rs); {
+		r := rs[i]
+		if closing, ok := quotes[r]; ok && (i == 0 || !isWordRune(rs[i-1])) {
+			if j := indexRune(rs, i+1, closing); j > i+1 {
+				out = append(out, piece{quoted: string(rs[i+1 : j])})
+				i = j + 1
+				continue
+			}
+		}
+		switch {
+		case isWordRune(r):
+			j := i
+			for j < len(rs) && (isWordRune(rs[j]) || (rs[j] == '\'' || rs[j] == '.' || rs[j] == ',') && j+1 < len(rs) && isWordRune(rs[j+1]) && isDigitOrApos(rs[j], rs[j+1])) {
+				j++
+			}
+			raw := string(rs[i:j])
+			w := Fold(strings.ReplaceAll(raw, "'", ""))
+			out = append(out, piece{word: w, raw: raw, stop: w == "and" || w == "then"})
+			i = j
+		case r == '.' || r == ',' || r == ';' || r == ':' || r == '!' || r == '?' || r == '(' || r == ')':
+			out = append(out, piece{stop: true})
+			i++
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// isDigitOrApos lets a word run through an apostrophe before a letter
+// ("button's") and through a decimal point or thousands comma before a
+// digit ("1,000", "2.5").
+func isDigitOrApos(sep, next rune) bool {
+	if sep == '\'' {
+		return unicode.IsLetter(next)
+	}
+	return unicode.IsDigit(next)
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
+
+func indexRune(rs []rune, from int, r rune) int {
+	for i := from; i < len(rs); i++ {
+		if rs[i] == r {
+			return i
+		}
+	}
+	return -1
+}
+
+func isNumber(s string) bool {
+	s = strings.ReplaceAll(s, ",", "")
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+// ordinal reads "2nd", "third", "last" as an index (1-based, -1 last).
+func ordinal(w string) (int, bool) {
+	if n, ok := ordinalWords[w]; ok {
+		return n, true
+	}
+	for _, suf := range []string{"st", "nd", "rd", "th"} {
+		if strings.HasSuffix(w, suf) {
+			if n, err := strconv.Atoi(strings.TrimSuffix(w, suf)); err == nil && n > 0 {
+				return n, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// verbAt reports the verb starting at pieces[i] and how many pieces it
+// spans.
+func verbAt(pieces []piece, i int) (string, int) {
+	if i+1 < len(pieces) {
+		if v, ok := twoWordVerbs[[2]string{pieces[i].word, pieces[i+1].word}]; ok {
+			return v, 2
+		}
+	}
+	if v, ok := verbWords[pieces[i].word]; ok && pieces[i].word != "" {
+		return v, 1
+	}
+	return "", 0
+}
+
+// steps cuts the pieces into verb phrases: each runs from a verb to the
+// next verb or phrase stop.
+func steps(pieces []piece) []Step {
+	var out []Step
+	for i := 0; i < len(pieces); {
+		v, n := verbAt(pieces, i)
+		if n == 0 {
+			i++
+			continue
+		}
+		j := i + n
+		for j < len(pieces) && !pieces[j].stop {
+			if _, m := verbAt(pieces, j); m > 0 && j > i+n && !roleWord(pieces[j].word) {
+				break
+			}
+			j++
+		}
+		out = append(out, phrase(v, pieces[i+n:j]))
+		i = j
+	}
+	return out
+}
+
+// roleWord reports whether a verb word is also used as a noun naming an
+// element ("check the switch", "the input field").
+func roleWord(w string) bool {
+	_, ok := roleNouns[w]
+	return ok
+}
+
+// phrase builds a step from the verb and the pieces after it.
+func phrase(verb string, ps []piece) Step {
+	s := Step{Verb: verb}
+	field := ps
+	if verb == VerbType {
+		for k, p := range ps {
+			if intoWords[p.word] && k > 0 {
+				if reference(ps[:k]) {
+					for _, q := range ps[:k] {
+						if !articles[q.word] && q.word != "" {
+							s.Refers = append(s.Refers, q.word)
+						}
+					}
+				} else {
+					s.Value = valueOf(ps[:k])
+				}
+				field = ps[k+1:]
+				break
+			}
+		}
+		if s.Value == "" {
+			for _, p := range ps {
+				if p.quoted != "" {
+					s.Value = p.quoted
+					break
+				}
+			}
+		}
+	}
+	for _, p := range field {
+		switch {
+		case p.quoted != "":
+			if verb != VerbType || s.Value != p.quoted {
+				s.Target = append(s.Target, Words(p.quoted)...)
+			}
+			continue
+		case articles[p.word]:
+			continue
+		}
+		if n, ok := ordinal(p.word); ok {
+			s.Ordinal = n
+			continue
+		}
+		if r, ok := roleNouns[p.word]; ok && r != "" && s.Role == "" {
+			s.Role = r
+		} else if r, ok := roleNouns[strings.TrimSuffix(p.word, "s")]; ok && r != "" && s.Role == "" {
+			s.Role = r
+		}
+		s.Target = append(s.Target, Words(p.raw)...)
+	}
+	if (verb == VerbCheck || verb == VerbUncheck) && s.Role == "textbox" {
+		s.Role = "checkbox" // "tick the first box"
+	}
+	return s
+}
+
+// determiners introduce a reference to a value, not a literal: "the
+// password", "your email".
+var determiners = map[string]bool{"the": true, "your": true, "my": true, "our": true, "their": true, "this": true, "that": true}
+
+// reference reports whether the words before "into" name a value instead
+// of spelling it.
+func reference(ps []piece) bool {
+	return len(ps) > 0 && ps[0].quoted == "" && determiners[ps[0].word]
+}
+
+// valueOf is the literal a type step names before "into": the quoted
+// string, or the words as written.
+func valueOf(ps []piece) string {
+	var raw []string
+	for _, p := range ps {
+		if p.quoted != "" {
+			return p.quoted
+		}
+		if !articles[p.word] {
+			raw = append(raw, p.raw)
+		}
+	}
+	return strings.Join(raw, " ")
+}
+
+// Values are the literals the goal offers for fields: the values of its
+// type steps, then its quoted strings and numbers, each once.
+func (g Goal) Values() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(v string) {
+		if v != "" && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	for _, s := range g.Steps {
+		add(s.Value)
+	}
+	for _, q := range g.Quoted {
+		add(q)
+	}
+	for _, n := range g.Numbers {
+		add(n)
+	}
+	return out
+}
+
+// Match scores how well target words name an element whose text is
+// given, in [0, 1]: 1 when the text is exactly the target's words; else
+// the share of target words the text holds, an exact word counting fully
+// and a partial one (one word inside the other) half, scaled below 1 so
+// an exact name always outranks a partial one.
+func Match(target []string, text string) float64 {
+	if len(target) == 0 {
+		return 0
+	}
+	ws := Words(text)
+	if len(ws) == 0 {
+		return 0
+	}
+	if slicesEqual(ws, target) {
+		return 1
+	}
+	have := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		have[w] = true
+	}
+	sum := 0.0
+	for _, t := range target {
+		switch {
+		case have[t]:
+			sum++
+		case partial(t, ws):
+			sum += 0.5
+		}
+	}
+	return 0.9 * sum / float64(len(target))
+}
+
+// partial reports whether a word and one of ws contain one another; a
+// one-letter word matches only exactly.
+func partial(t string, ws []string) bool {
+	if len([]rune(t)) < 2 {
+		return false
+	}
+	for _, w := range ws {
+		if len([]rune(w)) >= 2 && (strings.Contains(w, t) || strings.Contains(t, w)) {
+			return true
+		}
+	}
+	return false
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

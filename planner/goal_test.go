@@ -1,0 +1,89 @@
+package planner
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestParseGoal(t *testing.T) {
+	cases := []struct {
+		text  string
+		steps []Step
+		vals  []string
+	}{
+		{"Select GDKkQ and click Submit",
+			[]Step{{Verb: VerbSelect, Target: []string{"gdkkq"}}, {Verb: VerbClick, Target: []string{"submit"}, Role: ""}}, nil},
+		{"Click on Tab #3.",
+			[]Step{{Verb: VerbClick, Target: []string{"tab", "3"}, Role: "tab"}}, []string{"3"}},
+		{"Focus the 2nd text box",
+			[]Step{{Verb: VerbFocus, Target: []string{"box"}, Ordinal: 2, Role: "textbox"}}, nil},
+		{"Check the last checkbox, then press OK",
+			[]Step{{Verb: VerbCheck, Target: []string{"checkbox"}, Ordinal: -1, Role: "checkbox"}, {Verb: VerbClick, Target: []string{"ok"}}}, nil},
+		{`Enter "hunter 2" into the password field and submit`,
+			[]Step{{Verb: VerbType, Value: "hunter 2", Target: []string{"password", "field"}, Role: "textbox"}, {Verb: VerbSubmit}}, []string{"hunter 2"}},
+		{"Type 42 in the Age box",
+			[]Step{{Verb: VerbType, Value: "42", Target: []string{"age", "box"}, Role: "textbox"}}, []string{"42"}},
+		{"Enter the password into both fields.",
+			[]Step{{Verb: VerbType, Refers: []string{"password"}, Target: []string{"fields"}, Role: "textbox"}}, nil},
+		{"Log in as 'jo' and open the third tab",
+			[]Step{{Verb: VerbLogin, Target: []string{"jo"}}, {Verb: VerbOpen, Target: []string{"tab"}, Ordinal: 3, Role: "tab"}}, []string{"jo"}},
+		{"Wähle „Straße“ aus und klicke ÜBERNEHMEN", nil, []string{"Straße"}},
+		{"Untick the first box", []Step{{Verb: VerbUncheck, Target: []string{"box"}, Ordinal: 1, Role: "checkbox"}}, nil},
+		{"Expand the section named Ｄｅｔａｉｌｓ",
+			[]Step{{Verb: VerbExpand, Target: []string{"section", "details"}}}, nil},
+		{"クリック 「送信」", nil, []string{"送信"}},
+		{"Buy the Team plan for 10 seats", nil, []string{"10"}},
+	}
+	for _, c := range cases {
+		g := ParseGoal(c.text)
+		if !reflect.DeepEqual(g.Steps, c.steps) {
+			t.Errorf("%q: steps\n got %+v\nwant %+v", c.text, g.Steps, c.steps)
+		}
+		if !reflect.DeepEqual(g.Values(), c.vals) {
+			t.Errorf("%q: values %q, want %q", c.text, g.Values(), c.vals)
+		}
+	}
+}
+
+func TestWordsFoldAnyScriptAndLength(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"Tab #3", []string{"tab", "3"}},
+		{"STRASSE Straße", []string{"strasse", "strasse"}},
+		{"Ｆｕｌｌ　ｗｉｄｔｈ", []string{"full", "width"}},
+		{"Ὀδυσσεύς x", []string{"ὀδυσσεύσ", "x"}},
+		{"日本語 a", []string{"日本語", "a"}},
+		{"Cafe\u0301", []string{"café"}},
+	}
+	for _, c := range cases {
+		if got := Words(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Words(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestMatchExactOverPartial(t *testing.T) {
+	cases := []struct {
+		target []string
+		text   string
+		want   float64
+	}{
+		{[]string{"tab", "3"}, "Tab #3", 1},
+		{[]string{"tab", "3"}, "Tab #2", 0.45},
+		{[]string{"tab", "3"}, "Tab #13", 0.45},
+		{[]string{"ok"}, "OK", 1},
+		{[]string{"ok"}, "Okay then", 0.45},
+		{[]string{"submit"}, "Cancel", 0},
+		{[]string{"gdkkq"}, "gdkkq", 1},
+		{[]string{"送信"}, "送信する", 0.45},
+		{nil, "x", 0},
+		{[]string{"x"}, "", 0},
+	}
+	for _, c := range cases {
+		if got := Match(c.target, c.text); got < c.want-1e-9 || got > c.want+1e-9 {
+			t.Errorf("Match(%q, %q) = %v, want %v", c.target, c.text, got, c.want)
+		}
+	}
+}
