@@ -12,6 +12,7 @@ const (
 	KindType     = "type"
 	KindSelect   = "select"
 	KindCheck    = "check"
+	KindFocus    = "focus"
 	KindKeyPress = "key_press"
 	KindScroll   = "scroll"
 	KindWaitFor  = "wait_for"
@@ -19,7 +20,7 @@ const (
 )
 
 var knownKinds = map[string]bool{
-	KindNavigate: true, KindClick: true, KindType: true, KindSelect: true, KindCheck: true,
+	KindNavigate: true, KindClick: true, KindType: true, KindSelect: true, KindCheck: true, KindFocus: true,
 	KindKeyPress: true, KindScroll: true, KindWaitFor: true, KindEval: true,
 }
 
@@ -123,7 +124,7 @@ func (a Action) Validate() error {
 	if !KnownKind(a.Kind) {
 		return fmt.Errorf("branch: unknown action kind %q", a.Kind)
 	}
-	needTarget := a.Kind == KindClick || a.Kind == KindType || a.Kind == KindSelect || a.Kind == KindCheck
+	needTarget := a.Kind == KindClick || a.Kind == KindType || a.Kind == KindSelect || a.Kind == KindCheck || a.Kind == KindFocus
 	if needTarget && (a.Target == nil || a.Target.empty()) {
 		return fmt.Errorf("branch: %s action needs a target", a.Kind)
 	}

@@ -235,6 +235,8 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 		}
 	case branch.KindCheck:
 		err = loc.SetChecked(value != "false", playwright.LocatorSetCheckedOptions{Timeout: timeout})
+	case branch.KindFocus:
+		err = loc.Focus(playwright.LocatorFocusOptions{Timeout: timeout})
 	case branch.KindKeyPress:
 		err = loc.Press(value, playwright.LocatorPressOptions{Timeout: timeout})
 	case branch.KindWaitFor:
@@ -261,6 +263,11 @@ func (s *Session) resolve(t *branch.Target) (playwright.Locator, string, error) 
 		}
 	}
 	p := s.page
+	if strings.Contains(t.CSS, enterFrame) {
+		// Inside an iframe only the path that enters it can name the
+		// element: the other strategies look at the top document.
+		t = &branch.Target{CSS: t.CSS}
+	}
 	add("testid", t.TestID, func() playwright.Locator { return p.Locator(attrSel("data-testid", t.TestID)) })
 	add("aria_label", t.AriaLabel, func() playwright.Locator { return p.Locator(attrSel("aria-label", t.AriaLabel)) })
 	if t.Role != "" && t.Name != "" {
@@ -304,6 +311,10 @@ func (s *Session) resolve(t *branch.Target) (playwright.Locator, string, error) 
 	}
 	return nil, "", &ActionError{Code: CodeSelectorNotFound, Msg: "no strategy found target " + t.Describe()}
 }
+
+// enterFrame is the selector step that enters an iframe's document; an
+// observation writes it into the css path of elements inside iframes.
+const enterFrame = "internal:control=enter-frame"
 
 func attrSel(attr, v string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)

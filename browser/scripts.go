@@ -50,6 +50,27 @@ func determinismScript(runSeed uint64, clockOrigin int64) string {
 })();`, uint32(runSeed), uint32(runSeed>>32), clockOrigin)
 }
 
+// listenerScript marks elements that get a click-like listener, so an
+// observation can tell a clickable <div> from a plain one. The mark is a
+// symbol-keyed property: invisible to the DOM, its serialization and the
+// page's own enumeration.
+const listenerScript = `(() => {
+  const CLICK = Symbol.for('multiverse.click');
+  const kinds = new Set(['click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart']);
+  const mark = (el) => { try { Object.defineProperty(el, CLICK, { value: true, configurable: true }); } catch (e) {} };
+  const add = EventTarget.prototype.addEventListener;
+  Object.defineProperty(EventTarget.prototype, 'addEventListener', { configurable: true, writable: true,
+    value: function (type, fn, opts) {
+      if (kinds.has(type) && typeof Element !== 'undefined' && this instanceof Element) mark(this);
+      return add.call(this, type, fn, opts);
+    } });
+  const d = typeof HTMLElement !== 'undefined' && Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'onclick');
+  if (d && d.set) {
+    Object.defineProperty(HTMLElement.prototype, 'onclick', { configurable: true, enumerable: d.enumerable, get: d.get,
+      set: function (v) { if (v) mark(this); d.set.call(this, v); } });
+  }
+})();`
+
 // observeScript runs in the page and returns everything an observation
 // needs in one round trip: the canonical DOM, affordances, probe answers
 // and, when asked, the page text. Its argument is
@@ -105,34 +126,48 @@ const observeScript = `(arg) => {
     if (tag === 'summary') return 'button';
     return '';
   };
+  // Elements live in the document, in open shadow roots and in
+  // same-origin iframes: lookups use the element's own root.
+  const rootOf = (el) => el.getRootNode ? el.getRootNode() : document;
+  const byId = (el, id) => { const r = rootOf(el); return r.getElementById ? r.getElementById(id) : document.getElementById(id); };
   const labelText = (el) => {
     const lb = el.getAttribute('aria-labelledby');
-    if (lb) return norm(lb.split(/\s+/).map(id => { const x = document.getElementById(id); return x ? x.innerText || x.textContent : ''; }).join(' '));
-    if (el.labels && el.labels.length) return norm(Array.from(el.labels, l => l.innerText || l.textContent).join(' '));
+    if (lb) return norm(lb.split(/\s+/).map(id => { const x = byId(el, id); return x ? x.innerText || x.textContent : ''; }).join(' '));
+    if (el.labels && el.labels.length) return norm(Array.from(el.labels, l => l.querySelector('select,textarea') ? textBut(l, el) : l.innerText || l.textContent).join(' '));
     return '';
   };
-  const accName = (el) => {
+  // textBut is the text of a label without the control it wraps (a
+  // select's options are not its name).
+  const textBut = (node, skip) => {
+    if (node === skip) return '';
+    if (node.nodeType === 3) return node.nodeValue;
+    if (node.nodeType !== 1 || ['select', 'textarea', 'script', 'style'].includes(node.localName)) return '';
+    return Array.from(node.childNodes, c => textBut(c, skip)).join(' ');
+  };
+  const accName = (el, generic) => {
     const al = el.getAttribute('aria-label');
     if (al && norm(al)) return norm(al);
     const lt = labelText(el);
     if (lt) return lt;
     const tag = el.localName, type = (el.getAttribute('type') || '').toLowerCase();
     if (tag === 'input' && ['submit', 'button', 'reset'].includes(type)) return norm(el.value || (type === 'submit' ? 'Submit' : ''));
-    if (tag === 'a' || tag === 'button' || tag === 'summary' || el.getAttribute('role')) {
+    if (!el.isContentEditable && (generic || tag === 'a' || tag === 'button' || tag === 'summary' || el.getAttribute('role'))) {
       const t = norm(el.innerText || el.textContent);
-      if (t) return t;
+      if (t) return t.slice(0, 120);
       const img = el.querySelector('img[alt]');
       if (img) return norm(img.getAttribute('alt'));
     }
     return norm(el.getAttribute('title') || el.getAttribute('placeholder') || '');
   };
   const cssPath = (el) => {
-    if (el.id && document.querySelectorAll('#' + CSS.escape(el.id)).length === 1) return '#' + CSS.escape(el.id);
+    const root = rootOf(el);
+    const all = (s) => root.querySelectorAll(s);
+    if (el.id && all('#' + CSS.escape(el.id)).length === 1) return '#' + CSS.escape(el.id);
     const parts = [];
-    for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
+    for (let e = el; e && e.nodeType === 1 && e !== e.ownerDocument.documentElement; e = e.parentElement) {
       const tid = e.getAttribute('data-testid');
-      if (tid && document.querySelectorAll('[data-testid="' + CSS.escape(tid) + '"]').length === 1) { parts.unshift('[data-testid="' + tid + '"]'); break; }
-      if (e.id && e !== el && document.querySelectorAll('#' + CSS.escape(e.id)).length === 1) { parts.unshift('#' + CSS.escape(e.id)); break; }
+      if (tid && all('[data-testid="' + CSS.escape(tid) + '"]').length === 1) { parts.unshift('[data-testid="' + tid + '"]'); break; }
+      if (e.id && e !== el && all('#' + CSS.escape(e.id)).length === 1) { parts.unshift('#' + CSS.escape(e.id)); break; }
       let i = 1;
       for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === e.localName) i++;
       parts.unshift(e.localName + ':nth-of-type(' + i + ')');
@@ -140,80 +175,159 @@ const observeScript = `(arg) => {
     return parts.join(' > ');
   };
   const region = (el) => {
-    const r = el.closest('dialog,[role=dialog],[aria-modal=true],header,nav,main,footer,aside,form,[role=navigation],[role=banner],[role=contentinfo],[role=main]');
+    const r = el.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true],header,nav,main,footer,aside,form,[role=navigation],[role=banner],[role=contentinfo],[role=main]');
     if (!r) return '';
     const role = r.getAttribute('role');
-    if (r.localName === 'dialog' || role === 'dialog' || r.getAttribute('aria-modal') === 'true') return 'dialog';
+    if (r.localName === 'dialog' || role === 'dialog' || role === 'alertdialog' || r.getAttribute('aria-modal') === 'true') return 'dialog';
     if (role === 'navigation') return 'nav';
     if (role === 'banner') return 'header';
     if (role === 'contentinfo') return 'footer';
     if (role === 'main') return 'main';
     return r.localName;
   };
+  // near is the neighbourhood a person reads with the element: the
+  // fieldset's legend or the card's heading, then the text of the
+  // paragraph, item or cell around it, else the text just before it.
   const near = (el) => {
+    const parts = [];
     const fs = el.closest('fieldset');
-    if (fs) { const lg = fs.querySelector('legend'); if (lg) return norm(lg.innerText).slice(0, 60); }
+    const lg = fs && fs.querySelector('legend');
     const card = el.closest('[data-testid],section,article,li,form');
-    if (card) { const h = card.querySelector('h1,h2,h3,h4'); if (h) return norm(h.innerText).slice(0, 60); }
-    return '';
+    const h = card && card.querySelector('h1,h2,h3,h4');
+    if (lg) parts.push(norm(lg.innerText).slice(0, 60));
+    else if (h) parts.push(norm(h.innerText).slice(0, 60));
+    const block = el.parentElement && el.parentElement.closest('p,li,td,th,dd,dt,label,[role=row],[role=listitem]');
+    let t = block ? norm(block.innerText).slice(0, 80) : '';
+    for (let s = el.previousSibling; !t && s; s = s.previousSibling) {
+      t = norm(s.nodeType === 3 ? s.nodeValue : s.nodeType === 1 ? s.innerText : '').slice(-60);
+    }
+    if (t && t !== parts[0]) parts.push(t);
+    return parts.join(' · ');
   };
   // An open modal dialog hides everything outside it, on screen or not.
   const modal = Array.from(document.querySelectorAll('[aria-modal="true"],dialog[open]')).find(visible);
-  const obscured = (el) => {
-    if (modal && !modal.contains(el)) return true;
+  const within = (outer, el) => {
+    for (let e = el; e; e = e.parentNode || e.host || (e.defaultView && e.defaultView.frameElement) || null) if (e === outer) return true;
+    return false;
+  };
+  const obscured = (el, ctx) => {
+    if (modal && !within(modal, el)) return true;
     const r = el.getBoundingClientRect();
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
-    if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
-    const top = document.elementFromPoint(x, y);
-    return !!top && top !== el && !el.contains(top) && !(el.labels && Array.from(el.labels).some(l => l.contains(top)));
+    if (x < 0 || y < 0 || x >= ctx.win.innerWidth || y >= ctx.win.innerHeight) return false;
+    const root = rootOf(el);
+    let top = (root.elementFromPoint ? root : ctx.doc).elementFromPoint(x, y);
+    while (top && top.shadowRoot && top !== el && !top.contains(el)) { const inner = top.shadowRoot.elementFromPoint(x, y); if (!inner || inner === top) break; top = inner; }
+    return !!top && top !== el && !el.contains(top) && !within(el, top) && !(el.labels && Array.from(el.labels).some(l => l.contains(top)));
+  };
+  // What a person can interact with: native controls, ARIA widget roles,
+  // contenteditable regions, and elements with a click handler, a
+  // pointer cursor or a tab stop.
+  const CLICK = Symbol.for('multiverse.click');
+  const native = 'a[href],button,input:not([type=hidden]),select,textarea,summary';
+  const widgetRoles = ['link', 'button', 'tab', 'treeitem', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option',
+    'checkbox', 'radio', 'switch', 'combobox', 'listbox', 'textbox', 'searchbox', 'spinbutton', 'slider'];
+  const widgetSel = native + ',' + widgetRoles.map(r => '[role=' + r + ']').join(',') + ',[contenteditable=""],[contenteditable=true]';
+  const roleOf = (el) => (el.getAttribute('role') || '').trim().split(/\s+/)[0];
+  const how = (el, ctx, inside) => {
+    if (el === ctx.doc.body || el === ctx.doc.documentElement) return '';
+    if (el.matches(native)) return 'native';
+    if (widgetRoles.includes(roleOf(el))) return 'role';
+    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return 'editable';
+    // Generic clickables count once: not inside another affordance,
+    // not around a real control.
+    if (inside) return '';
+    let generic = el.hasAttribute('onclick') || el[CLICK] === true;
+    const ti = el.getAttribute('tabindex');
+    if (!generic && ti !== null && ti !== '' && Number(ti) >= 0) generic = true;
+    if (!generic && getComputedStyle(el).cursor === 'pointer') generic = !(el.parentElement && getComputedStyle(el.parentElement).cursor === 'pointer');
+    if (!generic || el.querySelector(widgetSel)) return '';
+    return 'generic';
+  };
+  const found = [];
+  const max = arg.max || 120;
+  const visit = (el, ctx, inside) => {
+    if (found.length >= 8 * max) return;
+    const h = how(el, ctx, inside);
+    if (h) found.push({ el, ctx, how: h });
+    const inner = inside || !!h;
+    if (el.shadowRoot) {
+      const sctx = Object.assign({}, ctx, { css: ctx.css + cssPath(el) + ' >> ' });
+      for (const c of el.shadowRoot.children) visit(c, sctx, inner);
+    }
+    if (el.localName === 'iframe' || el.localName === 'frame') {
+      let d = null;
+      try { d = el.contentDocument; } catch (e) { d = null; }
+      if (d && d.documentElement && visible(el)) {
+        const r = el.getBoundingClientRect();
+        visit(d.documentElement, { doc: d, win: d.defaultView, frame: true, x: ctx.x + r.left + el.clientLeft, y: ctx.y + r.top + el.clientTop,
+          css: ctx.css + cssPath(el) + ' >> internal:control=enter-frame >> ' }, false);
+      }
+    }
+    for (const c of el.children) visit(c, ctx, inner);
+  };
+  if (document.documentElement) visit(document.documentElement, { doc: document, win: window, frame: false, x: 0, y: 0, css: '' }, false);
+  const kindOf = (el, role, h) => {
+    const tag = el.localName, type = (el.getAttribute('type') || '').toLowerCase();
+    if (tag === 'select') return 'select';
+    if (tag === 'textarea') return 'textarea';
+    if (tag === 'input') {
+      if (['submit', 'button', 'reset', 'image'].includes(type)) return 'button';
+      if (type === 'checkbox' || type === 'radio') return type;
+      if (type === 'number') return 'number';
+      if (type === 'email') return 'email';
+      if (type === 'search') return 'search';
+      return 'textbox';
+    }
+    if (role === 'link') return 'link';
+    if (['tab', 'treeitem', 'option', 'checkbox', 'radio', 'switch', 'combobox', 'listbox'].includes(role)) return role;
+    if (role.startsWith('menuitem')) return 'menuitem';
+    if (role === 'textbox' || role === 'searchbox' || h === 'editable') return 'textbox';
+    if (h === 'generic') return 'clickable';
+    return 'button';
   };
   const forms = Array.from(document.forms);
   const affordances = [];
-  const sel = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],[role=tab],[role=menuitem],[role=checkbox],[role=switch]';
-  for (const el of document.querySelectorAll(sel)) {
-    if (affordances.length >= (arg.max || 120)) break;
+  for (const { el, ctx, how: h } of found) {
+    if (affordances.length >= max) break;
     if (!visible(el) || el.disabled || el.getAttribute('aria-disabled') === 'true') continue;
     const tag = el.localName, type = (el.getAttribute('type') || '').toLowerCase();
-    const role = el.getAttribute('role') || implicitRole(el);
-    let kind = role === 'link' ? 'link' : 'button';
-    if (tag === 'select') kind = 'select';
-    else if (tag === 'textarea') kind = 'textarea';
-    else if (tag === 'input') {
-      if (['submit', 'button', 'reset', 'image'].includes(type)) kind = 'button';
-      else if (type === 'checkbox' || type === 'radio') kind = type;
-      else if (type === 'number') kind = 'number';
-      else if (type === 'email') kind = 'email';
-      else if (type === 'search') kind = 'search';
-      else kind = 'textbox';
-    }
+    const role = roleOf(el) || implicitRole(el);
+    const kind = kindOf(el, role, h);
+    const generic = h === 'generic';
+    const name = accName(el, generic);
+    if (generic && !name) continue; // nothing to tell it by
     const r = el.getBoundingClientRect();
     const form = el.form ? forms.indexOf(el.form) : -1;
+    const clicks = !['textbox', 'textarea', 'number', 'email', 'search', 'select', 'checkbox', 'radio', 'combobox', 'listbox'].includes(kind);
     const a = {
       kind,
       target: {
         testid: el.getAttribute('data-testid') || undefined,
         aria_label: norm(el.getAttribute('aria-label')) || undefined,
         role: role || undefined,
-        name: accName(el) || undefined,
+        name: name || undefined,
         id: el.id || undefined,
         field: el.getAttribute('name') || undefined,
-        text: (kind === 'link' || kind === 'button') ? (norm(el.innerText || el.value).slice(0, 80) || undefined) : undefined,
-        css: cssPath(el),
+        text: clicks ? (norm(el.innerText || el.value).slice(0, 80) || undefined) : undefined,
+        css: ctx.css + cssPath(el),
         near: near(el) || undefined,
-        box: { x: Math.round(r.left), y: Math.round(r.top), w: Math.round(r.width), h: Math.round(r.height) },
+        box: { x: Math.round(ctx.x + r.left), y: Math.round(ctx.y + r.top), w: Math.round(r.width), h: Math.round(r.height) },
       },
-      region: obscured(el) ? 'obscured' : region(el),
+      region: obscured(el, ctx) ? 'obscured' : region(el),
       form,
     };
-    if (tag === 'a') a.href = el.href;
+    if (tag === 'a' && el.href) a.href = el.href;
     if (tag === 'select') a.options = Array.from(el.options, o => ({ value: o.value, text: norm(o.text), selected: o.selected || undefined }));
     if (tag === 'input' || tag === 'textarea' || tag === 'select') a.value = String(el.value);
+    else if (h === 'editable') a.value = norm(el.innerText);
     if (type === 'checkbox' || type === 'radio') a.checked = el.checked;
+    else if (['checkbox', 'radio', 'switch', 'menuitem'].includes(kind)) a.checked = el.getAttribute('aria-checked') === 'true' || el.getAttribute('aria-pressed') === 'true';
+    else if (kind === 'tab' || kind === 'option' || kind === 'treeitem') a.checked = el.getAttribute('aria-selected') === 'true';
     if (el.required) a.required = true;
     if (form >= 0 && (kind === 'button') && (tag === 'button' ? (type === '' || type === 'submit') : type === 'submit' || type === 'image')) a.submit = true;
     affordances.push(a);
   }
-
   const answers = [];
   for (const p of (arg.probes || [])) {
     const ans = {};

@@ -202,6 +202,9 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	bctx.SetDefaultTimeout(float64(e.ActionTimeout.Milliseconds()))
 	bctx.SetDefaultNavigationTimeout(float64(e.ActionTimeout.Milliseconds()))
 	ms := e.Clock.UnixMilli()
+	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(listenerScript)}); err != nil {
+		return fail("installing the listener script", err)
+	}
 	if !opts.NoControls {
 		if err := bctx.Clock().Install(playwright.ClockInstallOptions{Time: ms}); err != nil {
 			return fail("installing the page clock", err)
