@@ -100,7 +100,8 @@ var roleNouns = map[string]string{
 // articles are dropped from targets; they never name an element.
 var articles = map[string]bool{"the": true, "a": true, "an": true, "on": true, "at": true, "button's": true,
 	"then": true, "and": true, "please": true, "of": true, "labelled": true, "labeled": true, "named": true, "called": true,
-	"with": true, "as": true, "text": true, "that": true, "says": true, "both": true, "all": true, "each": true, "every": true}
+	"with": true, "as": true, "text": true, "from": true, "for": true, "by": true, "in": true, "into": true,
+	"inside": true, "within": true, "under": true, "to": true, "about": true, "below": true, "above": true, "that": true, "says": true, "both": true, "all": true, "each": true, "every": true}
 
 // intoWords separate the value of a type step from the field it goes to.
 var intoWords = map[string]bool{"into": true, "in": true, "to": true, "inside": true}
@@ -228,10 +229,32 @@ func verbAt(pieces []piece, i int) (string, int) {
 			return v, 2
 		}
 	}
-	if v, ok := verbWords[pieces[i].word]; ok && pieces[i].word != "" {
+	if v := verbOf(pieces[i].word); v != "" {
 		return v, 1
 	}
 	return "", 0
+}
+
+// verbOf is the canonical verb of a word, inflected or not ("clicking",
+// "selected", "types"), "" when it is none.
+func verbOf(w string) string {
+	if w == "" {
+		return ""
+	}
+	if v, ok := verbWords[w]; ok {
+		return v
+	}
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if b, ok := strings.CutSuffix(w, suf); ok && len(b) > 2 {
+			if v, ok := verbWords[b]; ok {
+				return v
+			}
+			if v, ok := verbWords[b+"e"]; ok && suf != "es" {
+				return v // typing, closed
+			}
+		}
+	}
+	return ""
 }
 
 // steps cuts the pieces into verb phrases: each runs from a verb to the

@@ -29,6 +29,10 @@ type Proposer struct {
 	commit *branch.Target
 	guards []*regexp.Regexp
 	query  string
+	// g is the goal text, read; goalWords its words without stopwords,
+	// of any length.
+	g         Goal
+	goalWords []string
 }
 
 type inputRule struct {
@@ -40,7 +44,12 @@ type inputRule struct {
 
 // NewProposer prepares a proposer for the task.
 func NewProposer(t *task.Task) (*Proposer, error) {
-	p := &Proposer{goal: map[string]bool{}, commit: t.Commit.Action.Target}
+	p := &Proposer{goal: map[string]bool{}, commit: t.Commit.Action.Target, g: ParseGoal(t.Goal.Text)}
+	for _, w := range p.g.Words {
+		if !stopwords[w] {
+			p.goalWords = append(p.goalWords, w)
+		}
+	}
 	for _, w := range tokens(t.Goal.Text) {
 		p.goal[w] = true
 	}
@@ -163,12 +172,13 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 		pendingForm[a.Form] = true
 		add(Candidate{Action: act, Prior: 0.95, Reason: "fills " + rule.name + " into " + label(a)})
 	}
+	p.stepCandidates(obs, h, add)
 	for _, a := range obs.Affordances {
 		if a.Region == "obscured" || p.risky(a) {
 			continue
 		}
 		switch {
-		case a.Kind == "link" || a.Kind == "button":
+		case clickKinds[a.Kind]:
 			c, ok := p.activate(a, obs, h, modal)
 			if !ok {
 				continue
@@ -189,13 +199,58 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 				Label: fmt.Sprintf("type %q into %s", p.query, label(a))}, Prior: 0.3, Reason: "searches the site"})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Prior != out[j].Prior {
-			return out[i].Prior > out[j].Prior
-		}
-		return string(branch.Plan{out[i].Action}.Canonical()) < string(branch.Plan{out[j].Action}.Canonical())
-	})
+	p.rank(obs, out)
 	return out
+}
+
+// rank orders candidates by prior; ties go to the one whose element holds
+// more of the goal's words, then to the first in document order, then to
+// the canonical form.
+func (p *Proposer) rank(obs *branch.Observation, out []Candidate) {
+	order := map[string]int{}
+	rel := map[string]float64{}
+	for i, a := range obs.Affordances {
+		if _, ok := order[a.Target.CSS]; !ok && a.Target.CSS != "" {
+			order[a.Target.CSS] = i
+			rel[a.Target.CSS] = p.relevance(a)
+		}
+	}
+	type key struct {
+		rel   float64
+		order int
+		canon string
+	}
+	keys := make([]key, len(out))
+	for i, c := range out {
+		k := key{order: len(obs.Affordances), canon: string(branch.Plan{c.Action}.Canonical())}
+		if t := c.Action.Target; t != nil {
+			if o, ok := order[t.CSS]; ok {
+				k.order, k.rel = o, rel[t.CSS]
+			}
+		}
+		keys[i] = k
+	}
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(x, y int) bool {
+		i, j := idx[x], idx[y]
+		switch {
+		case out[i].Prior != out[j].Prior:
+			return out[i].Prior > out[j].Prior
+		case keys[i].rel != keys[j].rel:
+			return keys[i].rel > keys[j].rel
+		case keys[i].order != keys[j].order:
+			return keys[i].order < keys[j].order
+		}
+		return keys[i].canon < keys[j].canon
+	})
+	sorted := make([]Candidate, len(out))
+	for x, i := range idx {
+		sorted[x] = out[i]
+	}
+	copy(out, sorted)
 }
 
 func isField(kind string) bool {

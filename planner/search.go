@@ -570,7 +570,8 @@ func (s *Search) prune(n *Node, rule string, detail map[string]any) {
 // to fill the first beam, and ignores the floor). Links to a page another
 // child already leads to are one idea and forked once.
 func (s *Search) expand(n *Node) {
-	cands := s.prop.Propose(n.Outcome.Obs, History{Visited: n.Visited, Applied: n.Applied, Known: s.known, Progress: n.Score.Progress})
+	cands := s.prop.Propose(n.Outcome.Obs, History{Visited: n.Visited, Applied: n.Applied, Known: s.known, Progress: n.Score.Progress,
+		Done: noops(n)})
 	k, floor := s.strategy.children(s, n)
 	dests := map[string]bool{}
 	forked := 0
@@ -591,6 +592,29 @@ func (s *Search) expand(n *Node) {
 	if forked == 0 {
 		s.prune(n, RuleNoAffordances, map[string]any{"url": n.Outcome.Obs.URL, "candidates": len(cands)})
 	}
+}
+
+// noops holds the canonical forms of the actions that led to n without
+// changing what the page shows or holds: proposing them again on the same
+// state would only repeat a step that did nothing.
+func noops(n *Node) map[string]bool {
+	var done map[string]bool
+	for m := n; m.Parent != nil && sameState(m.Parent, m); m = m.Parent {
+		if done == nil {
+			done = map[string]bool{}
+		}
+		done[string(branch.Plan{m.Action()}.Canonical())] = true
+	}
+	return done
+}
+
+// sameState reports whether two executed nodes observed the same page
+// state.
+func sameState(a, b *Node) bool {
+	if a.Outcome == nil || b.Outcome == nil || a.Outcome.Obs == nil || b.Outcome.Obs == nil {
+		return false
+	}
+	return stateKey(a.Outcome.Obs) == stateKey(b.Outcome.Obs)
 }
 
 // trackingParams are query parameters that say where a link was, not

@@ -1,0 +1,298 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+)
+
+// Affordance kinds as the browser reports them, grouped by what a person
+// does with them.
+var (
+	textKinds   = map[string]bool{"textbox": true, "number": true, "email": true, "search": true, "textarea": true}
+	toggleKinds = map[string]bool{"checkbox": true, "radio": true, "switch": true}
+	clickKinds  = map[string]bool{"link": true, "button": true, "tab": true, "treeitem": true, "menuitem": true,
+		"option": true, "switch": true, "clickable": true, "combobox": true}
+)
+
+// StepDiscount lowers the prior of each later verb phrase of the goal,
+// so the steps are proposed in the order the goal names them.
+const StepDiscount = 0.08
+
+// roleFits says how well an affordance kind fits a role noun of the goal
+// ("the 2nd text box", "the OK button"), in [0, 1].
+func roleFits(role, kind string) float64 {
+	switch {
+	case role == "":
+		return 1
+	case role == kind:
+		return 1
+	case role == "textbox" && textKinds[kind]:
+		return 1
+	case role == "select" && (kind == "select" || kind == "listbox" || kind == "combobox"):
+		return 1
+	case role == "button" && (kind == "clickable" || kind == "link"):
+		return 0.6
+	case role == "link" && (kind == "clickable" || kind == "button"):
+		return 0.6
+	case role == "option" && (kind == "treeitem" || kind == "menuitem" || kind == "clickable" || kind == "radio"):
+		return 0.6
+	case role == "tab" && (kind == "clickable" || kind == "button" || kind == "link"):
+		return 0.5
+	case role == "checkbox" && (kind == "switch" || kind == "option" || kind == "menuitem"):
+		return 0.7
+	}
+	return 0
+}
+
+// verbFits says how well an affordance kind fits the goal's verb, in
+// [0, 1]: what a person would do with it to follow the step.
+func verbFits(verb, kind string) float64 {
+	switch verb {
+	case VerbType:
+		if textKinds[kind] {
+			return 1
+		}
+	case VerbCheck, VerbUncheck:
+		if toggleKinds[kind] {
+			return 1
+		}
+		if kind == "option" || kind == "menuitem" || kind == "treeitem" {
+			return 0.6
+		}
+	case VerbSelect:
+		switch {
+		case toggleKinds[kind] || kind == "select" || kind == "option" || kind == "tab" || kind == "treeitem":
+			return 1
+		case clickKinds[kind]:
+			return 0.8
+		}
+	case VerbFocus:
+		if textKinds[kind] || kind == "select" {
+			return 1
+		}
+		return 0.6
+	case VerbExpand:
+		if kind == "treeitem" || kind == "button" || kind == "tab" || kind == "clickable" {
+			return 1
+		}
+		if clickKinds[kind] {
+			return 0.7
+		}
+	default: // click, open, close, submit, log in
+		if clickKinds[kind] {
+			return 1
+		}
+		if toggleKinds[kind] || textKinds[kind] {
+			return 0.5
+		}
+	}
+	return 0
+}
+
+// roleNounSet are the folded words that name kinds of element.
+var roleNounSet = func() map[string]bool {
+	m := map[string]bool{}
+	for w := range roleNouns {
+		m[w] = true
+		m[w+"s"] = true
+	}
+	return m
+}()
+
+// core is a step's target without the words that name a kind of element:
+// "the OK button" names an element "OK".
+func core(target []string) []string {
+	var out []string
+	for _, w := range target {
+		if !roleNounSet[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// nameMatch scores how well words name an affordance: by its accessible
+// name, text, label or field name, or (less) by its neighbourhood.
+func nameMatch(words []string, a branch.Affordance) float64 {
+	best := 0.0
+	for _, s := range []string{a.Target.Name, a.Target.Text, a.Target.AriaLabel, a.Target.Field, a.Target.ID} {
+		if m := Match(words, s); m > best {
+			best = m
+		}
+	}
+	if m := 0.6 * Match(words, a.Target.Near); m > best {
+		best = m
+	}
+	return best
+}
+
+// stepCandidates proposes what each verb phrase of the goal asks for on
+// this page: the affordance it names (or the Nth of its kind, for an
+// ordinal), acted on as the verb says. The prior grows with how exactly
+// the element is named and how well its kind fits the verb.
+func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(Candidate)) {
+	for k, st := range p.g.Steps {
+		// Earlier steps first: "check the box, then press OK".
+		order := StepDiscount * float64(k)
+		target := core(st.Target)
+		if st.Verb == VerbSubmit && len(target) == 0 {
+			target = []string{"submit"}
+		}
+		picked := map[int]float64{}
+		if st.Ordinal != 0 && (st.Role != "" || len(target) > 0) {
+			var of []int
+			for i, a := range obs.Affordances {
+				if a.Region == "obscured" || roleFits(st.Role, a.Kind) < 1 {
+					continue
+				}
+				if len(target) > 0 && nameMatch(target, a) == 0 {
+					continue
+				}
+				of = append(of, i)
+			}
+			n := st.Ordinal
+			if n < 0 {
+				n = len(of) + 1 + n
+			}
+			if n >= 1 && n <= len(of) {
+				picked[of[n-1]] = 1
+			}
+		} else {
+			for i, a := range obs.Affordances {
+				m := 0.0
+				switch {
+				case len(target) > 0:
+					m = nameMatch(target, a)
+					if a.Kind == "select" {
+						m = max(m, optionMatch(target, a))
+					}
+				case st.Role != "" || st.Verb == VerbType:
+					m = 0.9 // "enter the password into both fields": every field of the kind
+				}
+				if fit := roleFits(st.Role, a.Kind); m > 0 && fit > 0 && a.Region != "obscured" {
+					picked[i] = m * fit
+				}
+			}
+		}
+		for i, a := range obs.Affordances {
+			m, ok := picked[i]
+			if !ok || p.risky(a) {
+				continue
+			}
+			fit := verbFits(st.Verb, a.Kind)
+			if fit == 0 {
+				continue
+			}
+			act, ok := p.stepAction(st, a, h)
+			if !ok {
+				continue
+			}
+			add(Candidate{Action: act, Prior: 0.5 + 0.45*m*fit - order, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " "))})
+		}
+	}
+}
+
+// stepAction is the action that follows a step on an affordance, and
+// whether one is still needed.
+func (p *Proposer) stepAction(st Step, a branch.Affordance, h History) (branch.Action, bool) {
+	t := targetOf(a)
+	switch {
+	case st.Verb == VerbType && textKinds[a.Kind]:
+		return p.typeAction(st, a, h)
+	case st.Verb == VerbFocus:
+		return branch.Action{Kind: branch.KindFocus, Target: t, Label: "focus " + label(a)}, true
+	case a.Kind == "select" && (st.Verb == VerbSelect || st.Verb == VerbClick):
+		return selectOption(core(st.Target), a)
+	case toggleKinds[a.Kind] && st.Verb != VerbClick:
+		want := st.Verb != VerbUncheck
+		if a.Checked == want || (a.Kind == "radio" && !want) {
+			return branch.Action{}, false
+		}
+		verb := map[bool]string{true: "check", false: "uncheck"}[want]
+		return branch.Action{Kind: branch.KindCheck, Target: t, Value: fmt.Sprint(want), Label: verb + " " + label(a)}, true
+	case (a.Kind == "tab" || a.Kind == "option") && a.Checked && st.Verb != VerbClick:
+		return branch.Action{}, false // already the selected one
+	case textKinds[a.Kind] && st.Verb != VerbClick:
+		return branch.Action{}, false
+	}
+	return branch.Action{Kind: branch.KindClick, Target: t, Label: fmt.Sprintf("click %s %s", a.Kind, label(a))}, true
+}
+
+// typeAction types the step's value into a text field: the literal the
+// goal spells, else the task input it refers to. A field that already
+// holds it needs nothing; one value may go into several fields.
+func (p *Proposer) typeAction(st Step, a branch.Affordance, h History) (branch.Action, bool) {
+	t := targetOf(a)
+	if st.Value != "" {
+		if a.Value == st.Value {
+			return branch.Action{}, false
+		}
+		return branch.Action{Kind: branch.KindType, Target: t, Value: st.Value, Label: fmt.Sprintf("type %q into %s", st.Value, label(a))}, true
+	}
+	for _, r := range p.inputs {
+		if len(st.Refers) == 0 || (Match(st.Refers, r.name) == 0 && !r.match.MatchString(strings.Join(st.Refers, " "))) {
+			continue
+		}
+		if a.Holds == r.name || (!r.secret && r.value != "" && a.Value == r.value) {
+			return branch.Action{}, false
+		}
+		return branch.Action{Kind: branch.KindType, Target: t, Input: r.name, Label: fmt.Sprintf("type input %s into %s", r.name, label(a))}, true
+	}
+	return branch.Action{}, false
+}
+
+// optionMatch is how well words name one of a select element's options.
+func optionMatch(words []string, a branch.Affordance) float64 {
+	best := 0.0
+	for _, o := range a.Options {
+		best = max(best, Match(words, o.Text), Match(words, o.Value))
+	}
+	return best
+}
+
+// selectOption chooses the option of a select element the words name
+// best; nothing when none is named or it is already selected.
+func selectOption(words []string, a branch.Affordance) (branch.Action, bool) {
+	best, at := 0.0, -1
+	for i, o := range a.Options {
+		m := max(Match(words, o.Text), Match(words, o.Value))
+		if m > best {
+			best, at = m, i
+		}
+	}
+	if at < 0 {
+		return branch.Action{}, false
+	}
+	o := a.Options[at]
+	if o.Selected || (a.Value != "" && a.Value == o.Value) {
+		return branch.Action{}, false
+	}
+	return branch.Action{Kind: branch.KindSelect, Target: targetOf(a), Value: o.Value,
+		Label: fmt.Sprintf("select %q in %s", o.Text, label(a))}, true
+}
+
+// relevance is how much of the goal an affordance's words hold: exact
+// words count fully, partial ones half. It breaks ties between equal
+// priors; words of any length count ("Tab #3").
+func (p *Proposer) relevance(a branch.Affordance) float64 {
+	if len(p.goalWords) == 0 {
+		return 0
+	}
+	ws := Words(a.Target.Name + " " + a.Target.Text + " " + a.Target.AriaLabel)
+	have := map[string]bool{}
+	for _, w := range ws {
+		have[w] = true
+	}
+	sum := 0.0
+	for _, g := range p.goalWords {
+		switch {
+		case have[g]:
+			sum++
+		case partial(g, ws):
+			sum += 0.5
+		}
+	}
+	return sum
+}

@@ -1,0 +1,181 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// aff builds an affordance of a kind with a name, in the main region.
+func aff(kind, name string, opts ...func(*branch.Affordance)) branch.Affordance {
+	css := "#" + strings.NewReplacer(" ", "_", "#", "n").Replace(kind+"-"+name)
+	a := branch.Affordance{Kind: kind, Region: "main", Form: -1, Target: branch.Target{Name: name, CSS: css}}
+	if kind == "button" || kind == "link" || kind == "tab" || kind == "clickable" {
+		a.Target.Text = name
+	}
+	for _, o := range opts {
+		o(&a)
+	}
+	return a
+}
+
+func checked(a *branch.Affordance)            { a.Checked = true }
+func near(s string) func(*branch.Affordance)  { return func(a *branch.Affordance) { a.Target.Near = s } }
+func value(s string) func(*branch.Affordance) { return func(a *branch.Affordance) { a.Value = s } }
+func holds(s string) func(*branch.Affordance) { return func(a *branch.Affordance) { a.Holds = s } }
+func options(o ...string) func(*branch.Affordance) {
+	return func(a *branch.Affordance) {
+		for _, x := range o {
+			a.Options = append(a.Options, branch.Option{Value: strings.ToLower(x), Text: x})
+		}
+	}
+}
+
+func goalTask(t *testing.T, goal, inputs string) *task.Task {
+	t.Helper()
+	src := fmt.Sprintf("start_url: http://site.test/\nseed: 1\ngoal:\n  text: %q\n  success:\n    - {name: done, url_matches: /done}\n%s"+
+		"budgets: {total_branches: 10, steps_per_branch: 5}\ncommit:\n  boundary: {url_matches: /review}\n  intent: {total: '#total'}\n"+
+		"  action: {click: {role: button, name: Place order}}\n  idempotency: {form_field: '#ref'}\n  guard: [{method: POST, url: /orders}]\n"+
+		"  confirm: {success: {url_matches: /done}, token: '#id'}\n", goal, inputs)
+	tk, err := task.Parse("goal.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+func describe(a branch.Action) string {
+	s := a.Kind + " " + a.Target.Name
+	switch {
+	case a.Input != "":
+		s += " <- " + a.Input
+	case a.Value != "":
+		s += " = " + a.Value
+	}
+	return s
+}
+
+// TestProposerFollowsTheGoal: the verb phrases of the goal choose the
+// element (by name of any length, exact over partial, or by ordinal) and
+// the action (click, check, uncheck, focus, type, select) on any kind of
+// affordance.
+func TestProposerFollowsTheGoal(t *testing.T) {
+	tabs := func() []branch.Affordance {
+		var out []branch.Affordance
+		for _, n := range []int{1, 2, 13, 3, 31} {
+			out = append(out, aff("tab", fmt.Sprintf("Tab #%d", n)))
+		}
+		return out
+	}
+	cases := []struct {
+		name, goal, inputs string
+		page               []branch.Affordance
+		want               string
+	}{
+		{"tab by one-character number", "Switch to Tab #3.", "", tabs(), "click Tab #3"},
+		{"span inside text", "Click on feugiat.", "",
+			[]branch.Affordance{aff("link", "Lorem"), aff("clickable", "ipsum feugiat"), aff("clickable", "feugiat"), aff("button", "Cancel")}, "click feugiat"},
+		{"checkbox by label then submit", "Select GDKkQ and click Submit", "",
+			[]branch.Affordance{aff("checkbox", "gdkkq2"), aff("checkbox", "GDKkQ"), aff("checkbox", "xYz"), aff("button", "Submit")}, "check GDKkQ = true"},
+		{"checked box leaves the submit", "Select GDKkQ and click Submit", "",
+			[]branch.Affordance{aff("checkbox", "GDKkQ", checked), aff("checkbox", "xYz"), aff("button", "Submit")}, "click Submit"},
+		{"OK is a submit", "Check the last checkbox, then press OK", "",
+			[]branch.Affordance{aff("checkbox", "a", checked), aff("checkbox", "b", checked), aff("checkbox", "c"), aff("button", "Cancel"), aff("button", "OK")}, "check c = true"},
+		{"uncheck", "Untick Newsletter", "",
+			[]branch.Affordance{aff("checkbox", "Terms", checked), aff("checkbox", "Newsletter", checked)}, "check Newsletter = false"},
+		{"radio", "Choose Medium and submit", "",
+			[]branch.Affordance{aff("radio", "Small", checked), aff("radio", "Medium"), aff("radio", "Medium rare"), aff("button", "Submit")}, "check Medium = true"},
+		{"second text box", "Focus the 2nd text box", "",
+			[]branch.Affordance{aff("button", "Go"), aff("textbox", "First"), aff("checkbox", "x"), aff("textarea", "Second"), aff("textbox", "Third")}, "focus Second"},
+		{"last link", "Click the last link", "",
+			[]branch.Affordance{aff("link", "a"), aff("button", "b"), aff("link", "c"), aff("button", "d")}, "click c"},
+		{"quoted value into a named field", `Enter "Ünïcode 7" into the city field`, "",
+			[]branch.Affordance{aff("textbox", "Name"), aff("textbox", "City"), aff("button", "Save")}, "type City = Ünïcode 7"},
+		{"one value fills the second field", `Type "s3cret" into both fields and press Enter`, "",
+			[]branch.Affordance{aff("textbox", "Password", value("s3cret")), aff("textbox", "Confirm", value("")), aff("button", "Enter")}, "type Confirm = s3cret"},
+		{"an input the goal refers to fills both", "Enter the password into both fields", "inputs:\n  password: {match: '(?i)pass', secret_env: PW}\n",
+			[]branch.Affordance{aff("textbox", "Password", holds("password")), aff("textbox", "Retype it"), aff("button", "Log in")}, "type Retype it <- password"},
+		{"option of a select", "Select Blue from the list and submit", "",
+			[]branch.Affordance{aff("select", "Colour", options("Red", "Blue", "Blueish")), aff("button", "Submit")}, "select Colour = blue"},
+		{"tree node", "Expand the folder Documents", "",
+			[]branch.Affordance{aff("treeitem", "Desktop"), aff("treeitem", "Documents"), aff("treeitem", "Downloads")}, "click Documents"},
+		{"button by its name, not the word button", "Click the OK button", "",
+			[]branch.Affordance{aff("button", "Cancel"), aff("button", "OK"), aff("link", "OK computer")}, "click OK"},
+		{"dialog closed by the named button", "Close the dialog by clicking Dismiss", "",
+			[]branch.Affordance{aff("button", "Close"), aff("button", "Dismiss")}, "click Dismiss"},
+		{"nearby text names the element", "Click the link in the paragraph about tigers", "",
+			[]branch.Affordance{aff("clickable", "here", near("Lions live in Africa; read more here")), aff("clickable", "there", near("Tigers live in Asia; read more there"))}, "click there"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := NewProposer(goalTask(t, c.goal, c.inputs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cands := p.Propose(&branch.Observation{URL: "http://site.test/", Affordances: c.page}, History{})
+			if len(cands) == 0 {
+				t.Fatal("no candidates")
+			}
+			if got := describe(cands[0].Action); got != c.want {
+				var all []string
+				for _, c := range cands {
+					all = append(all, fmt.Sprintf("%s (%.2f)", describe(c.Action), c.Prior))
+				}
+				t.Fatalf("best = %q, want %q; all: %s", got, c.want, strings.Join(all, "; "))
+			}
+		})
+	}
+}
+
+// TestProposerTiesByGoalThenDocumentOrder: equal priors go to the element
+// holding more goal words, then to the first on the page, whatever the
+// canonical form says.
+func TestProposerTiesByGoalThenDocumentOrder(t *testing.T) {
+	p, err := NewProposer(goalTask(t, "Read the note about x", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := []branch.Affordance{aff("clickable", "zeta"), aff("clickable", "alpha"), aff("clickable", "x"), aff("clickable", "beta")}
+	var got []string
+	for _, c := range p.Propose(&branch.Observation{URL: "http://site.test/", Affordances: page}, History{}) {
+		got = append(got, c.Action.Target.Name)
+	}
+	if want := "x zeta alpha beta"; strings.Join(got, " ") != want {
+		t.Fatalf("order %q, want %q", got, want)
+	}
+}
+
+// TestNoopsAreNotProposedAgain: an action that left the page as it was is
+// not proposed again on that state.
+func TestNoopsAreNotProposedAgain(t *testing.T) {
+	page := []branch.Affordance{aff("clickable", "x"), aff("clickable", "y")}
+	obs := func(dom string) *Outcome { return &Outcome{OK: true, Obs: &branch.Observation{DOMHash: dom}} }
+	click := branch.Action{Kind: branch.KindClick, Target: targetOf(page[0]), Label: "any label"}
+	other := branch.Action{Kind: branch.KindClick, Target: targetOf(page[1])}
+	root := &Node{Plan: branch.Plan{{Kind: branch.KindNavigate, URL: "http://site.test/"}}, Outcome: obs("a")}
+	moved := &Node{Parent: root, Plan: root.Plan.Extend(other), Outcome: obs("b")}
+	same := &Node{Parent: moved, Plan: moved.Plan.Extend(click), Outcome: obs("b")}
+	done := noops(same)
+	if !done[string(branch.Plan{click}.Canonical())] || done[string(branch.Plan{other}.Canonical())] || len(done) != 1 {
+		t.Fatalf("noops = %v", done)
+	}
+	if noops(moved) != nil {
+		t.Fatal("an action that changed the page counted as a no-op")
+	}
+	p, err := NewProposer(goalTask(t, "Click x", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands := p.Propose(&branch.Observation{URL: "http://site.test/", Affordances: page}, History{})
+	if len(cands) == 0 || cands[0].Action.Target.Name != "x" {
+		t.Fatalf("without history the goal's click is not first: %+v", cands)
+	}
+	for _, c := range p.Propose(&branch.Observation{URL: "http://site.test/", Affordances: page}, History{Done: done}) {
+		if c.Action.Target.Name == "x" {
+			t.Fatalf("the no-op click was proposed again: %+v", c)
+		}
+	}
+}
