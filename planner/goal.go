@@ -125,6 +125,7 @@ type piece struct {
 	quoted string // the quoted text, as written
 	raw    string // the word as written
 	stop   bool   // ends a phrase: punctuation or a conjunction
+	list   bool   // a stop that goes on with a list: a comma or "and"
 }
 
 // ParseGoal reads the goal text. It is pure and deterministic.
@@ -167,10 +168,10 @@ func lex(text string) []piece {
 			}
 			raw := string(rs[i:j])
 			w := Fold(strings.ReplaceAll(raw, "'", ""))
-			out = append(out, piece{word: w, raw: raw, stop: w == "and" || w == "then"})
+			out = append(out, piece{word: w, raw: raw, stop: w == "and" || w == "then", list: w == "and"})
 			i = j
 		case r == '.' || r == ',' || r == ';' || r == ':' || r == '!' || r == '?' || r == '(' || r == ')':
-			out = append(out, piece{stop: true})
+			out = append(out, piece{stop: true, list: r == ','})
 			i++
 		default:
 			i++
@@ -261,11 +262,17 @@ func verbOf(w string) string {
 // next verb or phrase stop.
 func steps(pieces []piece) []Step {
 	var out []Step
+	prev, listed := "", false
 	for i := 0; i < len(pieces); {
 		v, n := verbAt(pieces, i)
 		if n == 0 {
-			i++
-			continue
+			// A list goes on with the verb before it: "select A, B and C".
+			if !listed || prev == "" || pieces[i].stop || pieces[i].word == "" && pieces[i].quoted == "" {
+				listed = listed && pieces[i].stop && pieces[i].list
+				i++
+				continue
+			}
+			v = prev
 		}
 		j := i + n
 		for j < len(pieces) && !pieces[j].stop {
@@ -274,7 +281,10 @@ func steps(pieces []piece) []Step {
 			}
 			j++
 		}
-		out = append(out, phrase(v, pieces[i+n:j]))
+		if st := phrase(v, pieces[i+n:j]); n > 0 || len(st.Target) > 0 {
+			out = append(out, st)
+		}
+		prev, listed = v, v != VerbType && j < len(pieces) && pieces[j].list
 		i = j
 	}
 	return out
@@ -350,7 +360,15 @@ var determiners = map[string]bool{"the": true, "your": true, "my": true, "our": 
 // reference reports whether the words before "into" name a value instead
 // of spelling it.
 func reference(ps []piece) bool {
-	return len(ps) > 0 && ps[0].quoted == "" && determiners[ps[0].word]
+	if len(ps) == 0 || ps[0].quoted != "" || !determiners[ps[0].word] {
+		return false
+	}
+	for _, p := range ps {
+		if p.quoted != "" {
+			return false // "the password "x"" spells it
+		}
+	}
+	return true
 }
 
 // valueOf is the literal a type step names before "into": the quoted

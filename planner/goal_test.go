@@ -33,6 +33,13 @@ func TestParseGoal(t *testing.T) {
 			[]Step{{Verb: VerbExpand, Target: []string{"section", "details"}}}, nil},
 		{"クリック 「送信」", nil, []string{"送信"}},
 		{"Buy the Team plan for 10 seats", nil, []string{"10"}},
+		{"Buy the Team plan for 10 seats with monthly billing for a company in Germany and keep the invoice.", nil, []string{"10"}},
+		{"Select abc, Dx and xyz and click Submit.",
+			[]Step{{Verb: VerbSelect, Target: []string{"abc"}}, {Verb: VerbSelect, Target: []string{"dx"}}, {Verb: VerbSelect, Target: []string{"xyz"}},
+				{Verb: VerbClick, Target: []string{"submit"}}}, nil},
+		{"Select nothing, then click OK.", []Step{{Verb: VerbSelect, Target: []string{"nothing"}}, {Verb: VerbClick, Target: []string{"ok"}}}, nil},
+		{`Enter the password "p4ss" into both fields and press Enter.`,
+			[]Step{{Verb: VerbType, Value: "p4ss", Target: []string{"fields"}, Role: "textbox"}, {Verb: VerbClick, Target: []string{"enter"}}}, []string{"p4ss"}},
 	}
 	for _, c := range cases {
 		g := ParseGoal(c.text)
