@@ -199,6 +199,8 @@ const observeScript = `(arg) => {
     const block = el.parentElement && el.parentElement.closest('p,li,td,th,dd,dt,label,[role=row],[role=listitem]');
     let t = block ? norm(block.innerText).slice(0, 80) : '';
     for (let s = el.previousSibling; !t && s; s = s.previousSibling) {
+      // Another control is not the text a person reads with this one.
+      if (s.nodeType === 1 && (s.matches(widgetSel) || s.querySelector(widgetSel))) break;
       t = norm(s.nodeType === 3 ? s.nodeValue : s.nodeType === 1 ? s.innerText : '').slice(-60);
     }
     if (t && t !== parts[0]) parts.push(t);

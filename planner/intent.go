@@ -34,7 +34,9 @@ func roleFits(role, kind string) float64 {
 		return 1
 	case role == "button" && (kind == "clickable" || kind == "link"):
 		return 0.6
-	case role == "link" && (kind == "clickable" || kind == "button"):
+	case role == "link" && kind == "clickable":
+		return 0.8 // text styled and scripted as a link
+	case role == "link" && kind == "button":
 		return 0.6
 	case role == "option" && (kind == "treeitem" || kind == "menuitem" || kind == "clickable" || kind == "radio"):
 		return 0.6

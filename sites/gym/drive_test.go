@@ -1,0 +1,119 @@
+package gym_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/planner"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+	"github.com/multiverse-orchestrator/multiverse/sites/gym"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+var (
+	success = scoring.Probe{Kind: scoring.ProbeElement, Selector: gym.SuccessSelector}
+	failure = scoring.Probe{Kind: scoring.ProbeElement, Selector: gym.FailureSelector}
+)
+
+// greedy follows the proposer's best candidate on a gym page in real
+// Chromium until the page shows its verdict or steps run out, and says
+// whether the goal was reached and what it did.
+func greedy(ctx context.Context, rt *browser.Runtime, base string, e gym.Episode, steps int) (bool, []string, error) {
+	store, err := artifacts.OpenFS(os.TempDir() + "/gym-artifacts")
+	if err != nil {
+		return false, nil, err
+	}
+	s, err := rt.NewSession(ctx, browser.SessionOptions{Env: browser.Env{ActionTimeout: 5 * time.Second},
+		RunSeed: uint64(e.Seed), Origin: base, Store: store})
+	if err != nil {
+		return false, nil, err
+	}
+	defer s.Close()
+	prop, err := planner.NewProposer(&task.Task{Goal: task.Goal{Text: e.Goal}})
+	if err != nil {
+		return false, nil, err
+	}
+	noInputs := func(name string) (string, error) { return "", errors.New("no inputs") }
+	var did []string
+	if r, err := s.Do(ctx, branch.Action{Kind: branch.KindNavigate, URL: base + e.Path}, noInputs); err != nil || r.Status == browser.StatusFailed {
+		return false, nil, fmt.Errorf("navigate: %+v %v", r, err)
+	}
+	for i := 0; ; i++ {
+		snap, err := s.Observe(ctx, browser.ObserveSpec{Probes: []scoring.Probe{success, failure}})
+		if err != nil {
+			return false, did, err
+		}
+		switch {
+		case snap.Answers[success].Found:
+			return true, did, nil
+		case snap.Answers[failure].Found || i == steps:
+			return false, did, nil
+		}
+		cands := prop.Propose(&snap.Obs, planner.History{})
+		if len(cands) == 0 {
+			return false, append(did, "(nothing proposed)"), nil
+		}
+		a := cands[0].Action
+		did = append(did, a.Describe())
+		if _, err := s.Do(ctx, a, noInputs); err != nil {
+			return false, did, err
+		}
+	}
+}
+
+// TestGymGreedy drives every gym family over seeds with the proposer's
+// best action each step (a sequential agent, no search) in real Chromium
+// and reports the success per family; every family must be solved on at
+// least two of three seeds.
+func TestGymGreedy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rt, err := browser.Launch(ctx, browser.Options{})
+	if err != nil {
+		t.Fatalf("launch: %v", err)
+	}
+	defer rt.Close()
+	srv := httptest.NewServer(gym.Handler())
+	defer srv.Close()
+	seeds := 3
+	if s := os.Getenv("GYM_SEEDS"); s != "" {
+		fmt.Sscan(s, &seeds)
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-14s %s\n", "family", "greedy")
+	for _, f := range gym.Families() {
+		ok := 0
+		for seed := int64(1); seed <= int64(seeds); seed++ {
+			e, err := gym.New(f, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			won, did, err := greedy(ctx, rt, srv.URL, e, 6)
+			if err != nil {
+				t.Fatalf("%s/%d: %v", f, seed, err)
+			}
+			if won {
+				ok++
+			} else {
+				t.Logf("%s/%d failed: %q did %q", f, seed, e.Goal, did)
+			}
+		}
+		fmt.Fprintf(&table, "%-14s %d/%d\n", f, ok, seeds)
+		if 3*ok < 2*seeds {
+			t.Errorf("%s: greedy reached the goal on %d of %d seeds", f, ok, seeds)
+		}
+	}
+	t.Logf("gym, proposer's best action each step:\n%s", table.String())
+}
