@@ -281,10 +281,13 @@ func steps(pieces []piece) []Step {
 			}
 			j++
 		}
-		if st := phrase(v, pieces[i+n:j]); n > 0 || len(st.Target) > 0 {
+		means := j < len(pieces) && !pieces[j].stop && pieces[j-1].word == "by"
+		if st := phrase(v, pieces[i+n:j]); (n > 0 || len(st.Target) > 0) && !means {
+			// "close the dialog by clicking OK": the step after "by" is
+			// how this one is done, and stands for it.
 			out = append(out, st)
 		}
-		prev, listed = v, v != VerbType && j < len(pieces) && pieces[j].list
+		prev, listed = v, j < len(pieces) && pieces[j].list
 		i = j
 	}
 	return out
@@ -326,15 +329,15 @@ func phrase(verb string, ps []piece) Step {
 			}
 		}
 	}
-	for _, p := range field {
+	for k, p := range field {
 		switch {
 		case p.quoted != "":
 			if verb != VerbType || s.Value != p.quoted {
 				s.Target = append(s.Target, Words(p.quoted)...)
 			}
 			continue
-		case articles[p.word]:
-			continue
+		case articles[p.word] && (k == 0 || twoWordVerbs[[2]string{field[k-1].word, p.word}] == ""):
+			continue // but "Log in" names a button
 		}
 		if n, ok := ordinal(p.word); ok {
 			s.Ordinal = n
@@ -412,8 +415,9 @@ func (g Goal) Values() []string {
 // Match scores how well target words name an element whose text is
 // given, in [0, 1]: 1 when the text is exactly the target's words; else
 // the share of target words the text holds, an exact word counting fully
-// and a partial one (one word inside the other) half, scaled below 1 so
-// an exact name always outranks a partial one.
+// and a partial one (one word inside the other) half, weighed by the
+// share of the text they cover, and scaled below 1 so an exact name
+// always outranks a partial one.
 func Match(target []string, text string) float64 {
 	if len(target) == 0 {
 		return 0
@@ -438,7 +442,11 @@ func Match(target []string, text string) float64 {
 			sum += 0.5
 		}
 	}
-	return 0.9 * sum / float64(len(target))
+	// Recall of the target's words, weighed by how much of the element's
+	// name they are: "Close" names the button "Close" better than the
+	// button "Close dialog".
+	recall, precision := sum/float64(len(target)), min(1, sum/float64(len(ws)))
+	return 0.9 * recall * (0.5 + 0.5*precision)
 }
 
 // partial reports whether a word and one of ws contain one another; a

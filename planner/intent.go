@@ -16,9 +16,14 @@ var (
 		"option": true, "switch": true, "clickable": true, "combobox": true}
 )
 
-// StepDiscount lowers the prior of each later verb phrase of the goal,
-// so the steps are proposed in the order the goal names them.
-const StepDiscount = 0.08
+// StepDiscount lowers the prior of each later verb phrase of the goal
+// by this share of its match, so the steps are proposed in the order the
+// goal names them.
+const StepDiscount = 0.1
+
+// StepsOutrank scales the prior of an activation the goal's verb phrases
+// did not ask for, when it has some: below every element they name.
+const StepsOutrank = 0.45
 
 // roleFits says how well an affordance kind fits a role noun of the goal
 // ("the 2nd text box", "the OK button"), in [0, 1].
@@ -137,7 +142,7 @@ func nameMatch(words []string, a branch.Affordance) float64 {
 func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(Candidate)) {
 	for k, st := range p.g.Steps {
 		// Earlier steps first: "check the box, then press OK".
-		order := StepDiscount * float64(k)
+		order := max(0, 1-StepDiscount*float64(k))
 		target := core(st.Target)
 		if st.Verb == VerbSubmit && len(target) == 0 {
 			target = []string{"submit"}
@@ -171,7 +176,7 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 						m = max(m, optionMatch(target, a))
 					}
 				case st.Role != "" || st.Verb == VerbType:
-					m = 0.9 // "enter the password into both fields": every field of the kind
+					m = 1 // "enter the password into both fields": every field of the kind
 				}
 				if fit := roleFits(st.Role, a.Kind); m > 0 && fit > 0 && a.Region != "obscured" {
 					picked[i] = m * fit
@@ -191,7 +196,7 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			if !ok {
 				continue
 			}
-			add(Candidate{Action: act, Prior: 0.5 + 0.45*m*fit - order, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " "))})
+			add(Candidate{Action: act, Prior: 0.5 + 0.45*m*fit*order, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " "))})
 		}
 	}
 }
@@ -228,7 +233,8 @@ func (p *Proposer) stepAction(st Step, a branch.Affordance, h History) (branch.A
 func (p *Proposer) typeAction(st Step, a branch.Affordance, h History) (branch.Action, bool) {
 	t := targetOf(a)
 	if st.Value != "" {
-		if a.Value == st.Value {
+		if strings.HasPrefix(Fold(a.Value), Fold(st.Value)) {
+			// It holds the value, or what a suggestion completed it to.
 			return branch.Action{}, false
 		}
 		return branch.Action{Kind: branch.KindType, Target: t, Value: st.Value, Label: fmt.Sprintf("type %q into %s", st.Value, label(a))}, true

@@ -193,6 +193,10 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 					c.Prior, c.Reason = 0.05, "submits an empty form"
 				}
 			}
+			if len(p.g.Steps) > 0 {
+				// The goal names its steps: what they name comes first.
+				c.Prior *= StepsOutrank
+			}
 			add(c)
 		case a.Kind == "search" && p.query != "" && a.Value == "" && h.Progress == 0:
 			add(Candidate{Action: branch.Action{Kind: branch.KindType, Target: targetOf(a), Value: p.query,

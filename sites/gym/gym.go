@@ -1,6 +1,7 @@
 // Package gym serves small task pages, one per widget family a person
 // meets on the web (a link inside text, tabs, checkboxes, radio buttons,
-// password fields, a select list), each with seeded variation of labels,
+// password fields, a select list, the Nth text box, a dialog, an
+// autocomplete, a login a popup interrupts, a file tree), each with seeded variation of labels,
 // order and position, and the goal text that asks for the task.
 //
 // A page grades itself: when the person did what the goal asks it adds an
@@ -50,6 +51,11 @@ var families = map[string]family{
 	"radio":        radio,
 	"passwords":    passwords,
 	"select":       selectList,
+	"focus":        focusNth,
+	"dialog":       dialog,
+	"autocomplete": autocomplete,
+	"login-popup":  loginPopup,
+	"tree":         tree,
 }
 
 // Families lists the family names, sorted.
@@ -305,4 +311,129 @@ func selectList(r *rand.Rand) (string, string) {
 	}
 	fmt.Fprintf(&b, `</select> <button type="button" onclick="verdict(list.value === '%s')">%s</button></form>`, want, submit)
 	return fmt.Sprintf("Select %s from the list and click %s.", want, submit), b.String()
+}
+
+var ordinalNames = []string{"first", "second", "third", "fourth", "fifth"}
+
+// focusNth: focus the Nth text box among other controls.
+func focusNth(r *rand.Rand) (string, string) {
+	n := 2 + r.Intn(4)
+	k := r.Intn(n)
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		if r.Intn(2) == 0 {
+			fmt.Fprintf(&b, `<button type="button">%s</button> `, code(r))
+		}
+		fmt.Fprintf(&b, `<input type="text" onfocus="verdict(%t)" style="display:block;margin:%dpx 0">`, i == k, 2+r.Intn(12))
+	}
+	ord := ordinalNames[k]
+	switch {
+	case k == n-1 && r.Intn(2) == 0:
+		ord = "last"
+	case r.Intn(2) == 0:
+		ord = strconv.Itoa(k+1) + map[int]string{0: "st", 1: "nd", 2: "rd"}[k]
+		if k > 2 {
+			ord = strconv.Itoa(k+1) + "th"
+		}
+	}
+	return fmt.Sprintf("Focus the %s text box.", ord), b.String()
+}
+
+var dialogLabels = []string{"OK", "Cancel", "Close", "Dismiss", "Got it", "No thanks", "Later"}
+
+// dialog: close a modal dialog by the named button.
+func dialog(r *rand.Rand) (string, string) {
+	labels := pick(r, dialogLabels, 2+r.Intn(2))
+	want := labels[r.Intn(len(labels))]
+	var b strings.Builder
+	fmt.Fprintf(&b, `<p>%s</p><div role="dialog" aria-modal="true" aria-labelledby="dt" style="position:fixed;inset:20%% 10%%;background:#fff;border:1px solid #333;padding:12px">`,
+		strings.Join(pick(r, lorem, 12), " "))
+	fmt.Fprintf(&b, `<h2 id="dt">%s</h2><p>%s</p>`, strings.Join(pick(r, lorem, 2), " "), strings.Join(pick(r, lorem, 8), " "))
+	fmt.Fprintf(&b, `<button type="button" aria-label="Close dialog" onclick="verdict(false)">×</button> `)
+	for _, l := range labels {
+		fmt.Fprintf(&b, `<button type="button" onclick="this.closest('[role=dialog]').remove(); verdict(%t)">%s</button> `, l == want, l)
+	}
+	b.WriteString(`</div>`)
+	return fmt.Sprintf("Close the dialog by clicking %s.", want), b.String()
+}
+
+// autocomplete: type a prefix, choose the suggestion, submit.
+func autocomplete(r *rand.Rand) (string, string) {
+	words := pick(r, lorem, 12)
+	want := words[0]
+	prefix := want[:min(len(want), 2)]
+	submit := submitLabels[r.Intn(len(submitLabels))]
+	label := []string{"Tags", "Search", "City", "Topic"}[r.Intn(4)]
+	js := `["` + strings.Join(sorted(words), `","`) + `"]`
+	b := fmt.Sprintf(`<form onsubmit="return false"><label>%s <input type="text" id="ac" autocomplete="off"></label>
+<ul role="listbox" id="sugg" hidden></ul>
+<button type="button" onclick="verdict(ac.value === '%s')">%s</button></form>
+<script>
+const words = %s;
+ac.addEventListener('input', () => {
+  sugg.innerHTML = '';
+  const v = ac.value.toLowerCase();
+  for (const w of words) if (v && w.startsWith(v)) {
+    const li = document.createElement('li');
+    li.setAttribute('role', 'option');
+    li.textContent = w;
+    li.addEventListener('click', () => { ac.value = w; sugg.hidden = true; });
+    sugg.appendChild(li);
+  }
+  sugg.hidden = !sugg.children.length;
+});
+</script>`, label, want, submit, js)
+	return fmt.Sprintf(`Enter "%s" into the %s field, select %s and press %s.`, prefix, strings.ToLower(label), want, submit), b
+}
+
+// loginPopup: log in while a popup interrupts the form.
+func loginPopup(r *rand.Rand) (string, string) {
+	user, pw := strings.ToLower(code(r)), code(r)+strconv.Itoa(r.Intn(100))
+	submit := []string{"Login", "Log in", "Sign in"}[r.Intn(3)]
+	deny, accept := []string{"No thanks", "Close", "Not now"}[r.Intn(3)], []string{"Sign up", "Join now"}[r.Intn(2)]
+	b := fmt.Sprintf(`<form onsubmit="return false"><label style="display:block">Username <input type="text" id="u"></label>
+<label style="display:block">Password <input type="password" id="p"></label>
+<button type="button" onclick="verdict(u.value === '%s' && p.value === '%s')">%s</button></form>
+<script>
+setTimeout(() => {
+  const d = document.createElement('div');
+  d.setAttribute('role', 'dialog');
+  d.setAttribute('aria-modal', 'true');
+  d.style.cssText = 'position:fixed;inset:15%% 15%%;background:#fff;border:2px solid #333;padding:10px';
+  d.innerHTML = '<p>Get our newsletter every week.</p><button type="button">%s</button> <button type="button">%s</button>';
+  d.querySelectorAll('button').forEach(x => x.addEventListener('click', () => d.remove()));
+  document.body.appendChild(d);
+}, %d);
+</script>`, user, pw, submit, deny, accept, 200+r.Intn(600))
+	return fmt.Sprintf(`Enter the username "%s" and the password "%s" and press %s.`, user, pw, submit), b
+}
+
+// tree: expand a folder of a file tree and click a file in it.
+func tree(r *rand.Rand) (string, string) {
+	folders := codes(r, 3+r.Intn(3))
+	files := pick(r, lorem, 3*len(folders))
+	k := r.Intn(len(folders))
+	var want string
+	var b strings.Builder
+	b.WriteString(`<ul role="tree">`)
+	for i, f := range folders {
+		fmt.Fprintf(&b, `<li role="treeitem" aria-expanded="false" data-folder>%s<ul role="group" hidden>`, f)
+		for j := 0; j < 3; j++ {
+			name := files[3*i+j] + ".txt"
+			ok := i == k && j == 1
+			if ok {
+				want = name
+			}
+			fmt.Fprintf(&b, `<li role="treeitem" onclick="event.stopPropagation(); verdict(%t)">%s</li>`, ok, name)
+		}
+		b.WriteString(`</ul></li>`)
+	}
+	b.WriteString(`</ul><script>
+for (const f of document.querySelectorAll('[data-folder]')) f.addEventListener('click', () => {
+  const open = f.getAttribute('aria-expanded') === 'true';
+  f.setAttribute('aria-expanded', String(!open));
+  f.querySelector('[role=group]').hidden = open;
+});
+</script>`)
+	return fmt.Sprintf("Expand the folder %s and click on %s.", folders[k], want), b.String()
 }
