@@ -4,11 +4,14 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
 // observeAffordances opens testdata/affordances.html and returns its
@@ -37,7 +40,8 @@ func affordancePage(t *testing.T) (*browser.Session, map[string]branch.Affordanc
 	t.Helper()
 	srv := httptest.NewServer(http.FileServer(http.Dir("testdata")))
 	t.Cleanup(srv.Close)
-	s := session(t, srv.URL, 1)
+	s := sessionWith(t, browser.SessionOptions{Env: browser.Env{ActionTimeout: 5 * time.Second},
+		RunSeed: 1, Origin: srv.URL, Scrub: scrub.New(scrub.NewKey(), nil)})
 	if r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/affordances.html"}); r.Status != browser.StatusOK {
 		t.Fatalf("navigate: %+v", r)
 	}
@@ -60,7 +64,7 @@ func TestAffordanceKinds(t *testing.T) {
 		"a span with a listener": "clickable", "Span with attribute": "clickable", "Pointer div pointer child": "clickable",
 		"Tab stop div": "clickable", "Editable note": "textbox", "Inner link": "link",
 		"Shadow button": "button", "Shadow listener": "clickable", "Frame button": "button", "Frame field": "textbox",
-		"Hidden under cover": "button",
+		"Frame secret": "textbox", "Shadow secret": "textbox", "Hidden under cover": "button",
 	}
 	for name, kind := range want {
 		a, ok := got[name]
@@ -143,6 +147,23 @@ func TestActOnAnyAffordance(t *testing.T) {
 	if v := after["Frame field"].Value; v != "framed" {
 		t.Errorf("frame field holds %q", v)
 	}
+	// Secrets typed inside an iframe or a shadow root are known as
+	// personal data, so the caller scrubs them like any other.
+	do(t, s, branch.Action{Kind: branch.KindType, Target: targetOf(got["Frame secret"]), Value: "frame-pw-1"})
+	do(t, s, branch.Action{Kind: branch.KindType, Target: targetOf(got["Shadow secret"]), Value: "shadow-pw-2"})
+	snap, err := s.Observe(context.Background(), browser.ObserveSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pw := range []string{"frame-pw-1", "shadow-pw-2"} {
+		if !slices.Contains(snap.PII, pw) {
+			t.Errorf("%s typed into a password field is not in the observation's personal values %q", pw, snap.PII)
+		}
+		if strings.Contains(snap.DOM, pw) {
+			t.Errorf("%s is in clear in the canonical DOM", pw)
+		}
+	}
+	do(t, s, branch.Action{Kind: branch.KindFocus, Target: targetOf(got["Full name"])})
 	v, ok, err := s.Read(context.Background(), ":focus", "name")
 	if err != nil || !ok || v != "full" {
 		t.Errorf("focused element name = %q %v %v, want full", v, ok, err)

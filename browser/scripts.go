@@ -359,7 +359,22 @@ const observeScript = `(arg) => {
   const pat = arg.patterns;
   const piiField = new RegExp(pat.field, 'i');
   const pii = [];
-  for (const el of document.querySelectorAll('input,textarea')) {
+  // Fields in open shadow roots and same-origin iframes count too: their
+  // values reach the DOM serialization and the affordances.
+  const fields = [];
+  const collect = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.localName === 'input' || el.localName === 'textarea') fields.push(el);
+      if (el.shadowRoot) collect(el.shadowRoot);
+      if (el.localName === 'iframe' || el.localName === 'frame') {
+        let d = null;
+        try { d = el.contentDocument; } catch (e) { d = null; }
+        if (d) collect(d);
+      }
+    }
+  };
+  collect(document);
+  for (const el of fields) {
     const v = String(el.value || '');
     if (v.length < pat.min_substring) continue;
     const t = (el.getAttribute('type') || '').toLowerCase();
