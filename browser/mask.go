@@ -39,9 +39,10 @@ func patternsArg() map[string]any {
 // screenshot takes the viewport screenshot of a step with everything
 // personal painted over: the fields secrets were typed into (Playwright
 // masks, by locator), and every field (password fields holding anything
-// included) and stretch of text
-// whose value the scrubber would tokenize (found by maskScript with the
-// scrubber's own patterns, painted here, so the page is never touched).
+// included) and stretch of text whose value the scrubber would tokenize,
+// in open shadow roots and same-origin iframes too (found by maskScript
+// with the scrubber's own patterns, painted here, so the page is never
+// touched).
 // known lists values the session knows are personal.
 func (s *Session) screenshot(so playwright.PageScreenshotOptions, known []string) ([]byte, error) {
 	so.Type = playwright.ScreenshotTypePng

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -76,5 +78,82 @@ func TestScreenshotMasksPersonalData(t *testing.T) {
 	}
 	if ha, hc := shot(a), shot(c); ha == hc {
 		t.Fatal("a change of non-personal text did not change the screenshot (the check above could not fail)")
+	}
+}
+
+// nested is what TestScreenshotMasksInsideFramesAndShadowRoots puts in an
+// open shadow root (shadow) and a same-origin iframe (frame): typed into a
+// card field, a field whose name says nothing and a password field, and
+// an e-mail, a card number and a plain text in the page text.
+type nested struct {
+	typedCard, typedEmail, password, email, card, plainShadow, plainFrame string
+}
+
+// TestScreenshotMasksInsideFramesAndShadowRoots: personal values typed or
+// shown inside an open shadow root and a same-origin iframe (offset by its
+// border and padding) leave the screenshot pixels unchanged; a change of
+// non-personal text in either still changes them.
+func TestScreenshotMasksInsideFramesAndShadowRoots(t *testing.T) {
+	top, err := os.ReadFile(filepath.Join("testdata", "mask_nested.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame, err := os.ReadFile(filepath.Join("testdata", "mask_frame.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := nested{"4111111111111111", "buyer+a@example.com", "hunter2", "jane@example.com", "4111 1111 1111 1111", "Shadow total 10", "Frame total 10"}
+	b := nested{"5555555555554444", "x@example.net", "correct-horse-battery", "john@example.org", "5500 0000 0000 0004", "Shadow total 10", "Frame total 10"}
+	shot := func(p nested) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			if r.URL.Path == "/frame" {
+				fmt.Fprintf(w, string(frame), p.email, p.card, p.plainFrame)
+				return
+			}
+			fmt.Fprintf(w, string(top), p.email, p.card, p.plainShadow)
+		}))
+		defer srv.Close()
+		store, err := artifacts.OpenFS(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := runtime(t).NewSession(context.Background(), browser.SessionOptions{
+			Env: browser.Env{ActionTimeout: 5 * time.Second}, RunSeed: 1, Origin: srv.URL, Store: store,
+			Scrub: scrub.New(scrub.NewKey(), nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
+		in := func(id string) *branch.Target {
+			return &branch.Target{CSS: "#frame >> internal:control=enter-frame >> #" + id}
+		}
+		for _, f := range []struct {
+			target *branch.Target
+			value  string
+		}{
+			{&branch.Target{ID: "scard"}, p.typedCard}, {&branch.Target{ID: "snote"}, p.typedEmail}, {&branch.Target{ID: "spass"}, p.password},
+			{in("fcard"), p.typedCard}, {in("fnote"), p.typedEmail}, {in("fpass"), p.password},
+		} {
+			do(t, s, branch.Action{Kind: branch.KindType, Target: f.target, Value: f.value})
+		}
+		snap, err := s.Observe(context.Background(), browser.ObserveSpec{Screenshot: true})
+		if err != nil || snap.Obs.ScreenshotHash == "" {
+			t.Fatalf("observe: %v %+v", err, snap.Obs)
+		}
+		return snap.Obs.ScreenshotHash
+	}
+	ha := shot(a)
+	if hb := shot(b); ha != hb {
+		t.Fatal("the screenshot depends on personal data inside a shadow root or an iframe: two pages differing only in personal values differ in pixels")
+	}
+	for _, c := range []nested{
+		func() nested { c := a; c.plainShadow = "Shadow total 20"; return c }(),
+		func() nested { c := a; c.plainFrame = "Frame total 20"; return c }(),
+	} {
+		if hc := shot(c); ha == hc {
+			t.Fatalf("a change of non-personal text (%q, %q) did not change the screenshot (the check above could not fail)", c.plainShadow, c.plainFrame)
+		}
 	}
 }

@@ -402,12 +402,14 @@ const readScript = `([selector, attr]) => {
 // maskScript finds what a screenshot must not show and returns its boxes
 // in CSS pixels of the viewport: every form field that holds personal
 // data by its declaration (type, name, id, autocomplete hint) or by its
-// value, and every stretch of visible text the scrubber would tokenize.
-// Its argument is {patterns: scrub.PagePatterns(), known: [values]}: the
-// scrubber's own rules (one definition, read by Go and by this script)
-// and the values the session knows are personal (typed secrets, personal
-// field values, values scrubbed from bodies by their key). It reads the
-// page and changes nothing.
+// value, and every stretch of visible text the scrubber would tokenize,
+// in open shadow roots and same-origin iframes too (an iframe's boxes
+// moved into the top viewport). Its argument is {patterns:
+// scrub.PagePatterns(), known: [values]}: the scrubber's own rules (one
+// definition, read by Go and by this script) and the values the session
+// knows are personal (typed secrets, personal field values, values
+// scrubbed from bodies by their key). It reads the page and changes
+// nothing.
 const maskScript = `(arg) => {
   const pat = arg.patterns;
   const g = (src) => new RegExp(src, 'g');
@@ -438,8 +440,13 @@ const maskScript = `(arg) => {
     return out;
   };
   const rects = [];
-  const add = (r) => {
-    if (r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0 && r.left < innerWidth && r.top < innerHeight) rects.push({ x: r.left, y: r.top, w: r.width, h: r.height });
+  // A box is in its own document's viewport; at is that viewport's
+  // offset in the top page and clip the part of the top viewport it shows.
+  const add = (r, at) => {
+    const c = at.clip;
+    const l = Math.max(r.left + at.x, c.l), t = Math.max(r.top + at.y, c.t);
+    const rr = Math.min(r.right + at.x, c.r), b = Math.min(r.bottom + at.y, c.b);
+    if (r.width > 0 && r.height > 0 && rr > l && b > t) rects.push({ x: l, y: t, w: rr - l, h: b - t });
   };
   const skipTypes = ['hidden', 'checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'file', 'range', 'color'];
   const isField = (el) => (el.localName === 'input' && !skipTypes.includes((el.getAttribute('type') || '').toLowerCase())) || el.localName === 'textarea' || el.localName === 'select';
@@ -452,8 +459,11 @@ const maskScript = `(arg) => {
     for (const a of [el.getAttribute('name'), el.id, el.getAttribute('autocomplete')]) if (a && field.test(a)) return true;
     return values.some(v => v !== '' && spans(v).length > 0);
   };
-  const walk = (root) => {
-    const tw = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+  // walk descends into open shadow roots and same-origin iframes, as the
+  // observation does; an iframe's boxes move by its box and its border
+  // and padding, and are clipped to its content box.
+  const walk = (root, doc, at) => {
+    const tw = doc.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
     for (let n = tw.nextNode(); n; n = tw.nextNode()) {
       if (n.nodeType === 3) {
         const p = n.parentElement;
@@ -461,16 +471,27 @@ const maskScript = `(arg) => {
         const t = n.nodeValue;
         if (!t || !t.trim()) continue;
         for (const [a, b] of spans(t)) {
-          const r = document.createRange();
+          const r = doc.createRange();
           r.setStart(n, a); r.setEnd(n, b);
-          for (const cr of r.getClientRects()) add(cr);
+          for (const cr of r.getClientRects()) add(cr, at);
         }
         continue;
       }
-      if (isField(n) && personalField(n)) add(n.getBoundingClientRect());
-      if (n.shadowRoot) walk(n.shadowRoot);
+      if (isField(n) && personalField(n)) add(n.getBoundingClientRect(), at);
+      if (n.shadowRoot) walk(n.shadowRoot, doc, at);
+      if (n.localName === 'iframe' || n.localName === 'frame') {
+        let d = null;
+        try { d = n.contentDocument; } catch (e) { d = null; }
+        if (!d || !d.documentElement) continue;
+        const r = n.getBoundingClientRect(), cs = doc.defaultView.getComputedStyle(n);
+        const x = at.x + r.left + n.clientLeft + (parseFloat(cs.paddingLeft) || 0);
+        const y = at.y + r.top + n.clientTop + (parseFloat(cs.paddingTop) || 0);
+        const w = d.defaultView ? d.defaultView.innerWidth : n.clientWidth, h = d.defaultView ? d.defaultView.innerHeight : n.clientHeight;
+        const c = at.clip;
+        walk(d.documentElement, d, { x, y, clip: { l: Math.max(x, c.l), t: Math.max(y, c.t), r: Math.min(x + w, c.r), b: Math.min(y + h, c.b) } });
+      }
     }
   };
-  if (document.documentElement) walk(document.documentElement);
+  if (document.documentElement) walk(document.documentElement, document, { x: 0, y: 0, clip: { l: 0, t: 0, r: innerWidth, b: innerHeight } });
   return rects;
 }`
