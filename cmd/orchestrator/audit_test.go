@@ -30,17 +30,7 @@ func TestAuditCommands(t *testing.T) {
 	}
 	site := startDemoSite(t)
 	dir := t.TempDir()
-	code, out := cli(t, nil, "run", smallTask(t), "--start-url", site.srv.URL()+"/checkout?plan=team&billing=monthly",
-		"--data-dir", dir, "--no-screenshots", "--quiet", "--json")
-	if code != 0 {
-		t.Fatalf("run exit %d:\n%s", code, out)
-	}
-	var res struct {
-		Summary orchestrator.Summary `json:"summary"`
-	}
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &res); err != nil {
-		t.Fatalf("run --json: %v\n%s", err, out)
-	}
+	sum := commitSmallTask(t, site.srv.URL(), dir)
 	run := func(args ...string) (int, string) {
 		var o, e bytes.Buffer
 		c := runCLI(args, &o, &e)
@@ -50,7 +40,7 @@ func TestAuditCommands(t *testing.T) {
 	// below.
 	pristine := t.TempDir()
 	copyDir(t, dir, pristine)
-	t.Run("stores", func(t *testing.T) { testAuditStores(t, pristine, res.Summary) })
+	t.Run("stores", func(t *testing.T) { testAuditStores(t, pristine, sum) })
 	if c, o := run("ledger", "verify", "--data-dir", dir); c != 0 || !strings.Contains(o, "OK") {
 		t.Fatalf("verify of a good ledger: exit %d\n%s", c, o)
 	}
@@ -66,12 +56,12 @@ func TestAuditCommands(t *testing.T) {
 		t.Fatalf("JSON export: %v\n%s", err, jsonOut)
 	}
 	// The sealed commit bundle validates; a flipped byte names the file.
-	bundlePath := res.Summary.Paths.Bundle
+	bundlePath := sum.Paths.Bundle
 	if c, o := run("validate", bundlePath); c != 0 {
 		t.Fatalf("validate: exit %d\n%s", c, o)
 	}
 	// Tamper with the (sealed) invoice artifact: verify names it.
-	inv := res.Summary.Commit.Artifacts["invoice.sealed"]
+	inv := sum.Commit.Artifacts["invoice.sealed"]
 	p := filepath.Join(dir, "artifacts", "sha256", inv[:2], inv)
 	flip(t, p, 200)
 	c, o := run("ledger", "verify", "--data-dir", dir)
@@ -83,9 +73,9 @@ func TestAuditCommands(t *testing.T) {
 	if c, o := run("ledger", "verify", "--data-dir", dir); c != 0 {
 		t.Fatalf("verify after restoring: exit %d\n%s", c, o)
 	}
-	editLedger(t, filepath.Join(dir, "ledger.db"), res.Summary.Commit.OrderID)
+	editLedger(t, filepath.Join(dir, "ledger.db"), sum.Commit.OrderID)
 	c, o = run("ledger", "verify", "--data-dir", dir)
-	if c != orchestrator.ExitVerify || !strings.Contains(o, "order_id") || !strings.Contains(o, res.Summary.Commit.EntryID) {
+	if c != orchestrator.ExitVerify || !strings.Contains(o, "order_id") || !strings.Contains(o, sum.Commit.EntryID) {
 		t.Fatalf("verify after editing the ledger: exit %d\n%s", c, o)
 	}
 }

@@ -59,6 +59,25 @@ func smallTask(t *testing.T) string {
 	return "../../examples/team-checkout.yaml"
 }
 
+// commitSmallTask runs the short checkout task through the CLI against the
+// site at siteURL into dir, fails the test unless it commits, and returns
+// its summary.
+func commitSmallTask(t *testing.T, siteURL, dir string) orchestrator.Summary {
+	t.Helper()
+	code, out := cli(t, nil, "run", smallTask(t), "--start-url", siteURL+"/checkout?plan=team&billing=monthly",
+		"--data-dir", dir, "--no-screenshots", "--quiet", "--json")
+	if code != 0 {
+		t.Fatalf("run exit %d:\n%s", code, out)
+	}
+	var res struct {
+		Summary orchestrator.Summary `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &res); err != nil {
+		t.Fatalf("run --json: %v\n%s", err, out)
+	}
+	return res.Summary
+}
+
 type demoSite struct {
 	v   *sites.Vendor
 	srv *sites.Server

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
@@ -31,18 +30,8 @@ func TestInvoiceSealedAtRest(t *testing.T) {
 	const email = "procurement@example.com" // the task's billing e-mail, printed on the invoice
 	site := startDemoSite(t)
 	dir := t.TempDir()
-	code, out := cli(t, nil, "run", smallTask(t), "--start-url", site.srv.URL()+"/checkout?plan=team&billing=monthly",
-		"--data-dir", dir, "--no-screenshots", "--quiet", "--json")
-	if code != 0 {
-		t.Fatalf("run exit %d:\n%s", code, out)
-	}
-	var res struct {
-		Summary orchestrator.Summary `json:"summary"`
-	}
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &res); err != nil {
-		t.Fatalf("run --json: %v\n%s", err, out)
-	}
-	arts := res.Summary.Commit.Artifacts
+	sum := commitSmallTask(t, site.srv.URL(), dir)
+	arts := sum.Commit.Artifacts
 	plainDigest, sealedDigest := arts["invoice"], arts[evidence.SealedName("invoice")]
 	if plainDigest == "" || sealedDigest == "" {
 		t.Fatalf("the ledger row records no sealed invoice: %v", arts)
@@ -87,7 +76,7 @@ func TestInvoiceSealedAtRest(t *testing.T) {
 	}
 	// The explicit command returns the original PDF.
 	pdf := filepath.Join(t.TempDir(), "invoice.pdf")
-	if c, o := run("ledger", "evidence", res.Summary.Commit.EntryID, "invoice", "-o", pdf); c != 0 {
+	if c, o := run("ledger", "evidence", sum.Commit.EntryID, "invoice", "-o", pdf); c != 0 {
 		t.Fatalf("ledger evidence: exit %d\n%s", c, o)
 	}
 	data, err := os.ReadFile(pdf)
@@ -107,7 +96,7 @@ func TestInvoiceSealedAtRest(t *testing.T) {
 	if c, o := run("ledger", "verify"); c != orchestrator.ExitVerify || !strings.Contains(o, "artifact invoice.sealed") || !strings.Contains(o, sealed) {
 		t.Fatalf("verify after flipping a byte of the sealed invoice: exit %d\n%s", c, o)
 	}
-	if c, o := run("ledger", "evidence", res.Summary.Commit.EntryID, "invoice", "-o", pdf+"2"); c != orchestrator.ExitVerify {
+	if c, o := run("ledger", "evidence", sum.Commit.EntryID, "invoice", "-o", pdf+"2"); c != orchestrator.ExitVerify {
 		t.Fatalf("ledger evidence of a tampered invoice: exit %d\n%s", c, o)
 	}
 	keyPath := evidence.KeyPath(dir)

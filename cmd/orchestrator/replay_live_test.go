@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 )
@@ -66,24 +65,14 @@ func TestLiveReplayOfCommitSendsNothing(t *testing.T) {
 	}
 	site := startCountingSite(t)
 	dir := t.TempDir()
-	code, out := cli(t, nil, "run", smallTask(t), "--start-url", site.srv.URL()+"/checkout?plan=team&billing=monthly",
-		"--data-dir", dir, "--no-screenshots", "--quiet", "--json")
-	if code != 0 {
-		t.Fatalf("run exit %d:\n%s", code, out)
-	}
-	var res struct {
-		Summary orchestrator.Summary `json:"summary"`
-	}
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &res); err != nil {
-		t.Fatalf("run --json: %v\n%s", err, out)
-	}
-	if n := len(site.v.Orders()); n != 1 || res.Summary.Paths.Bundle == "" {
-		t.Fatalf("the run placed %d orders, sealed bundle %q", n, res.Summary.Paths.Bundle)
+	sum := commitSmallTask(t, site.srv.URL(), dir)
+	if n := len(site.v.Orders()); n != 1 || sum.Paths.Bundle == "" {
+		t.Fatalf("the run placed %d orders, sealed bundle %q", n, sum.Paths.Bundle)
 	}
 	site.reset()
 
 	var o, e bytes.Buffer
-	code = runCLI([]string{"replay", res.Summary.Paths.Bundle, "--live", "--start-url", site.srv.URL() + "/", "--json"}, &o, &e)
+	code := runCLI([]string{"replay", sum.Paths.Bundle, "--live", "--start-url", site.srv.URL() + "/", "--json"}, &o, &e)
 	sent := site.reset()
 	if sent["POST /orders"] != 0 {
 		t.Errorf("the live replay sent POST /orders to the site %d times", sent["POST /orders"])
@@ -108,7 +97,7 @@ func TestLiveReplayOfCommitSendsNothing(t *testing.T) {
 	}
 	o.Reset()
 	e.Reset()
-	code = runCLI([]string{"replay", res.Summary.Paths.Bundle}, &o, &e)
+	code = runCLI([]string{"replay", sum.Paths.Bundle}, &o, &e)
 	if code != 0 || !strings.Contains(o.String(), "RSR 1.00") || !strings.Contains(o.String(), "Place order") {
 		t.Errorf("strict replay of the commit bundle: exit %d\n%s%s", code, o.String(), e.String())
 	}
