@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
@@ -72,6 +73,11 @@ type Committer struct {
 	Store   *artifacts.FS
 	Runtime *browser.Runtime
 	Events  Recorder
+	// HTTPClient asks the site's confirm probe; nil is http.DefaultClient.
+	// It carries what the browser was told about the site (host resolver
+	// rules, an internal certificate authority), so the probe reaches the
+	// site the commit went to.
+	HTTPClient *http.Client
 	// EvidenceKey seals evidence that cannot be scrubbed (the invoice)
 	// before it is stored; without it such evidence is not kept.
 	EvidenceKey *evidence.Key
@@ -487,7 +493,7 @@ func isGuarded(guard []browser.GuardPattern, n branch.NetRecord) bool {
 // finalizes the row as committed when it does and reports ok; otherwise it
 // leaves the row for a retry with the same key.
 func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, bool, error) {
-	id, ok := Probe(ctx, c.Task, e.Key)
+	id, ok := Probe(ctx, c.HTTPClient, c.Task, e.Key)
 	if !ok {
 		return e, false, nil
 	}
@@ -502,8 +508,9 @@ func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, 
 
 // Probe asks the site (the task's confirm probe, a GET relative to the
 // start URL with {key} substituted) for the token of a commit made with
-// key. ok is false when the task has no probe or the site holds none.
-func Probe(ctx context.Context, t *task.Task, key string) (string, bool) {
+// key, through client (nil: http.DefaultClient). ok is false when the task
+// has no probe or the site holds none.
+func Probe(ctx context.Context, client *http.Client, t *task.Task, key string) (string, bool) {
 	p := t.Commit.Confirm.Probe
 	if p.URL == "" {
 		return "", false
@@ -516,7 +523,7 @@ func Probe(ctx context.Context, t *task.Task, key string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	body, status, err := httpGet(ctx, base.ResolveReference(u).String())
+	body, status, err := httpGet(ctx, client, base.ResolveReference(u).String())
 	if err != nil || status != 200 {
 		return "", false
 	}

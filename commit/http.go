@@ -10,7 +10,10 @@ import (
 )
 
 // httpGet fetches a URL with a timeout, reading at most 4 MiB.
-func httpGet(ctx context.Context, u string) ([]byte, int, error) {
+func httpGet(ctx context.Context, client *http.Client, u string) ([]byte, int, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -19,7 +22,7 @@ func httpGet(ctx context.Context, u string) ([]byte, int, error) {
 	}
 	req.Header.Set("User-Agent", task.DefaultUserAgent)
 	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, 0, err
 	}

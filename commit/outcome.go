@@ -63,7 +63,7 @@ func (c *Committer) probeUntil(ctx context.Context, key string) (string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, c.Task.Commit.Confirm.Timeout.D())
 	defer cancel()
 	for {
-		if id, ok := Probe(ctx, c.Task, key); ok {
+		if id, ok := Probe(ctx, c.HTTPClient, c.Task, key); ok {
 			return id, true
 		}
 		select {

@@ -29,7 +29,7 @@ func (r *run) recoverPending(ctx context.Context) {
 		r.rec.add(zeroTime, 0, "error", "", map[string]any{"where": "recovery", "error": err.Error()})
 		return
 	}
-	c := &commit.Committer{Task: r.t, RunID: r.runID, Ledger: r.led, Events: r.rec, Anchor: r.rec}
+	c := &commit.Committer{Task: r.t, RunID: r.runID, Ledger: r.led, Events: r.rec, Anchor: r.rec, HTTPClient: r.siteClient()}
 	for _, e := range pending {
 		if e.Site != r.t.Commit.Site || e.Flow != r.t.Commit.Flow {
 			continue
@@ -54,7 +54,7 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 	}
 	ctx, span := telemetry.Tracer().Start(ctx, "commit", trace.WithAttributes(attribute.String("multiverse.run_id", r.runID)))
 	defer span.End()
-	c := &commit.Committer{Task: r.t, RunID: r.runID, Spec: r.spec, Ledger: r.led, Store: r.store, Runtime: rt, Events: r.rec, Anchor: r.rec, Trail: r.trail}
+	c := &commit.Committer{Task: r.t, RunID: r.runID, Spec: r.spec, Ledger: r.led, Store: r.store, Runtime: rt, Events: r.rec, Anchor: r.rec, Trail: r.trail, HTTPClient: r.siteClient()}
 	key, kerr := evidence.CreateKey(r.dd)
 	if kerr != nil {
 		// The commit goes on; evidence that needs the key is not kept.

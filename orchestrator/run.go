@@ -655,7 +655,14 @@ func (r *run) endSpan(n *planner.Node) {
 // a clear error at once instead of a search that cannot start. It
 // reaches the site as the branches do (host map, certificate trust).
 func (r *run) preflightSite(ctx context.Context) error {
-	return preflightSite(ctx, r.cfg.Browser.HTTPClient(r.t.Environment.IgnoreHTTPSErrors), r.t.StartURL)
+	return preflightSite(ctx, r.siteClient(), r.t.StartURL)
+}
+
+// siteClient is the HTTP client the run's own requests to the site use
+// (the preflight, the committer's confirm probe): it resolves and trusts
+// the site the way the browser was told to.
+func (r *run) siteClient() *http.Client {
+	return r.cfg.Browser.HTTPClient(r.t.Environment.IgnoreHTTPSErrors)
 }
 
 func preflightSite(ctx context.Context, client *http.Client, u string) error {
