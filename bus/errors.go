@@ -33,6 +33,12 @@ var (
 	// ErrServerStart is wrapped by errors of [StartEmbedded] when the server
 	// itself failed (listen error, store error) rather than the configuration.
 	ErrServerStart = errors.New("bus: embedded server failed to start")
+
+	// ErrListen is wrapped (with [ErrServerStart]) by errors of
+	// [StartEmbedded] when the server cannot listen on the address it was
+	// given: the port is taken, the host is not this machine's, or binding
+	// it is not allowed. The caller's address is at fault, not the server.
+	ErrListen = errors.New("bus: cannot listen on the address")
 )
 
 // DecodeError reports a message on one of the bus subjects that does not have

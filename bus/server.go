@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,6 +76,13 @@ func StartEmbedded(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	}
 	if cfg.Name == "" {
 		cfg.Name = DefaultServerName
+	}
+	if cfg.Port != 0 {
+		// The server reports a listen failure only in its log; ask first so
+		// the caller learns which address is at fault.
+		if err := canListen(cfg.Host, cfg.Port); err != nil {
+			return nil, err
+		}
 	}
 	port := cfg.Port
 	if port == 0 {
@@ -201,4 +210,15 @@ func (s *serverLogger) Fatalf(format string, v ...any) {
 	case s.fatal <- err:
 	default:
 	}
+}
+
+// canListen binds host:port for a moment and reports an error wrapping
+// [ErrListen] and [ErrServerStart] when that fails.
+func canListen(host string, port int) error {
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%w: %w: %s: %w", ErrServerStart, ErrListen, addr, err)
+	}
+	return ln.Close()
 }

@@ -400,6 +400,9 @@ func (r *run) execute(ctx context.Context) error {
 			}
 		}
 		srv, err := bus.StartEmbedded(ctx, bus.ServerConfig{StoreDir: filepath.Join(r.dd, "nats"), Host: host, Port: port})
+		if errors.Is(err, bus.ErrListen) {
+			return fmt.Errorf("%w: --nats-listen %q: %w", ErrBadInput, r.cfg.NATSListen, err)
+		}
 		if err != nil {
 			return fmt.Errorf("orchestrator: starting the embedded NATS server: %w", err)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,5 +42,29 @@ func TestNATSFlags(t *testing.T) {
 				t.Fatalf("stderr %q does not contain %q", errb.String(), c.want)
 			}
 		})
+	}
+}
+
+// TestNATSListenPortTaken: a --nats-listen address another process holds
+// is bad input naming the flag and the address, not an internal error.
+func TestNATSListenPortTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	site := startDemoSite(t)
+	var out, errb bytes.Buffer
+	args := []string{"run", smallTask(t), "--workers", "1", "--data-dir", t.TempDir(),
+		"--start-url", site.srv.URL() + "/checkout?plan=team&billing=monthly", "--nats-listen", ln.Addr().String()}
+	if code := run(context.Background(), args, &out, &errb); code != orchestrator.ExitBadInput {
+		t.Fatalf("exit code %d, want %d; stderr: %s", code, orchestrator.ExitBadInput, errb.String())
+	}
+	want := `--nats-listen "` + ln.Addr().String() + `"`
+	if !strings.Contains(errb.String(), want) || !strings.Contains(errb.String(), "address already in use") {
+		t.Fatalf("stderr %q does not name %s and why", errb.String(), want)
+	}
+	if n := len(site.v.Orders()); n != 0 {
+		t.Fatalf("the site holds %d orders", n)
 	}
 }
