@@ -44,18 +44,9 @@ type Ledger struct {
 // with ErrSchemaVersion when the file was written by a newer schema. It does
 // not take the writer lock; see Lock.
 func Open(ctx context.Context, path string, opts ...Option) (*Ledger, error) {
-	o := defaultOptions()
-	for _, opt := range opts {
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
-	}
-	if path == "" {
-		return nil, fmt.Errorf("%w: empty ledger path", ErrInvalid)
-	}
-	abs, err := filepath.Abs(path)
+	o, abs, err := openArgs(path, opts)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
+		return nil, err
 	}
 	q := url.Values{}
 	q.Set("_busy_timeout", strconv.FormatInt(o.busyTimeout.Milliseconds(), 10))
@@ -119,6 +110,24 @@ func (l *Ledger) Close() error {
 	return errors.Join(errs...)
 }
 
+// openArgs applies opts and makes path absolute, for Open and OpenReadOnly.
+func openArgs(path string, opts []Option) (options, string, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return o, "", err
+		}
+	}
+	if path == "" {
+		return o, "", fmt.Errorf("%w: empty ledger path", ErrInvalid)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return o, "", fmt.Errorf("ledger: open %s: %w", path, err)
+	}
+	return o, abs, nil
+}
+
 // OpenReadOnly opens an existing ledger for reading and verifying only: it
 // never creates the file, a schema or a migration, and works on a
 // read-only copy of a data dir (SQLite's mode=ro, or immutable=1 where
@@ -128,18 +137,9 @@ func (l *Ledger) Close() error {
 // ErrNotLedger; a newer schema ErrSchemaVersion. Every error names the
 // file. Options apply as for Open.
 func OpenReadOnly(ctx context.Context, path string, opts ...Option) (*Ledger, error) {
-	o := defaultOptions()
-	for _, opt := range opts {
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
-	}
-	if path == "" {
-		return nil, fmt.Errorf("%w: empty ledger path", ErrInvalid)
-	}
-	abs, err := filepath.Abs(path)
+	o, abs, err := openArgs(path, opts)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: open %s: %w", path, err)
+		return nil, err
 	}
 	db, err := sqlitero.Open(ctx, abs, int(o.busyTimeout.Milliseconds()))
 	switch {
