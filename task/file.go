@@ -1,11 +1,11 @@
 package task
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"syscall"
+
+	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
 )
 
 // MaxSecretFileSize bounds secret files: a password, a token or a card
@@ -17,7 +17,11 @@ const MaxSecretFileSize = 64 << 10
 // is opened without blocking, so a FIFO with no writer is refused at once
 // instead of holding open(2) forever.
 func readRegular(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := regfile.Open(path)
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, refusal(nr.Error())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -25,9 +29,6 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, refusal(fmt.Sprintf("not a regular file (%s)", fileKind(fi.Mode())))
 	}
 	if fi.Size() > limit {
 		return nil, refusal(fmt.Sprintf("larger than %d bytes (%d bytes)", limit, fi.Size()))
@@ -47,19 +48,3 @@ func readRegular(path string, limit int64) ([]byte, error) {
 type refusal string
 
 func (r refusal) Error() string { return string(r) }
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m.IsDir():
-		return "a directory"
-	}
-	return "not a plain file: " + m.Type().String()
-}
