@@ -165,13 +165,15 @@ func (s *Session) netDigestSince(step int) string {
 	return s.netDigest(recs)
 }
 
-// Blocked returns the guarded requests the session refused to send.
+// Blocked returns the guarded requests the session refused to send, as
+// "METHOD URL" with the URL scrubbed by the session's scrubber.
 func (s *Session) Blocked() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]string, 0, len(s.blocked))
 	for k := range s.blocked {
-		out = append(out, k)
+		meth, u, _ := strings.Cut(k, " ")
+		out = append(out, meth+" "+s.scrubURL(u))
 	}
 	sort.Strings(out)
 	return out

@@ -54,7 +54,7 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 		r.rec.addSpan(time.Time{}, 0, "net", n.ID, span, nr, arts...)
 	}
 	for _, b := range res.Blocked {
-		r.rec.addSpan(time.Time{}, 0, "guard_blocked", n.ID, span, map[string]any{"request": r.sc.URL(b)})
+		r.rec.addSpan(time.Time{}, 0, "guard_blocked", n.ID, span, map[string]any{"request": b}) // scrubbed by the session
 	}
 	for _, u := range res.Unsupported {
 		r.rec.addSpan(time.Time{}, 0, "unsupported_traffic", n.ID, span, map[string]any{"what": r.sc.Text(u)})

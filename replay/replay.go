@@ -191,10 +191,7 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 	if srv != nil {
 		rep.Served, rep.Unrecorded = srv.report()
 	}
-	for _, r := range sess.Blocked() {
-		meth, u, _ := strings.Cut(r, " ")
-		rep.Blocked = append(rep.Blocked, meth+" "+so.Scrub.URL(u))
-	}
+	rep.Blocked = sess.Blocked() // scrubbed by the session
 	rep.RSR = float64(matched) / float64(len(plan))
 	rep.DVR = 1 - rep.RSR
 	rep.Duration = time.Since(start)
