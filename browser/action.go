@@ -90,8 +90,11 @@ func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (Ste
 	if errors.As(err, &ae) && ae.Code == CodeUnresponsive {
 		res.End = time.Now()
 		res.Status, res.Code, res.Error = StatusFailed, ae.Code, ae.Msg
-		return res, nil
+		err = nil
 	}
+	// A step's error quotes what the browser said (URLs, target text):
+	// scrubbed here, every caller records it as it is.
+	res.Error = s.scrubText(res.Error, nil)
 	return res, err
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 )
 
@@ -196,6 +197,22 @@ func TestServerError(t *testing.T) {
 	r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
 	if r.Status != browser.StatusFailed || r.Code != browser.CodeHTTPError {
 		t.Fatalf("result = %+v", r)
+	}
+}
+
+// TestStepErrorScrubbed: a step's error quotes the URL that failed; the
+// session scrubs it, so personal data in the query never reaches the
+// result its callers record.
+func TestStepErrorScrubbed(t *testing.T) {
+	srv := vendor(t, sites.Knobs{FailStatus: map[string]int{"/": 500}})
+	s := sessionWith(t, browser.SessionOptions{Env: browser.Env{ActionTimeout: 5 * time.Second},
+		RunSeed: 1, Origin: srv.URL, Scrub: scrub.New(scrub.NewKey(), nil)})
+	r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/?email=jane.doe%40example.com"})
+	if r.Code != browser.CodeHTTPError || !strings.Contains(r.Error, "answered 500") {
+		t.Fatalf("result = %+v", r)
+	}
+	if strings.Contains(r.Error, "jane.doe") {
+		t.Fatalf("the step's error holds the e-mail in clear: %q", r.Error)
 	}
 }
 

@@ -658,7 +658,7 @@ func (r *run) endSpan(n *planner.Node) {
 // a clear error at once instead of a search that cannot start. It
 // reaches the site as the branches do (host map, certificate trust).
 func (r *run) preflightSite(ctx context.Context) error {
-	return preflightSite(ctx, r.siteClient(), r.t.StartURL)
+	return preflightSite(ctx, r.siteClient(), r.t.StartURL, r.sc.URL(r.t.StartURL))
 }
 
 // siteClient is the HTTP client the run's own requests to the site use
@@ -668,12 +668,14 @@ func (r *run) siteClient() *http.Client {
 	return r.cfg.Browser.HTTPClient(r.t.Environment.IgnoreHTTPSErrors)
 }
 
-func preflightSite(ctx context.Context, client *http.Client, u string) error {
+// preflightSite asks u through client; its errors show the URL as shown
+// (scrubbed: a query may carry personal data).
+func preflightSite(ctx context.Context, client *http.Client, u, shown string) error {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrSiteUnreachable, u, err)
+		return fmt.Errorf("%w: %s: not a request URL", ErrSiteUnreachable, shown)
 	}
 	req.Header.Set("User-Agent", task.DefaultUserAgent)
 	resp, err := client.Do(req)
@@ -685,12 +687,12 @@ func preflightSite(ctx context.Context, client *http.Client, u string) error {
 				msg = inner.Error()
 			}
 		}
-		return fmt.Errorf("%w: start URL %s: %s", ErrSiteUnreachable, u, msg)
+		return fmt.Errorf("%w: start URL %s: %s", ErrSiteUnreachable, shown, msg)
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode >= 500 {
-		return fmt.Errorf("%w: start URL %s answered %s", ErrSiteUnreachable, u, resp.Status)
+		return fmt.Errorf("%w: start URL %s answered %s", ErrSiteUnreachable, shown, resp.Status)
 	}
 	return nil
 }
