@@ -128,7 +128,7 @@ func auditRun(ctx context.Context, l *eventlog.Log, dataDir, run string) error {
 		return err
 	}
 	var ts []ledger.Transition
-	if _, err := os.Stat(filepath.Join(dataDir, ledgerFile)); err == nil {
+	if fileExists(filepath.Join(dataDir, ledgerFile)) {
 		led, err := openLedgerRO(ctx, dataDir)
 		if err != nil {
 			return err
