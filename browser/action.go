@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -223,7 +224,9 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 	if a.Input != "" && s.opts.SecretInputs[a.Input] {
 		s.mu.Lock()
 		s.masked = append(s.masked, a.Target)
-		s.typed = append(s.typed, value)
+		if !slices.Contains(s.typed, value) {
+			s.typed = append(s.typed, value)
+		}
 		s.mu.Unlock()
 	}
 	switch a.Kind {

@@ -91,9 +91,6 @@ func wholeValueRE(v string) *regexp.Regexp {
 // replaceShort replaces the short secrets where they are whole values.
 func (s *Scrubber) replaceShort(t string) string {
 	for _, sh := range s.short {
-		if !strings.Contains(t, sh.value) && !sh.re.MatchString(t) {
-			continue
-		}
 		ms := sh.re.FindAllStringSubmatchIndex(t, -1)
 		if len(ms) == 0 {
 			continue
@@ -232,11 +229,10 @@ const (
 )
 
 // Patterns are the scrubber's rules of what is personal, as regular
-// expression sources valid in Go and JavaScript alike (flags apart: Key
-// and Field are case-insensitive, the others match as written). A page
+// expression sources valid in Go and JavaScript alike (flags apart: Field
+// is case-insensitive, the others match as written). A page
 // script given them finds exactly what Text and SensitiveField find.
 type Patterns struct {
-	Key          string   `json:"key"`
 	Field        string   `json:"field"`
 	FieldTypes   []string `json:"field_types"`
 	Email        string   `json:"email"`
@@ -255,7 +251,7 @@ type Patterns struct {
 
 // PagePatterns returns the patterns for a page script.
 func PagePatterns() Patterns {
-	return Patterns{Key: keySource, Field: fieldSource, FieldTypes: append([]string(nil), fieldTypes...),
+	return Patterns{Field: fieldSource, FieldTypes: append([]string(nil), fieldTypes...),
 		Email: emailSource, EncodedEmail: encodedEmailSource, Card: cardSource, Phone: phoneSource,
 		Userinfo: userinfoSource, CardMinDigits: cardMinDigits, CardMaxDigits: cardMaxDigits, MinSubstring: MinSubstring}
 }
