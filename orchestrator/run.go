@@ -390,13 +390,9 @@ func (r *run) execute(ctx context.Context) error {
 	if natsURL == "" {
 		host, port := "127.0.0.1", 0
 		if r.cfg.NATSListen != "" {
-			h, p, err := net.SplitHostPort(r.cfg.NATSListen)
-			if err != nil {
-				return fmt.Errorf("%w: --nats-listen %q: %v", ErrBadInput, r.cfg.NATSListen, err)
-			}
-			host = h
-			if port, err = strconv.Atoi(p); err != nil {
-				return fmt.Errorf("%w: --nats-listen %q: bad port", ErrBadInput, r.cfg.NATSListen)
+			var err error
+			if host, port, err = ParseListen(r.cfg.NATSListen); err != nil {
+				return err
 			}
 		}
 		srv, err := bus.StartEmbedded(ctx, bus.ServerConfig{StoreDir: filepath.Join(r.dd, "nats"), Host: host, Port: port})
@@ -651,6 +647,20 @@ func (r *run) endSpan(n *planner.Node) {
 	}
 	span.End()
 	delete(r.spans, n.ID)
+}
+
+// ParseListen reads a --nats-listen address, HOST:PORT with a port in
+// 0..65535; anything else is an error wrapping ErrBadInput that names the
+// flag.
+func ParseListen(addr string) (host string, port int, err error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("%w: --nats-listen %q is not HOST:PORT: %v", ErrBadInput, addr, err)
+	}
+	if port, err = strconv.Atoi(p); err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("%w: --nats-listen %q: port %q is not a number in 0..65535", ErrBadInput, addr, p)
+	}
+	return host, port, nil
 }
 
 // preflightSite checks that the start URL answers before any browser

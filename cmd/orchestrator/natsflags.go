@@ -1,10 +1,8 @@
 package main
 
 import (
-	"net"
-	"strconv"
-
 	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
 // checkNATS validates the NATS flags before anything starts: a listen
@@ -15,12 +13,8 @@ func (f *runFlags) checkNATS() error {
 		if f.nats != "" {
 			return badInput("--nats-listen %s configures the embedded NATS server, which --nats %s replaces: give one of them", f.natsListen, f.nats)
 		}
-		_, port, err := net.SplitHostPort(f.natsListen)
-		if err != nil {
-			return badInput("--nats-listen %q is not HOST:PORT: %v", f.natsListen, err)
-		}
-		if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-			return badInput("--nats-listen %q: port %q is not a number in 0..65535", f.natsListen, port)
+		if _, _, err := orchestrator.ParseListen(f.natsListen); err != nil {
+			return err
 		}
 	}
 	switch {
