@@ -50,13 +50,20 @@ func (c *Client) Objects(ctx context.Context) (*Objects, error) {
 }
 
 // Put stores data under its sha256 (a no-op when present) and returns the
-// digest.
+// digest. Each attempt is bounded: a request the cluster never answers (its
+// stream leader was killed mid-put) is asked again until ctx ends, instead
+// of holding the branch that produced the artifact until its budget ends.
+// Storing under the same name twice is harmless: the name is the content.
 func (o *Objects) Put(ctx context.Context, data []byte) (artifacts.Digest, error) {
 	d := artifacts.Sum(data)
-	if _, err := o.os.GetInfo(ctx, string(d)); err == nil {
-		return d, nil
-	}
-	if _, err := o.os.Put(ctx, jetstream.ObjectMeta{Name: string(d)}, bytes.NewReader(data)); err != nil {
+	err := retryAPI(ctx, func(ctx context.Context) error {
+		if _, err := o.os.GetInfo(ctx, string(d)); err == nil {
+			return nil
+		}
+		_, err := o.os.Put(ctx, jetstream.ObjectMeta{Name: string(d)}, bytes.NewReader(data))
+		return err
+	})
+	if err != nil {
 		return "", fmt.Errorf("bus: storing artifact %s: %w", d, err)
 	}
 	return d, nil

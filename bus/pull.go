@@ -146,6 +146,7 @@ func (d *dispatcher) request(consumer string, req pullRequest, routed bool) bool
 		return false
 	}
 	d.pulls[reply] = &pull{seq: d.seq, routed: routed, left: req.Batch, until: time.Now().Add(req.Expires + pullGrace)}
+	d.w.log.Debug("bus: pull", "consumer", consumer, "reply", reply, "batch", req.Batch, "expires", req.Expires, "idle", d.idle, "shared", d.shared)
 	return true
 }
 
@@ -154,6 +155,7 @@ func (d *dispatcher) receive(ctx context.Context, m *nats.Msg) {
 	p := d.pulls[m.Subject]
 	if m.Reply == "" { // a status, not a job
 		status := m.Header.Get("Status")
+		d.w.log.Debug("bus: pull status", "reply", m.Subject, "status", status, "desc", m.Header.Get("Description"), "known", p != nil)
 		if p == nil || status == "100" { // idle heartbeat
 			return
 		}
@@ -190,6 +192,7 @@ func (d *dispatcher) receive(ctx context.Context, m *nats.Msg) {
 		}
 	}
 	job := &delivery{msg: m, nc: d.w.c.nc, beat: time.Now()}
+	d.w.log.Debug("bus: job delivered", "reply", m.Subject, "ack", m.Reply, "idle", d.idle)
 	if d.idle > 0 {
 		d.hand(job)
 		return

@@ -169,7 +169,11 @@ func (c *Client) readResults(ctx context.Context, runID string, it jetstream.Mes
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			m, err := c.results.GetLastMsgForSubject(ctx, resultsPrefix+runID)
+			// Bounded: a request to a stream leader that just died is
+			// never answered, and this loop must go on to reopen.
+			gctx, gcancel := context.WithTimeout(ctx, apiTimeout)
+			m, err := c.results.GetLastMsgForSubject(gctx, resultsPrefix+runID)
+			gcancel()
 			if err != nil || m.Sequence <= last {
 				behind = 0
 				continue

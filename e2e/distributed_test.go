@@ -107,7 +107,7 @@ func startWorkersArgs(t *testing.T, url string, n int, args []string, env ...str
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, w := range f.ws {
-				t.Logf("worker %s log:\n%s", w.name, tail(w.log.String(), 3000))
+				t.Logf("worker %s log:\n%s", w.name, tail(w.log.String(), 400000))
 			}
 		}
 		for _, w := range f.ws {
@@ -226,12 +226,12 @@ func runRemote(t *testing.T, tk *task.Task, url string, replicas int) (*orchestr
 	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 0, NATSURL: url, Replicas: replicas, NoScreenshots: true, Logger: logger})
 	if err != nil {
 		mu.Lock()
-		t.Logf("orchestrator log:\n%s", tail(logs.String(), 4000))
+		t.Logf("orchestrator log:\n%s", tail(logs.String(), 400000))
 		mu.Unlock()
 		if sum != nil {
 			for _, e := range runEvents(t, dir, sum.RunID) {
-				if e.Kind == eventlog.KindError || e.Kind == eventlog.KindBranchPruned {
-					t.Logf("event %s %s %s", e.Kind, e.BranchID, e.Payload)
+				if e.Kind != "snapshot" {
+					t.Logf("event %s %s %s %.300s", e.Time.Format("15:04:05.000"), e.Kind, e.BranchID, e.Payload)
 				}
 			}
 		}
