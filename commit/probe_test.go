@@ -32,7 +32,7 @@ func TestProbeReachesTheSiteTheBrowserDid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk := &task.Task{StartURL: "https://shop.multiverse.test:" + port + "/"}
+	tk := &task.Task{StartURL: "https://shop.multiverse.test:" + port + "/", Commit: &task.Commit{}}
 	tk.Commit.Confirm.Probe = task.Probe{URL: "/api/orders?client_reference={key}", JSON: "orders.0.id"}
 	opts := browser.Options{Resolve: map[string]string{"shop.multiverse.test": "127.0.0.1"}}
 

@@ -14,6 +14,13 @@ var (
 	// ErrNoBoundary: no branch reached the commit boundary with its goal
 	// met within the budgets.
 	ErrNoBoundary = errors.New("orchestrator: no branch reached the commit boundary within budget")
+	// ErrGoalNotReached: a task without commit whose goal no branch
+	// reached within the budgets (exit 3, as ErrNoBoundary).
+	ErrGoalNotReached = errors.New("orchestrator: no branch reached the goal within budget")
+	// ErrGoalFailed: the search ended before any budget ran out with no
+	// winner, and branches ended in a goal.failure predicate: the site
+	// said no (an error banner, a rejected form).
+	ErrGoalFailed = errors.New("orchestrator: the goal failed")
 	// ErrSiteUnreachable: the start URL cannot be loaded (connection
 	// refused, DNS, 5xx, redirect loop).
 	ErrSiteUnreachable = errors.New("orchestrator: the site is unreachable")
@@ -27,8 +34,10 @@ var (
 )
 
 // Exit codes of the CLI. DESIGN.md lists 0-4; 5 and 6 separate a missing
-// browser part and an unreachable site from bad input, and 7 is a failed
-// audit (ledger verify, bundle validation, a replay that diverged).
+// browser part and an unreachable site from bad input, 7 is a failed
+// audit (ledger verify, bundle validation, a replay that diverged), and 8
+// a goal that failed definitely (goal.failure held, the search ended
+// before its budgets).
 const (
 	ExitOK          = 0
 	ExitInternal    = 1
@@ -38,6 +47,7 @@ const (
 	ExitEnvironment = 5
 	ExitSite        = 6
 	ExitVerify      = 7
+	ExitGoalFailed  = 8
 )
 
 // ExitCode maps an error of Run (or of loading a task) to an exit code.
@@ -48,7 +58,9 @@ func ExitCode(err error) int {
 	case errors.Is(err, task.ErrInvalid), errors.Is(err, ErrBadInput), errors.Is(err, task.ErrSecretMissing),
 		errors.Is(err, bus.ErrStorageFull): // the data dir's disk is full
 		return ExitBadInput
-	case errors.Is(err, ErrNoBoundary):
+	case errors.Is(err, ErrGoalFailed):
+		return ExitGoalFailed
+	case errors.Is(err, ErrNoBoundary), errors.Is(err, ErrGoalNotReached):
 		return ExitNoBoundary
 	case errors.Is(err, commit.ErrNoCandidate), errors.Is(err, commit.ErrSubmitFailed), errors.Is(err, commit.ErrBusy),
 		errors.Is(err, commit.ErrUncertain), errors.Is(err, commit.ErrAuditTrail):

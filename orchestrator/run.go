@@ -168,7 +168,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		attribute.String("multiverse.run_id", runID), attribute.String("multiverse.task", t.Name)))
 	defer runSpan.End()
 	rec := newRecorder(ctx, elog, runID)
-	sum := &Summary{RunID: runID, Task: t.Name, TaskDigest: t.Digest(), Seed: t.Seed, Workers: workers,
+	sum := &Summary{RunID: runID, Task: t.Name, TaskDigest: t.Digest(), Seed: t.Seed, Workers: workers, NoCommit: !t.HasCommit(),
 		Pruned: map[string]int{}, Paths: Paths{DataDir: dd, Events: elog.Path(), Ledger: led.Path(), Artifacts: store.Root()}}
 	tr := &trail{rec: rec}
 	key := scrub.NewKey()
@@ -233,6 +233,8 @@ func statusOf(err error) string {
 	switch ExitCode(err) {
 	case ExitNoBoundary:
 		return "no_boundary"
+	case ExitGoalFailed:
+		return "goal_failed"
 	case ExitAborted:
 		return "aborted"
 	case ExitSite:
@@ -333,8 +335,9 @@ func (r *run) manifest(fp browser.Fingerprint, natsURL string) map[string]any {
 		"budgets": t.Budgets, "search": t.Search, "weights": t.Weights, "environment": r.environment(),
 		"workers": r.workers, "nats": natsURL, "multiverse_version": version, "fingerprint": fp,
 		"scrub_key_sha256": r.sc.Token("multiverse/scrub-key-check"),
-		"origin":           t.Origin(), "inputs": r.inputTokens(), "guard": t.Commit.Guard,
-		"goal": t.Goal.Goal, "boundary": t.Commit.Boundary, "prices": t.Prices,
+		"origin":           t.Origin(), "inputs": r.inputTokens(), "guard": r.spec.Guard,
+		"goal": t.Goal.Goal, "boundary": r.spec.Boundary, "prices": t.Prices,
+		"goal_failure": t.Goal.Failure, "extract": t.Extract, "has_commit": t.HasCommit(),
 	}
 }
 
@@ -376,6 +379,8 @@ func (r *run) inputTokens() map[string]map[string]any {
 
 func (r *run) execute(ctx context.Context) error {
 	t := r.t
+	r.spec = worker.NewSpec(t)
+	r.spec.ScrubKey, r.spec.Screenshots = r.key, !r.cfg.NoScreenshots
 	// The HTTP preflight speaks to real sites; a custom executor (a
 	// simulated web) has none.
 	if r.cfg.Executor == nil {
@@ -488,13 +493,10 @@ func (r *run) execute(ctx context.Context) error {
 	}()
 	r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(fp, natsURL))
 	r.rec.flush(ctx)
-	if r.cfg.Executor == nil {
+	if r.cfg.Executor == nil && t.HasCommit() {
 		r.recoverPending(ctx)
 	}
 
-	r.spec = &worker.Spec{Origin: t.Origin(), RunSeed: t.Seed, Env: t.Environment, Timeout: t.Budgets.ActionTimeout,
-		Predicates: t.Goal.All(), Boundary: t.Commit.Boundary, Intent: t.Commit.Intent, DeadEnds: t.DeadEnds, Guard: t.Commit.Guard,
-		Inputs: t.Inputs, ScrubKey: r.key, Screenshots: !r.cfg.NoScreenshots}
 	results, err := client.Results(ctx, r.runID)
 	if err != nil {
 		return fmt.Errorf("orchestrator: subscribing to results: %w", err)
@@ -520,13 +522,12 @@ func (r *run) execute(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if !t.HasCommit() {
+		return r.reachGoal(ctx, winners[0])
+	}
 	if r.cfg.ExploreOnly || rt == nil {
 		r.sum.Status = "explored"
-		w := winners[0]
-		r.sum.Winner = &Winner{BranchID: w.ID, PlanDigest: w.Digest, Score: w.Score}
-		for _, a := range w.Plan {
-			r.sum.Winner.Steps = append(r.sum.Winner.Steps, a.Describe())
-		}
+		r.sum.Winner = winnerOf(winners[0])
 		return nil
 	}
 	if r.cfg.BeforeCommit != nil {
@@ -741,7 +742,7 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 						return nil, err
 					}
 				}
-				return nil, fmt.Errorf("%w: the wall clock budget of %s ran out after %d waves", ErrNoBoundary, t.Budgets.WallClock.D(), r.sum.Waves)
+				return nil, fmt.Errorf("%w: the wall clock budget of %s ran out after %d waves", r.noGoal(), t.Budgets.WallClock.D(), r.sum.Waves)
 			}
 			return nil, err
 		}
@@ -787,7 +788,11 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 	}
 	r.countBranches(search)
 	if len(decision.Winners) == 0 {
-		return nil, fmt.Errorf("%w: %s after %d branches in %d waves", ErrNoBoundary, decision.Exhausted, search.Executed(), r.sum.Waves)
+		if decision.Definite {
+			return nil, fmt.Errorf("%w: %s after %d branches in %d waves; goal.failure held on %s", ErrGoalFailed,
+				decision.Exhausted, search.Executed(), r.sum.Waves, failedCounts(decision.Failed))
+		}
+		return nil, fmt.Errorf("%w: %s after %d branches in %d waves", r.noGoal(), decision.Exhausted, search.Executed(), r.sum.Waves)
 	}
 	// Each candidate says which other one beats it on every objective,
 	// if any: the reader sees the Pareto front whatever the selection.

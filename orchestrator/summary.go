@@ -8,13 +8,15 @@ import (
 
 // Summary describes a finished run, for people and for --json.
 type Summary struct {
-	RunID      string        `json:"run_id"`
-	Task       string        `json:"task"`
-	TaskDigest string        `json:"task_digest"`
-	Seed       uint64        `json:"seed"`
-	Status     string        `json:"status"` // committed, existing, recovered, no_boundary, aborted, failed
-	Error      string        `json:"error,omitempty"`
-	Elapsed    time.Duration `json:"elapsed_ns"`
+	RunID      string `json:"run_id"`
+	Task       string `json:"task"`
+	TaskDigest string `json:"task_digest"`
+	Seed       uint64 `json:"seed"`
+	// NoCommit marks a task without commit: it ends at its goal.
+	NoCommit bool          `json:"no_commit,omitempty"`
+	Status   string        `json:"status"` // committed, existing, recovered, goal_reached, explored, no_boundary, goal_failed, aborted, failed
+	Error    string        `json:"error,omitempty"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
 	// Explore is the time the search took, from the first job to the
 	// winners.
 	Explore  time.Duration `json:"explore_ns"`
@@ -24,11 +26,14 @@ type Summary struct {
 	// Pruned counts pruned or failed branches by rule.
 	Pruned map[string]int `json:"pruned_by_rule,omitempty"`
 	// Explored lists the plan digests of every executed branch, sorted.
-	Explored []string    `json:"explored_plan_digests"`
-	Winner   *Winner     `json:"winner,omitempty"`
-	Commit   *CommitInfo `json:"commit,omitempty"`
-	Spent    float64     `json:"cost_spent"`
-	Paths    Paths       `json:"paths"`
+	Explored []string `json:"explored_plan_digests"`
+	Winner   *Winner  `json:"winner,omitempty"`
+	// Extract holds the values a task without commit reads from the
+	// winner's final page (scrubbed), by field name.
+	Extract map[string]string `json:"extract,omitempty"`
+	Commit  *CommitInfo       `json:"commit,omitempty"`
+	Spent   float64           `json:"cost_spent"`
+	Paths   Paths             `json:"paths"`
 	// Warm counts branches that continued their parent's live context
 	// instead of replaying the prefix; Actions counts every action the
 	// workers executed, replays included.
@@ -101,6 +106,7 @@ type Paths struct {
 	Ledger    string `json:"ledger"`
 	Artifacts string `json:"artifacts"`
 	NATS      string `json:"nats,omitempty"`
-	// Bundle is the commit bundle sealed after a commit.
+	// Bundle is the commit bundle sealed after a commit, or the winner's
+	// branch bundle of a task without commit.
 	Bundle string `json:"bundle,omitempty"`
 }

@@ -44,7 +44,11 @@ type inputRule struct {
 
 // NewProposer prepares a proposer for the task.
 func NewProposer(t *task.Task) (*Proposer, error) {
-	p := &Proposer{goal: map[string]bool{}, commit: t.Commit.Action.Target, g: ParseGoal(t.Goal.Text)}
+	p := &Proposer{goal: map[string]bool{}, g: ParseGoal(t.Goal.Text)}
+	var guard []task.RequestPattern
+	if t.Commit != nil {
+		p.commit, guard = t.Commit.Action.Target, t.Commit.Guard
+	}
 	for _, w := range p.g.Words {
 		if !stopwords[w] {
 			p.goalWords = append(p.goalWords, w)
@@ -80,7 +84,7 @@ func NewProposer(t *task.Task) (*Proposer, error) {
 		}
 		p.risk = append(p.risk, re)
 	}
-	for _, g := range t.Commit.Guard {
+	for _, g := range guard {
 		if strings.EqualFold(g.Method, "GET") || g.Method == "" {
 			if re, err := regexp.Compile(g.URL); err == nil {
 				p.guards = append(p.guards, re)

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"sort"
 	"strings"
@@ -33,6 +34,7 @@ const (
 	RuleHTTPError     = "http_error"
 	RuleDuplicate     = "duplicate_state"
 	RuleGoalUnmet     = "boundary_goal_unmet"
+	RuleGoalFailed    = "goal_failed"
 	RuleStalled       = "stalled"
 	RuleLagging       = "lagging"
 	RuleStepBudget    = "step_budget"
@@ -134,11 +136,19 @@ type Event struct {
 
 // Decision is the search's verdict after a wave.
 type Decision struct {
-	// Winners are the branches at the boundary whose goal holds, best
-	// first by the winner order. Non-empty means: commit.
+	// Winners are the branches at the boundary whose goal holds (for a
+	// task without commit: whose every success predicate holds), best
+	// first by the winner order. Non-empty means: commit, or report.
 	Winners []*Node
 	// Exhausted names why the search cannot go on ("" while it can).
 	Exhausted string
+	// Failed counts the branches that ended in a goal.failure predicate,
+	// by predicate name, over the whole search.
+	Failed map[string]int
+	// Definite reports that the search ended, before any budget ran out,
+	// with no winner and at least one branch in a definite failure: the
+	// site said no, rather than the search running out of room.
+	Definite bool
 }
 
 // Search is the frontier and its policy. Not safe for concurrent use: the
@@ -160,6 +170,7 @@ type Search struct {
 	seen     map[string]*Node // state key -> first branch that reached it
 	known    map[string]bool  // URLs shown by any executed branch
 	bounded  []*Node
+	failed   map[string]int // goal.failure predicate -> branches that ended on it
 	executed int
 	spent    float64 // cost units charged (reserved at dispatch, trued up on completion)
 	events   []Event
@@ -169,7 +180,8 @@ type Search struct {
 // search never invents ids itself.
 func NewSearch(t *task.Task, prop *Proposer, newID func() string) *Search {
 	s := &Search{t: t, prop: prop, newID: newID, digest: t.Digest(), origin: t.Origin(),
-		width: t.Search.BeamWidth, byDigest: map[string]*Node{}, seen: map[string]*Node{}, known: map[string]bool{}}
+		width: t.Search.BeamWidth, byDigest: map[string]*Node{}, seen: map[string]*Node{}, known: map[string]bool{},
+		failed: map[string]int{}}
 	s.strategy = strategyFor(t.Search.Strategy)
 	s.width = s.strategy.initialWidth(s)
 	return s
@@ -362,6 +374,27 @@ func (s *Search) Complete(n *Node, o Outcome) {
 	}
 }
 
+// reached reports whether a branch is done exploring: at the commit
+// boundary, or, for a task without commit, wherever its every success
+// predicate holds.
+func reached(t *task.Task, o *Outcome) bool {
+	if t.HasCommit() {
+		return o.AtBoundary
+	}
+	return len(t.Goal.Success) > 0 && t.Goal.Satisfied(o.Obs.Predicates)
+}
+
+// firing names the failure predicates that hold now, in task order.
+func firing(failure []scoring.Predicate, now map[string]bool) []string {
+	var out []string
+	for _, p := range failure {
+		if now[p.Name] {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
 // Running returns the branches of the current wave.
 func (s *Search) Running() []*Node { return s.running }
 
@@ -410,9 +443,19 @@ func (s *Search) EndWave() Decision {
 		flips := scoring.Flips(before, now)
 		s.events = append(s.events, Event{Kind: "score", Node: n, Detail: map[string]any{
 			"score": n.Score, "flips": flips, "credit": round3(n.Score.Progress - parentProgress), "action": a.Describe()}})
+		fired := firing(s.t.Goal.Failure, now)
 		switch {
 		case len(o.Blocked) > 0:
 			s.prune(n, RuleGuardBlocked, map[string]any{"requests": o.Blocked})
+			continue
+		case len(fired) > 0:
+			// The task's own word that this branch failed for good (an
+			// error banner, a refused form) outranks the generic rules.
+			n.State = StateFailed
+			for _, name := range fired {
+				s.failed[name]++
+			}
+			s.prune(n, RuleGoalFailed, map[string]any{"failure": fired, "url": o.Obs.URL})
 			continue
 		case len(o.Obs.DeadEnds) > 0:
 			s.prune(n, RuleDeadEnd, map[string]any{"detectors": o.Obs.DeadEnds, "url": o.Obs.URL})
@@ -427,7 +470,7 @@ func (s *Search) EndWave() Decision {
 			continue
 		}
 		s.seen[key] = n
-		if o.AtBoundary {
+		if reached(s.t, o) {
 			if unmet := goal.Unmet(now); len(unmet) > 0 {
 				s.prune(n, RuleGoalUnmet, map[string]any{"unmet": unmet, "progress": round3(n.Score.Progress)})
 				continue
@@ -491,10 +534,10 @@ func (s *Search) EndWave() Decision {
 	s.strategy.cut(s)
 	if s.executed >= s.t.Budgets.TotalBranches && s.frontier.Len() > 0 {
 		s.finish()
-		return Decision{Exhausted: fmt.Sprintf("total_branches budget of %d used", s.t.Budgets.TotalBranches)}
+		return Decision{Exhausted: fmt.Sprintf("total_branches budget of %d used", s.t.Budgets.TotalBranches), Failed: maps.Clone(s.failed)}
 	}
 	if s.frontier.Len() == 0 {
-		return Decision{Exhausted: "frontier empty: every branch was pruned or failed"}
+		return Decision{Exhausted: "frontier empty: every branch was pruned or failed", Failed: maps.Clone(s.failed), Definite: len(s.failed) > 0}
 	}
 	if s.t.Budgets.Cost > 0 {
 		affordable := false
@@ -509,7 +552,7 @@ func (s *Search) EndWave() Decision {
 				n := s.frontier.Pop()
 				s.prune(n, RuleCostBudget, map[string]any{"cost": n.Cost, "spent": s.spent, "budget": s.t.Budgets.Cost})
 			}
-			return Decision{Exhausted: fmt.Sprintf("cost budget of %g units used", s.t.Budgets.Cost)}
+			return Decision{Exhausted: fmt.Sprintf("cost budget of %g units used", s.t.Budgets.Cost), Failed: maps.Clone(s.failed)}
 		}
 	}
 	return Decision{}

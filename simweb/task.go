@@ -144,7 +144,7 @@ func (s *Site) Spec() (*worker.Spec, error) {
 // SpecOf builds the job spec of a task the way the orchestrator does,
 // with the fixed scrubbing key of simulated runs.
 func SpecOf(t *task.Task) *worker.Spec {
-	return &worker.Spec{Origin: t.Origin(), RunSeed: t.Seed, Env: t.Environment, Timeout: t.Budgets.ActionTimeout,
-		Predicates: t.Goal.All(), Boundary: t.Commit.Boundary, Intent: t.Commit.Intent, DeadEnds: t.DeadEnds, Guard: t.Commit.Guard,
-		Inputs: t.Inputs, ScrubKey: scrubKey}
+	s := worker.NewSpec(t)
+	s.ScrubKey = scrubKey
+	return s
 }

@@ -21,7 +21,8 @@ type digestForm struct {
 	RiskPatterns []string           `json:"risk_patterns"`
 	DeadEnds     []scoring.Detector `json:"dead_ends"`
 	Environment  Environment        `json:"environment"`
-	Commit       Commit             `json:"commit"`
+	Commit       *Commit            `json:"commit"`
+	Extract      []IntentField      `json:"extract,omitempty"`
 }
 
 // Digest returns the hex sha256 of the task's canonical form. Secrets are
@@ -29,7 +30,7 @@ type digestForm struct {
 // origin is folded to "{origin}".
 func (t *Task) Digest() string {
 	f := digestForm{Version: t.Version, Name: t.Name, StartURL: t.RelativeURL(t.StartURL), Goal: t.Goal,
-		Inputs: t.Inputs, RiskPatterns: t.RiskPatterns, DeadEnds: t.DeadEnds, Environment: t.Environment, Commit: t.Commit}
+		Inputs: t.Inputs, RiskPatterns: t.RiskPatterns, DeadEnds: t.DeadEnds, Environment: t.Environment, Commit: t.Commit, Extract: t.Extract}
 	b, err := json.Marshal(f) // maps marshal with sorted keys
 	if err != nil {
 		return ""
@@ -60,8 +61,10 @@ func (t *Task) WithStartURL(u string) (*Task, error) {
 	if o := origin(u); o == "" || (!strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://")) {
 		return nil, &Error{File: t.file, Field: "start_url", Msg: "must be an absolute http(s) URL, found " + u}
 	}
-	if old := origin(t.StartURL); c.Commit.Site == hostOf(old) {
-		c.Commit.Site = hostOf(u)
+	if old := origin(t.StartURL); c.Commit != nil && c.Commit.Site == hostOf(old) {
+		cm := *c.Commit
+		cm.Site = hostOf(u)
+		c.Commit = &cm
 	}
 	return &c, nil
 }
@@ -82,5 +85,8 @@ func seedFromDigest(d string) uint64 {
 	return binary.BigEndian.Uint64(b[:8])
 }
 
-// Predicates returns every goal predicate (milestones, then success).
-func (t *Task) Predicates() []scoring.Predicate { return t.Goal.All() }
+// Predicates returns every goal predicate a branch's page is judged by:
+// milestones, success, then failure.
+func (t *Task) Predicates() []scoring.Predicate {
+	return append(t.Goal.All(), t.Goal.Failure...)
+}

@@ -176,7 +176,11 @@ func (d *decoder) task(n *yaml.Node, t *Task) {
 			})
 		},
 		"environment": func(v *yaml.Node, p string) { d.environment(v, p, &t.Environment) },
-		"commit":      func(v *yaml.Node, p string) { d.commit(v, p, &t.Commit) },
+		"commit": func(v *yaml.Node, p string) {
+			t.Commit = &Commit{}
+			d.commit(v, p, t.Commit)
+		},
+		"extract": func(v *yaml.Node, p string) { t.Extract = d.fieldMap(v, p) },
 	})
 }
 
@@ -188,6 +192,7 @@ func (d *decoder) goal(n *yaml.Node, path string, g *Goal) {
 		"text":       func(v *yaml.Node, p string) { d.str(v, p, &g.Text) },
 		"milestones": func(v *yaml.Node, p string) { g.Milestones = d.predicates(v, p) },
 		"success":    func(v *yaml.Node, p string) { g.Success = d.predicates(v, p) },
+		"failure":    func(v *yaml.Node, p string) { g.Failure = d.predicates(v, p) },
 	})
 }
 
@@ -354,23 +359,29 @@ func (d *decoder) environment(n *yaml.Node, path string, e *Environment) {
 	})
 }
 
+// fieldMap reads a mapping of names to a selector or {selector, attr},
+// in file order.
+func (d *decoder) fieldMap(v *yaml.Node, p string) []IntentField {
+	if v.Kind != yaml.MappingNode {
+		d.fail(v, p, "must be a mapping of field names to {selector, attr}, found %s", kindName(v))
+		return nil
+	}
+	var out []IntentField
+	for i := 0; i+1 < len(v.Content) && d.ok(); i += 2 {
+		k, fv := v.Content[i], resolve(v.Content[i+1])
+		f := IntentField{Name: k.Value}
+		d.field(fv, joinPath(p, k.Value), &f)
+		out = append(out, f)
+	}
+	return out
+}
+
 func (d *decoder) commit(n *yaml.Node, path string, c *Commit) {
 	d.fields(n, path, map[string]func(*yaml.Node, string){
-		"boundary": func(v *yaml.Node, p string) { c.Boundary = d.predicate(v, p, false) },
-		"site":     func(v *yaml.Node, p string) { d.str(v, p, &c.Site) },
-		"flow":     func(v *yaml.Node, p string) { d.str(v, p, &c.Flow) },
-		"intent": func(v *yaml.Node, p string) {
-			if v.Kind != yaml.MappingNode {
-				d.fail(v, p, "must be a mapping of field names to {selector, attr}, found %s", kindName(v))
-				return
-			}
-			for i := 0; i+1 < len(v.Content) && d.ok(); i += 2 {
-				k, fv := v.Content[i], resolve(v.Content[i+1])
-				f := IntentField{Name: k.Value}
-				d.field(fv, joinPath(p, k.Value), &f)
-				c.Intent = append(c.Intent, f)
-			}
-		},
+		"boundary":      func(v *yaml.Node, p string) { c.Boundary = d.predicate(v, p, false) },
+		"site":          func(v *yaml.Node, p string) { d.str(v, p, &c.Site) },
+		"flow":          func(v *yaml.Node, p string) { d.str(v, p, &c.Flow) },
+		"intent":        func(v *yaml.Node, p string) { c.Intent = d.fieldMap(v, p) },
 		"preconditions": func(v *yaml.Node, p string) { c.Preconditions = d.predicates(v, p) },
 		"action":        func(v *yaml.Node, p string) { c.Action = d.action(v, p) },
 		"idempotency": func(v *yaml.Node, p string) {

@@ -68,7 +68,16 @@ func (t *Task) Selectors() []Selector {
 	for i := range t.Goal.Success {
 		pred(fmt.Sprintf("goal.success[%d]", i), &t.Goal.Success[i])
 	}
-	c := &t.Commit
+	for i := range t.Goal.Failure {
+		pred(fmt.Sprintf("goal.failure[%d]", i), &t.Goal.Failure[i])
+	}
+	for _, f := range t.Extract {
+		add("extract."+f.Name, f.Selector, EngineCSS)
+	}
+	c := t.Commit
+	if c == nil {
+		return out
+	}
 	pred("commit.boundary", &c.Boundary)
 	for _, f := range c.Intent {
 		add("commit.intent."+f.Name, f.Selector, EngineCSS)

@@ -32,8 +32,15 @@ type Task struct {
 	RiskPatterns []string           `json:"risk_patterns"`
 	DeadEnds     []scoring.Detector `json:"dead_ends"`
 	Environment  Environment        `json:"environment"`
-	Commit       Commit             `json:"commit"`
-	file         string
+	// Commit is the task's one side effect; nil for a task whose goal is
+	// reached inside the page (fill a form, look something up, check a
+	// flow): such a run ends when a branch satisfies every goal.success
+	// predicate, and nothing is committed.
+	Commit *Commit `json:"commit,omitempty"`
+	// Extract names values read from the winning branch's final page,
+	// scrubbed like everything else, reported in the summary.
+	Extract []IntentField `json:"extract,omitempty"`
+	file    string
 	// root is the parsed YAML, for the lines of errors found after
 	// loading (a secret that cannot be read, a selector the browser
 	// rejects).
@@ -45,6 +52,9 @@ type Task struct {
 type Goal struct {
 	Text string `json:"text"`
 	scoring.Goal
+	// Failure predicates say a branch ended in a definite failure (an
+	// error banner, a rejected form): it is not explored further.
+	Failure []scoring.Predicate `json:"failure,omitempty"`
 }
 
 // Input is a value the planner may type or select. Exactly one of Value,
@@ -187,6 +197,9 @@ type Probe struct {
 	URL  string `json:"url,omitempty"`
 	JSON string `json:"json,omitempty"`
 }
+
+// HasCommit reports whether the task has a side effect to commit.
+func (t *Task) HasCommit() bool { return t.Commit != nil }
 
 // File returns the path the task was loaded from ("" for Parse).
 func (t *Task) File() string { return t.file }

@@ -53,7 +53,9 @@ func TestDigestIgnoresOriginAndSearch(t *testing.T) {
 		t.Fatal("digest depends on the site's address or on search settings")
 	}
 	c := *a
-	c.Commit.Nonce = "second purchase"
+	cm := *a.Commit
+	cm.Nonce = "second purchase"
+	c.Commit = &cm
 	if c.Digest() == a.Digest() {
 		t.Fatal("digest ignores the commit nonce")
 	}
@@ -288,5 +290,63 @@ func TestLoadRefusesNonRegular(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("loading %s did not end within 10s", c.file)
 		}
+	}
+}
+
+// TestTaskWithoutCommit: a task may leave commit out when its goal is
+// reached inside the page; its extract fields keep their file order, its
+// failure predicates are judged with the others, and their selectors are
+// checked like every other.
+func TestTaskWithoutCommit(t *testing.T) {
+	for _, tc := range []struct {
+		file         string
+		extract      []string
+		failure      []string
+		predicates   int
+		selectorKeys []string
+	}{
+		{file: "../examples/lookup-team-price.yaml", extract: []string{"team_price", "team_price_cents"}, predicates: 3,
+			selectorKeys: []string{"goal.success[1].visible", "extract.team_price", "extract.team_price_cents"}},
+		{file: "../examples/start-trial.yaml", failure: []string{"signups_paused"}, predicates: 2,
+			selectorKeys: []string{"goal.failure[0].visible"}},
+	} {
+		t.Run(filepath.Base(tc.file), func(t *testing.T) {
+			tk, err := Load(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tk.HasCommit() {
+				t.Fatal("HasCommit() = true for a task without commit")
+			}
+			var got []string
+			for _, f := range tk.Extract {
+				got = append(got, f.Name)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.extract, ",") {
+				t.Errorf("extract = %v, want %v", got, tc.extract)
+			}
+			got = nil
+			for _, p := range tk.Goal.Failure {
+				got = append(got, p.Name)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.failure, ",") {
+				t.Errorf("failure = %v, want %v", got, tc.failure)
+			}
+			if n := len(tk.Predicates()); n != tc.predicates {
+				t.Errorf("%d predicates judged, want %d", n, tc.predicates)
+			}
+			sels := map[string]bool{}
+			for _, s := range tk.Selectors() {
+				sels[s.Field] = true
+				if s.Line == 0 {
+					t.Errorf("selector %s has no line", s.Field)
+				}
+			}
+			for _, k := range tc.selectorKeys {
+				if !sels[k] {
+					t.Errorf("selector %s is not checked (have %v)", k, sels)
+				}
+			}
+		})
 	}
 }

@@ -205,7 +205,10 @@ func (v *validator) defaults(t *Task) {
 		e.Clock = DefaultClock
 	}
 	setDur(&e.StepAdvance, time.Second)
-	c := &t.Commit
+	c := t.Commit
+	if c == nil {
+		c = &Commit{} // defaults below apply to nothing
+	}
 	if c.Site == "" {
 		if u, err := url.Parse(t.StartURL); err == nil {
 			c.Site = u.Hostname()
@@ -283,11 +286,14 @@ func (v *validator) validate(t *Task) {
 	if len(g.Milestones)+len(g.Success) == 0 {
 		v.fail("goal", "needs at least one predicate under milestones or success")
 	}
+	if t.Commit == nil && len(g.Success) == 0 {
+		v.fail("goal.success", "is required for a task without commit: the run ends when a branch satisfies every success predicate")
+	}
 	names := map[string]string{}
 	for _, list := range []struct {
 		field string
 		preds []scoring.Predicate
-	}{{"goal.milestones", g.Milestones}, {"goal.success", g.Success}} {
+	}{{"goal.milestones", g.Milestones}, {"goal.success", g.Success}, {"goal.failure", g.Failure}} {
 		for i := range list.preds {
 			p := &list.preds[i]
 			path := fmt.Sprintf("%s[%d]", list.field, i)
@@ -394,6 +400,17 @@ func (v *validator) validate(t *Task) {
 	if _, err := time.LoadLocation(e.Timezone); err != nil {
 		v.fail("environment.timezone", "unknown time zone %q", e.Timezone)
 	}
+	seen := map[string]bool{}
+	for _, f := range t.Extract {
+		path := "extract." + f.Name
+		switch {
+		case f.Selector == "":
+			v.fail(path+".selector", "is required: where the value is read on the final page")
+		case seen[f.Name]:
+			v.fail(path, "is named twice")
+		}
+		seen[f.Name] = true
+	}
 	v.commit(t)
 }
 
@@ -409,12 +426,12 @@ func contains(list []string, s string) bool {
 }
 
 func (v *validator) commit(t *Task) {
-	c := &t.Commit
-	if v.err != nil {
+	c := t.Commit
+	if v.err != nil || c == nil {
 		return
 	}
 	if c.Boundary.Kind() == "" && c.Action.Kind == "" && len(c.Intent) == 0 {
-		v.fail("commit", "is required: a task must say where speculation stops and how to commit")
+		v.fail("commit", "is empty: say where speculation stops and how to commit (boundary, intent, action, ...), or leave commit out for a task without a side effect")
 		return
 	}
 	if c.Boundary.Kind() == "" {

@@ -413,13 +413,12 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job,
 		}
 	}
 	if res.AtBoundary && len(spec.Intent) > 0 {
-		raw := map[string]string{}
-		for _, f := range spec.Intent {
-			if v, ok, err := sess.Read(ctx, f.Selector, f.Attr); err == nil && ok {
-				raw[f.Name] = v
-			}
+		res.Intent = ScrubIntent(spec, readFields(ctx, sess, spec.Intent), snap.PII)
+	}
+	if len(spec.Extract) > 0 {
+		if raw := readFields(ctx, sess, spec.Extract); len(raw) > 0 {
+			res.Extract = ScrubIntent(spec, raw, snap.PII)
 		}
-		res.Intent = ScrubIntent(spec, raw, snap.PII)
 	}
 	for _, d := range spec.DeadEnds {
 		if d.Fires(sess.URL(), snap.Obs.Title, snap.Text) {
@@ -488,10 +487,22 @@ func Scrubber(spec *Spec) *scrub.Scrubber {
 	return scrub.New(spec.ScrubKey, secrets)
 }
 
-// ScrubIntent scrubs the intent values read at the commit boundary, with
-// the page's personal field values (Snapshot.PII): the values a branch
-// reports and those the committer compares with them at preflight (and
-// records in snapshot_changed and commit_end) come from this one function.
+// readFields reads each field the page shows; one it does not is left out.
+func readFields(ctx context.Context, sess *browser.Session, fields []task.IntentField) map[string]string {
+	raw := map[string]string{}
+	for _, f := range fields {
+		if v, ok, err := sess.Read(ctx, f.Selector, f.Attr); err == nil && ok {
+			raw[f.Name] = v
+		}
+	}
+	return raw
+}
+
+// ScrubIntent scrubs the intent values read at the commit boundary (and
+// the extract fields of a task without commit) with the page's personal
+// field values (Snapshot.PII): the values a branch reports and those the
+// committer compares with them at preflight (and records in
+// snapshot_changed and commit_end) come from this one function.
 func ScrubIntent(spec *Spec, raw map[string]string, pii []string) map[string]string {
 	sc := Scrubber(spec)
 	out := make(map[string]string, len(raw))

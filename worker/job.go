@@ -28,7 +28,10 @@ type Spec struct {
 	Boundary   scoring.Predicate   `json:"boundary"`
 	// Intent lists the business intent fields read at the boundary, so
 	// the committer can tell what changed between exploration and commit.
-	Intent   []task.IntentField    `json:"intent,omitempty"`
+	Intent []task.IntentField `json:"intent,omitempty"`
+	// Extract lists the values a task without a side effect reports:
+	// read after every branch's last step, so the winner's are at hand.
+	Extract  []task.IntentField    `json:"extract,omitempty"`
 	DeadEnds []scoring.Detector    `json:"dead_ends,omitempty"`
 	Guard    []task.RequestPattern `json:"guard,omitempty"`
 	Inputs   map[string]task.Input `json:"inputs,omitempty"`
@@ -42,6 +45,19 @@ type Spec struct {
 	// starts from them, so all branches and the committer see the site in
 	// the same state.
 	Cookies []browser.Cookie `json:"cookies,omitempty"`
+}
+
+// NewSpec returns the spec of the task's branches: what the task says
+// (origin, seed, environment, predicates, commit boundary, intent and
+// guard, extract fields, inputs). The caller adds the scrubbing key and
+// the run's choices (screenshots, pinned cookies).
+func NewSpec(t *task.Task) *Spec {
+	s := &Spec{Origin: t.Origin(), RunSeed: t.Seed, Env: t.Environment, Timeout: t.Budgets.ActionTimeout,
+		Predicates: t.Predicates(), DeadEnds: t.DeadEnds, Extract: t.Extract, Inputs: t.Inputs}
+	if c := t.Commit; c != nil {
+		s.Boundary, s.Intent, s.Guard = c.Boundary, c.Intent, c.Guard
+	}
+	return s
 }
 
 // Job asks a worker to execute one branch.
@@ -99,6 +115,9 @@ type Result struct {
 	AtBoundary bool `json:"at_boundary"`
 	// Intent holds the intent fields read at the boundary (scrubbed).
 	Intent map[string]string `json:"intent,omitempty"`
+	// Extract holds the task's extract fields read after the last step
+	// (scrubbed); a field the page does not show is absent.
+	Extract map[string]string `json:"extract,omitempty"`
 	// Cookies holds the root branch's cookies after the first page: the
 	// orchestrator pins them for every later branch and the committer.
 	// They travel to the orchestrator only, never into events or bundles.

@@ -61,8 +61,8 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 	}
 	fmt.Fprintf(w, "Multiverse run %s: task %s, seed %d\n", s.RunID, s.Task, s.Seed)
 	b := s.Branches
-	fmt.Fprintf(w, "  search    %d branches explored in %d waves (%d workers, up to %d at once); %d forked, %d pruned, %d failed, %d at the boundary\n",
-		b.Executed, s.Waves, s.Workers, s.MaxConcurrent, b.Forked, b.Pruned, b.Failed, b.Boundary)
+	fmt.Fprintf(w, "  search    %d branches explored in %d waves (%d workers, up to %d at once); %d forked, %d pruned, %d failed, %d at the %s\n",
+		b.Executed, s.Waves, s.Workers, s.MaxConcurrent, b.Forked, b.Pruned, b.Failed, b.Boundary, reachedWhat(s))
 	fmt.Fprintf(w, "            %d actions executed; %d branches continued their parent's live context\n", s.Actions, s.Warm)
 	if len(s.Pruned) > 0 {
 		keys := make([]string, 0, len(s.Pruned))
@@ -80,6 +80,20 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 		fmt.Fprintf(w, "  winner    branch %s, plan %s, J %.3f (progress %.2f)\n", win.BranchID, short(win.PlanDigest), win.Score.J, win.Score.Progress)
 		for i, st := range win.Steps {
 			fmt.Fprintf(w, "            %2d. %s\n", i+1, st)
+		}
+	}
+	if len(s.Extract) > 0 {
+		keys := make([]string, 0, len(s.Extract))
+		for k := range s.Extract {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			label := "extract"
+			if i > 0 {
+				label = ""
+			}
+			fmt.Fprintf(w, "  %-9s %s = %q\n", label, k, s.Extract[k])
 		}
 	}
 	if c := s.Commit; c != nil && c.EntryID == "" {
@@ -131,6 +145,15 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 		status += ": " + oneLine(err.Error())
 	}
 	fmt.Fprintf(w, "  result    %s in %s\n", status, s.Elapsed.Round(10*time.Millisecond))
+}
+
+// reachedWhat names where a winner stops: the commit boundary, or the
+// goal of a task without commit.
+func reachedWhat(s *orchestrator.Summary) string {
+	if s.NoCommit {
+		return "goal"
+	}
+	return "boundary"
 }
 
 func short(d string) string {

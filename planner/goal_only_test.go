@@ -1,0 +1,96 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// searchTask runs a search of the task text over the site model, with
+// extra predicates the model computes from the URL.
+func searchTask(t *testing.T, text string, extra map[string]string) Decision {
+	t.Helper()
+	tk, err := task.Parse("test.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prop, err := NewProposer(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := 0
+	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
+	s.Root()
+	for i := 0; i < 30; i++ {
+		wave := s.NextWave()
+		if len(wave) == 0 {
+			break
+		}
+		for _, n := range wave {
+			o := simulate(n.Plan)
+			if o.Obs != nil {
+				o.AtBoundary = false // no commit boundary here
+				for name, path := range extra {
+					o.Obs.Predicates[name] = o.Obs.URL == "http://shop.test"+path
+				}
+			}
+			s.Complete(n, o)
+		}
+		if d := s.EndWave(); len(d.Winners) > 0 || d.Exhausted != "" {
+			return d
+		}
+	}
+	t.Fatal("search did not finish")
+	return Decision{}
+}
+
+// TestGoalWithoutCommit: a task without commit ends at the first branch
+// whose every success predicate holds.
+func TestGoalWithoutCommit(t *testing.T) {
+	d := searchTask(t, `start_url: http://shop.test/
+goal:
+  text: Open the pricing page
+  success:
+    - {name: pricing, url_matches: /pricing}
+budgets: {total_branches: 40, steps_per_branch: 4}
+`, nil)
+	if len(d.Winners) == 0 {
+		t.Fatalf("no winner: %s", d.Exhausted)
+	}
+	w := d.Winners[0]
+	if got := w.Plan[len(w.Plan)-1].Describe(); !strings.Contains(got, "Pricing") || len(w.Plan) != 2 {
+		t.Fatalf("winner plan ends %q after %d steps, want the Pricing link as step 2", got, len(w.Plan))
+	}
+	if w.State != StateBoundary {
+		t.Fatalf("winner state %s", w.State)
+	}
+}
+
+// TestGoalFailureIsDefinite: a branch on which a goal.failure predicate
+// holds ends failed (never expanded); when the search runs out of ideas
+// before its budgets, the decision says the failure was definite and
+// counts it. A search that never meets a failure predicate is not.
+func TestGoalFailureIsDefinite(t *testing.T) {
+	const text = `start_url: http://shop.test/
+goal:
+  text: Contact sales about a trial
+  success:
+    - {name: welcome, url_matches: /welcome}
+%s
+budgets: {total_branches: 200, steps_per_branch: 3}
+search: {stall_limit: 2}
+`
+	failing := searchTask(t, fmt.Sprintf(text, "  failure:\n    - {name: refused, url_matches: /contact}"), map[string]string{"refused": "/contact"})
+	if len(failing.Winners) > 0 || failing.Exhausted == "" {
+		t.Fatalf("decision %+v: want an exhausted search", failing)
+	}
+	if !failing.Definite || failing.Failed["refused"] == 0 {
+		t.Fatalf("decision %+v: want a definite failure counting refused", failing)
+	}
+	plain := searchTask(t, fmt.Sprintf(text, ""), nil)
+	if plain.Definite || len(plain.Failed) != 0 {
+		t.Fatalf("decision %+v without failure predicates: want no definite failure", plain)
+	}
+}
