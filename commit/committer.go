@@ -37,6 +37,10 @@ var (
 	// the next start (or the next commit of the same intent) resolves it,
 	// and only a probe that finds nothing lets the key be sent again.
 	ErrUncertain = errors.New("commit: the outcome of the commit is unknown; its intent stays pending")
+	// ErrProbeUnanswered: the confirm probe could not tell whether the
+	// site holds a commit (no answer, a status other than 200, a body
+	// that is not JSON).
+	ErrProbeUnanswered = errors.New("the confirm probe did not answer")
 	// ErrAuditTrail: the run's audit trail (its event log, scrubbing key
 	// or artifact store) failed, so the committer refused to perform the
 	// side effect; nothing was sent.
@@ -490,10 +494,18 @@ func isGuarded(guard []browser.GuardPattern, n branch.NetRecord) bool {
 
 // Recover resolves an intent left without an outcome by asking the site
 // (the task's confirm probe) whether it holds a commit with the key. It
-// finalizes the row as committed when it does and reports ok; otherwise it
-// leaves the row for a retry with the same key.
+// finalizes the row as committed when it does and reports ok. When the
+// site answers that it holds none (or the task has no probe), the row is
+// left for a retry with the same key. When the probe cannot answer (the
+// site is down, a 5xx, a body that is not JSON) nobody can tell whether
+// the earlier attempt landed: the row stays intent and the error wraps
+// ErrUncertain, so nothing is sent again until a probe answers.
 func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, bool, error) {
-	id, ok := Probe(ctx, c.HTTPClient, c.Task, e.Key)
+	id, ok, err := Probe(ctx, c.HTTPClient, c.Task, e.Key)
+	if err != nil {
+		c.Events.Record(ctx, "ledger", e.BranchID, map[string]any{"key": e.Key, "state": ledger.StateIntent, "pending": true, "error": err.Error()})
+		return e, false, fmt.Errorf("%w: an earlier attempt under key %s may have landed and %v; nothing was sent, the next start probes again", ErrUncertain, e.Key, err)
+	}
 	if !ok {
 		return e, false, nil
 	}
@@ -508,45 +520,58 @@ func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, 
 
 // Probe asks the site (the task's confirm probe, a GET relative to the
 // start URL with {key} substituted) for the token of a commit made with
-// key, through client (nil: http.DefaultClient). ok is false when the task
-// has no probe or the site holds none.
-func Probe(ctx context.Context, client *http.Client, t *task.Task, key string) (string, bool) {
-	p := t.Commit.Confirm.Probe
-	if p.URL == "" {
-		return "", false
+// key, through client (nil: http.DefaultClient). It returns the token and
+// true when the site holds the commit; "", false, nil when the site
+// answered (200 with a JSON body) that it holds none, or when the task has
+// no probe; an error wrapping ErrProbeUnanswered when the probe could not
+// tell (no answer, another status, a body that is not JSON).
+func Probe(ctx context.Context, client *http.Client, t *task.Task, key string) (string, bool, error) {
+	if t.Commit == nil || t.Commit.Confirm.Probe.URL == "" {
+		return "", false, nil
 	}
+	p := t.Commit.Confirm.Probe
 	u, err := url.Parse(strings.ReplaceAll(p.URL, "{key}", url.QueryEscape(key)))
 	if err != nil {
-		return "", false
+		return "", false, fmt.Errorf("%w: %v", ErrProbeUnanswered, err)
 	}
 	base, err := url.Parse(t.StartURL)
 	if err != nil {
-		return "", false
+		return "", false, fmt.Errorf("%w: %v", ErrProbeUnanswered, err)
 	}
-	body, status, err := httpGet(ctx, client, base.ResolveReference(u).String())
-	if err != nil || status != 200 {
-		return "", false
+	target := base.ResolveReference(u)
+	body, status, err := httpGet(ctx, client, target.String())
+	switch {
+	case err != nil:
+		return "", false, fmt.Errorf("%w: GET %s: %v", ErrProbeUnanswered, target.Path, err)
+	case status != http.StatusOK:
+		return "", false, fmt.Errorf("%w: GET %s answered %d", ErrProbeUnanswered, target.Path, status)
 	}
 	var v any
-	if json.Unmarshal(body, &v) != nil {
-		return "", false
+	if err := json.Unmarshal(body, &v); err != nil {
+		return "", false, fmt.Errorf("%w: GET %s: the body is not JSON: %v", ErrProbeUnanswered, target.Path, err)
 	}
-	for _, part := range strings.Split(p.JSON, ".") {
+	s, ok := jsonPath(v, p.JSON).(string)
+	return s, ok && s != "", nil
+}
+
+// jsonPath follows a dotted path (object keys, array indexes) into v; nil
+// when the path leads nowhere.
+func jsonPath(v any, path string) any {
+	for _, part := range strings.Split(path, ".") {
 		switch x := v.(type) {
 		case map[string]any:
 			v = x[part]
 		case []any:
 			i, err := strconv.Atoi(part)
 			if err != nil || i < 0 || i >= len(x) {
-				return "", false
+				return nil
 			}
 			v = x[i]
 		default:
-			return "", false
+			return nil
 		}
 	}
-	s, ok := v.(string)
-	return s, ok && s != ""
+	return v
 }
 
 func mustJSON(v any) []byte {

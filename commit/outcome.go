@@ -63,7 +63,9 @@ func (c *Committer) probeUntil(ctx context.Context, key string) (string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, c.Task.Commit.Confirm.Timeout.D())
 	defer cancel()
 	for {
-		if id, ok := Probe(ctx, c.HTTPClient, c.Task, key); ok {
+		// An unanswered probe is asked again like one that found nothing:
+		// either way the row stays intent when time runs out.
+		if id, ok, _ := Probe(ctx, c.HTTPClient, c.Task, key); ok {
 			return id, true
 		}
 		select {

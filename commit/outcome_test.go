@@ -125,3 +125,80 @@ func TestUnkeptEvidenceRefusesCommit(t *testing.T) {
 		t.Fatalf("ledger = %+v, %v; want no row", es, err)
 	}
 }
+
+// kinds records the kinds of the events a committer records.
+type kinds struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (k *kinds) Record(_ context.Context, kind, _ string, _ any, _ ...string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.seen = append(k.seen, kind)
+}
+
+func (k *kinds) has(kind string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, s := range k.seen {
+		if s == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRerunWithProbeDownSendsNothing: an attempt whose outcome was not
+// seen leaves its row intent; a rerun while the confirm probe still
+// cannot answer (the site up, its probe endpoint failing) must not send
+// the commit again, since nobody can tell whether the first attempt
+// landed. It ends uncertain, saying nothing was sent; once the probe
+// answers, the next run resolves the row from it.
+func TestRerunWithProbeDownSendsNothing(t *testing.T) {
+	f := setup(t)
+	tk := *f.task
+	cm := *tk.Commit
+	cm.Confirm.Timeout = task.Duration(2 * time.Second)
+	tk.Commit = &cm
+	f.task = &tk
+	probeDown := map[string]int{"/api/orders": 503}
+	c := f.committer(t, "run")
+	c.Spec.Timeout = task.Duration(3 * time.Second)
+	c.Events = &onIntent{hook: func() {
+		if err := f.site.SetKnobs(sites.Knobs{Latency: 2 * time.Second, FailStatus: probeDown}); err != nil {
+			t.Error(err)
+		}
+	}}
+	ctx := context.Background()
+	if _, err := c.Commit(ctx, []commit.Candidate{f.winner()}); !errors.Is(err, commit.ErrUncertain) {
+		t.Fatalf("first attempt = %v, want ErrUncertain", err)
+	}
+	if err := f.site.SetKnobs(sites.Knobs{FailStatus: probeDown}); err != nil {
+		t.Fatal(err)
+	}
+	next := f.committer(t, "run2")
+	seen := &kinds{}
+	next.Events = seen
+	_, err := next.Commit(ctx, []commit.Candidate{f.winner()})
+	if !errors.Is(err, commit.ErrUncertain) || !strings.Contains(err.Error(), "nothing was sent") {
+		t.Fatalf("rerun with the probe down = %v, want ErrUncertain saying nothing was sent", err)
+	}
+	if seen.has("commit_action") {
+		t.Fatal("the rerun performed the commit action again while the probe could not tell whether the first landed")
+	}
+	orders := f.site.Orders()
+	if len(orders) != 1 {
+		t.Fatalf("the site holds %d orders, want 1", len(orders))
+	}
+	if row, err := next.Ledger.Get(ctx, orders[0].ClientReference); err != nil || row.State != ledger.StateIntent {
+		t.Fatalf("row = %+v, %v; want it left intent", row, err)
+	}
+	if err := f.site.SetKnobs(sites.Knobs{}); err != nil {
+		t.Fatal(err)
+	}
+	last, err := f.committer(t, "run3").Commit(ctx, []commit.Candidate{f.winner()})
+	if err != nil || !last.Recovered || last.Entry.OrderID != orders[0].ID || len(f.site.Orders()) != 1 {
+		t.Fatalf("run with the probe back = %+v, %v; want the row resolved as order %s", last, err, orders[0].ID)
+	}
+}

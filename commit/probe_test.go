@@ -2,6 +2,7 @@ package commit_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -37,10 +38,10 @@ func TestProbeReachesTheSiteTheBrowserDid(t *testing.T) {
 	opts := browser.Options{Resolve: map[string]string{"shop.multiverse.test": "127.0.0.1"}}
 
 	ctx := context.Background()
-	if id, ok := commit.Probe(ctx, opts.HTTPClient(true), tk, key); !ok || id != "ORD-7" {
-		t.Fatalf("Probe through the run's site client = %q, %v; want ORD-7, true", id, ok)
+	if id, ok, err := commit.Probe(ctx, opts.HTTPClient(true), tk, key); !ok || id != "ORD-7" || err != nil {
+		t.Fatalf("Probe through the run's site client = %q, %v, %v; want ORD-7, true", id, ok, err)
 	}
-	if id, ok := commit.Probe(ctx, nil, tk, key); ok {
-		t.Fatalf("Probe through the default client found %q: it cannot resolve or trust the site", id)
+	if id, ok, err := commit.Probe(ctx, nil, tk, key); ok || !errors.Is(err, commit.ErrProbeUnanswered) {
+		t.Fatalf("Probe through the default client = %q, %v, %v: it cannot resolve or trust the site, so it cannot tell", id, ok, err)
 	}
 }
