@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/internal/rotest"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
@@ -183,6 +184,16 @@ func testAuditStores(t *testing.T, pristine string, sum orchestrator.Summary) {
 		}, []call{
 			{[]string{"events", runID}, bad, []string{"run " + runID, "event 3", "hash mismatch"}},
 			{[]string{"events", runID, "--json"}, bad, []string{"event 3"}},
+			// A bundle is evidence: it is never built from a tampered log.
+			{[]string{"bundle", runID, "-o", filepath.Join(t.TempDir(), "b.bundle")}, bad, []string{"run " + runID, "event 3"}},
+			{[]string{"replay", branch}, bad, []string{"run " + runID, "event 3"}},
+		}, nil},
+		// A stored artifact the winner's bundle needs, damaged: building
+		// the bundle is a failed audit naming the artifact.
+		{"artifact of the winner damaged", func(t *testing.T, dir string) {
+			corruptStepArtifact(t, dir, runID, branch)
+		}, []call{
+			{[]string{"bundle", runID, branch, "-o", filepath.Join(t.TempDir(), "b.bundle")}, bad, []string{"corrupt artifact"}},
 		}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -300,4 +311,30 @@ func flip(t *testing.T, path string, at int) {
 	if err := os.WriteFile(path, b, 0o444); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// corruptStepArtifact flips a byte of a DOM snapshot the branch's steps
+// recorded.
+func corruptStepArtifact(t *testing.T, dir, runID, branch string) {
+	t.Helper()
+	l, err := eventlog.OpenReadOnly(context.Background(), filepath.Join(dir, "events.db"))
+	requireNoErr(t, err)
+	defer l.Close()
+	evs, err := l.Events(context.Background(), runID, eventlog.Query{})
+	requireNoErr(t, err)
+	for _, e := range evs {
+		var p struct {
+			DOM string `json:"dom_artifact"`
+		}
+		if e.Kind != "dom_snapshot" || json.Unmarshal(e.Payload, &p) != nil || p.DOM == "" {
+			continue
+		}
+		path := filepath.Join(dir, "artifacts", "sha256", p.DOM[:2], p.DOM)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		flip(t, path, 10)
+		return
+	}
+	t.Fatal("no stored DOM snapshot to damage")
 }

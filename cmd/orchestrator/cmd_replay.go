@@ -85,6 +85,26 @@ func findBranch(ctx context.Context, el *eventlog.Log, runID, branchID string) (
 	return "", "", badInput("no branch %s in the event log", branchID)
 }
 
+// buildVerified builds a bundle of a branch from the data dir, after the
+// run's event log has verified (its hash chain, its summary, its agreement
+// with the ledger): a bundle is evidence, and is never made from a record
+// that was tampered with. A tampered log, or an artifact that is missing
+// or does not hash to its name, is a failed audit (exit 7).
+func buildVerified(ctx context.Context, src replay.Source, dataDir, run, br string, kind bundle.Kind) (*bundle.Bundle, error) {
+	if err := auditRun(ctx, src.Events, dataDir, run); err != nil {
+		return nil, err
+	}
+	b, err := replay.Build(ctx, src, run, br, kind)
+	var corrupt *artifacts.CorruptError
+	switch {
+	case err == nil:
+		return b, nil
+	case errors.As(err, &corrupt), errors.Is(err, artifacts.ErrNotFound):
+		return nil, fmt.Errorf("%w: run %s branch %s: %v", orchestrator.ErrVerify, run, br, err)
+	}
+	return nil, badInput("%v", err)
+}
+
 func cmdBundle(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bundle", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
@@ -120,9 +140,9 @@ func cmdBundle(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *asCommit {
 		kind = bundle.KindCommit
 	}
-	b, err := replay.Build(ctx, src, run, br, kind)
+	b, err := buildVerified(ctx, src, *dataDir, run, br, kind)
 	if err != nil {
-		return badInput("%v", err)
+		return err
 	}
 	path := *out
 	if path == "" {
@@ -240,8 +260,8 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			return nil
 		}
-		if b, err = replay.Build(ctx, src, run, br, bundle.KindBranch); err != nil {
-			return badInput("%v", err)
+		if b, err = buildVerified(ctx, src, *dataDir, run, br, bundle.KindBranch); err != nil {
+			return err
 		}
 	}
 	if *analytical {
