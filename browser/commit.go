@@ -17,6 +17,57 @@ type Cookie struct {
 	Expires  float64 `json:"expires"`
 	HTTPOnly bool    `json:"http_only"`
 	Secure   bool    `json:"secure"`
+	// SameSite is "Strict", "Lax", "None" or "" (the browser's default).
+	SameSite string `json:"same_site,omitempty"`
+}
+
+// State is the login state a session starts from: a storage state's
+// cookies and each origin's local storage.
+type State struct {
+	Cookies []Cookie
+	Origins []OriginStorage
+}
+
+// OriginStorage is one origin's local storage.
+type OriginStorage struct {
+	Origin string
+	Items  []NameValue
+}
+
+// NameValue is one local-storage entry.
+type NameValue struct{ Name, Value string }
+
+// storageState is the Playwright form of a State.
+func (st *State) storageState() *playwright.OptionalStorageState {
+	out := &playwright.OptionalStorageState{Cookies: optionalCookies(st.Cookies), Origins: []playwright.Origin{}}
+	for _, o := range st.Origins {
+		po := playwright.Origin{Origin: o.Origin, LocalStorage: []playwright.NameValue{}}
+		for _, kv := range o.Items {
+			po.LocalStorage = append(po.LocalStorage, playwright.NameValue{Name: kv.Name, Value: kv.Value})
+		}
+		out.Origins = append(out.Origins, po)
+	}
+	return out
+}
+
+func optionalCookies(cs []Cookie) []playwright.OptionalCookie {
+	in := make([]playwright.OptionalCookie, len(cs))
+	for i, c := range cs {
+		path := c.Path
+		if path == "" {
+			path = "/"
+		}
+		in[i] = playwright.OptionalCookie{Name: c.Name, Value: c.Value, Domain: playwright.String(c.Domain), Path: playwright.String(path),
+			HttpOnly: playwright.Bool(c.HTTPOnly), Secure: playwright.Bool(c.Secure)}
+		if c.Expires > 0 {
+			in[i].Expires = playwright.Float(c.Expires)
+		}
+		if c.SameSite != "" {
+			ss := playwright.SameSiteAttribute(c.SameSite)
+			in[i].SameSite = &ss
+		}
+	}
+	return in
 }
 
 // Cookies returns the session's cookies: the state a site keeps about the
@@ -30,6 +81,9 @@ func (s *Session) Cookies() ([]Cookie, error) {
 	out := make([]Cookie, len(cs))
 	for i, c := range cs {
 		out[i] = Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: c.Expires, HTTPOnly: c.HttpOnly, Secure: c.Secure}
+		if c.SameSite != nil {
+			out[i].SameSite = string(*c.SameSite)
+		}
 	}
 	return out, nil
 }
@@ -39,15 +93,7 @@ func (s *Session) AddCookies(cs []Cookie) error {
 	if len(cs) == 0 {
 		return nil
 	}
-	in := make([]playwright.OptionalCookie, len(cs))
-	for i, c := range cs {
-		in[i] = playwright.OptionalCookie{Name: c.Name, Value: c.Value, Domain: playwright.String(c.Domain), Path: playwright.String(c.Path),
-			HttpOnly: playwright.Bool(c.HTTPOnly), Secure: playwright.Bool(c.Secure)}
-		if c.Expires > 0 {
-			in[i].Expires = playwright.Float(c.Expires)
-		}
-	}
-	if err := s.bctx.AddCookies(in); err != nil {
+	if err := s.bctx.AddCookies(optionalCookies(cs)); err != nil {
 		return fmt.Errorf("browser: setting cookies: %w", err)
 	}
 	return nil

@@ -92,6 +92,9 @@ type SessionOptions struct {
 	// recorded responses this way, HTTPS ones through CONNECT tunnels it
 	// terminates itself.
 	Proxy string
+	// State is the login state the session starts from (the task's
+	// auth.storage_state), or nil.
+	State *State
 }
 
 // Session is one branch's isolated browser context. It is not safe for
@@ -189,6 +192,9 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		// "<-loopback>" removes Chromium's implicit proxy bypass for
 		// localhost and 127.0.0.1.
 		co.Proxy = &playwright.Proxy{Server: opts.Proxy, Bypass: playwright.String("<-loopback>")}
+	}
+	if opts.State != nil {
+		co.StorageState = opts.State.storageState()
 	}
 	bctx, err := r.browser.NewContext(co)
 	if err != nil {

@@ -66,6 +66,13 @@ type Knobs struct {
 	// HangPaths are path prefixes (starting with "/") whose requests never
 	// answer until the request context ends.
 	HangPaths []string
+	// RequireLogin puts the checkout, the review page and orders behind
+	// a login (the demo account, see Vendor.Login): a visitor without a
+	// session is sent to /login?next=... .
+	RequireLogin bool
+	// SessionRequests ends a session after this many requests behind the
+	// login (0: sessions never end), as sites expire idle sessions.
+	SessionRequests int
 }
 
 // DefaultKnobs returns the knobs of a well-behaved vendor: 100ms latency,
@@ -100,6 +107,9 @@ func (k Knobs) Validate() error {
 		if !strings.HasPrefix(p, "/") {
 			return fmt.Errorf("%w: hang_paths[%d] %q must start with \"/\"", ErrInvalidKnobs, i, p)
 		}
+	}
+	if k.SessionRequests < 0 {
+		return fmt.Errorf("%w: session_requests %d is negative", ErrInvalidKnobs, k.SessionRequests)
 	}
 	if len(k.Drift) > maxDriftLen {
 		return fmt.Errorf("%w: drift is %d bytes, more than %d", ErrInvalidKnobs, len(k.Drift), maxDriftLen)
@@ -165,6 +175,8 @@ type knobsWire struct {
 	Drift        string          `json:"drift"`
 	RedirectLoop bool            `json:"redirect_loop"`
 	HangPaths    []string        `json:"hang_paths"`
+	RequireLogin bool            `json:"require_login,omitempty"`
+	Sessions     int             `json:"session_requests,omitempty"`
 }
 
 // MarshalJSON encodes k in the /__admin/knobs format. The output is
@@ -179,6 +191,7 @@ func (k Knobs) MarshalJSON() ([]byte, error) {
 		FailStatus: k.FailStatus, LateBanner: k.LateBanner, Modal: k.Modal,
 		LazyContent: k.LazyContent, PageRandom: k.PageRandom, TimerRace: k.TimerRace,
 		Drift: k.Drift, RedirectLoop: k.RedirectLoop, HangPaths: k.HangPaths,
+		RequireLogin: k.RequireLogin, Sessions: k.SessionRequests,
 	}
 	if w.FailStatus == nil {
 		w.FailStatus = map[string]int{}
@@ -211,6 +224,7 @@ func (k *Knobs) UnmarshalJSON(data []byte) error {
 		FailStatus: w.FailStatus, LateBanner: w.LateBanner, Modal: w.Modal,
 		LazyContent: w.LazyContent, PageRandom: w.PageRandom, TimerRace: w.TimerRace,
 		Drift: w.Drift, RedirectLoop: w.RedirectLoop, HangPaths: w.HangPaths,
+		RequireLogin: w.RequireLogin, SessionRequests: w.Sessions,
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -29,6 +30,9 @@ type Vendor struct {
 	mux   *http.ServeMux
 	store *orderStore
 
+	sessMu   sync.Mutex
+	sessions map[string]int // session token -> requests served behind the login
+
 	// onClaim, if set (tests only), runs after an order request has claimed
 	// its idempotency key and before it is priced and stored.
 	onClaim func(key string)
@@ -50,7 +54,7 @@ func NewVendor(opts VendorOptions) (*Vendor, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Vendor{tmpl: rd, store: store}
+	v := &Vendor{tmpl: rd, store: store, sessions: map[string]int{}}
 	k := opts.Knobs.clone()
 	v.knobs.Store(&k)
 	v.mux = v.routes()
@@ -116,6 +120,10 @@ func (v *Vendor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		v.writePage(w, r, status, view{page: "error", title: "Something went wrong", body: status})
 		return
 	}
+	if k.RequireLogin && needsLogin(r.URL.Path) && !v.loggedIn(r, k) {
+		v.toLogin(w, r)
+		return
+	}
 	v.mux.ServeHTTP(w, r)
 }
 
@@ -177,6 +185,7 @@ func (v *Vendor) routes() *http.ServeMux {
 	}
 	m.HandleFunc("/docs", get(v.docs))
 	m.HandleFunc("/docs/{page}", get(v.docs))
+	m.HandleFunc("/login", v.handler(methods{http.MethodGet: v.loginPage, http.MethodPost: v.loginPost}))
 	m.HandleFunc("/signup", v.handler(methods{http.MethodGet: v.signup, http.MethodPost: v.signup}))
 	m.HandleFunc("/search", get(v.search))
 	m.HandleFunc("/contact-sales", v.handler(methods{http.MethodGet: v.contactSales, http.MethodPost: v.contactSalesPost}))

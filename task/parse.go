@@ -181,6 +181,18 @@ func (d *decoder) task(n *yaml.Node, t *Task) {
 			d.commit(v, p, t.Commit)
 		},
 		"extract": func(v *yaml.Node, p string) { t.Extract = d.fieldMap(v, p) },
+		"auth": func(v *yaml.Node, p string) {
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"storage_state": func(v *yaml.Node, p string) {
+					in := &Input{}
+					d.fields(v, p, map[string]func(*yaml.Node, string){
+						"secret_env":  func(v *yaml.Node, p string) { d.str(v, p, &in.SecretEnv) },
+						"secret_file": func(v *yaml.Node, p string) { d.str(v, p, &in.SecretFile) },
+					})
+					t.Auth.StorageState = in
+				},
+			})
+		},
 	})
 }
 

@@ -68,6 +68,11 @@ func (t *Task) CheckSecrets() error {
 			}
 		}
 	}
+	if in := t.Auth.StorageState; in != nil {
+		if _, err := ResolveStorageState(*in); err != nil {
+			return t.secretError("auth.storage_state", *in, err)
+		}
+	}
 	return nil
 }
 
@@ -98,6 +103,12 @@ func (t *Task) SecretValues() []string {
 		// Every header value is treated as a secret: they carry tokens.
 		if v, err := h.Resolve(); err == nil && v != "" {
 			out = append(out, v)
+		}
+	}
+	if in := t.Auth.StorageState; in != nil {
+		// Session cookies and stored tokens are credentials.
+		if st, err := ResolveStorageState(*in); err == nil {
+			out = append(out, st.Values()...)
 		}
 	}
 	sort.Strings(out)

@@ -37,6 +37,8 @@ type Task struct {
 	// flow): such a run ends when a branch satisfies every goal.success
 	// predicate, and nothing is committed.
 	Commit *Commit `json:"commit,omitempty"`
+	// Auth says how branches and the committer are logged in.
+	Auth Auth `json:"auth,omitempty"`
 	// Extract names values read from the winning branch's final page,
 	// scrubbed like everything else, reported in the summary.
 	Extract []IntentField `json:"extract,omitempty"`

@@ -400,6 +400,12 @@ func (v *validator) validate(t *Task) {
 	if _, err := time.LoadLocation(e.Timezone); err != nil {
 		v.fail("environment.timezone", "unknown time zone %q", e.Timezone)
 	}
+	if in := t.Auth.StorageState; in != nil && (in.SecretEnv == "") == (in.SecretFile == "") {
+		v.fail("auth.storage_state", "set exactly one of secret_file, secret_env: a storage state holds session tokens")
+	}
+	if in := t.Auth.StorageState; in != nil && in.SecretEnv != "" && !envName.MatchString(in.SecretEnv) {
+		v.fail("auth.storage_state.secret_env", "%q is not an environment variable name", in.SecretEnv)
+	}
 	seen := map[string]bool{}
 	for _, f := range t.Extract {
 		path := "extract." + f.Name

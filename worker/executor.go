@@ -221,7 +221,16 @@ func SessionOptions(spec *Spec, store browser.Putter) (browser.SessionOptions, e
 		}
 		headers[name] = v
 	}
+	var state *browser.State
+	if spec.StorageState != nil {
+		st, err := task.ResolveStorageState(*spec.StorageState)
+		if err != nil {
+			return browser.SessionOptions{}, fmt.Errorf("worker: auth.storage_state: %w", err)
+		}
+		state = browserState(st)
+	}
 	return browser.SessionOptions{
+		State: state,
 		Env: browser.Env{
 			Width: env.Viewport.Width, Height: env.Viewport.Height, DeviceScaleFactor: env.DeviceScaleFactor,
 			Locale: env.Locale, Timezone: env.Timezone, UserAgent: env.UserAgent, Clock: env.Clock,
@@ -409,7 +418,7 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job,
 	res.AtBoundary, _ = spec.Boundary.Eval(facts)
 	if len(job.Plan) == 1 {
 		if cs, err := sess.Cookies(); err == nil {
-			res.Cookies = cs
+			res.Cookies = withoutLogin(cs, spec.StorageState)
 		}
 	}
 	if res.AtBoundary && len(spec.Intent) > 0 {
@@ -484,7 +493,54 @@ func Scrubber(spec *Spec) *scrub.Scrubber {
 			secrets = append(secrets, v)
 		}
 	}
+	if in := spec.StorageState; in != nil {
+		if st, err := task.ResolveStorageState(*in); err == nil {
+			secrets = append(secrets, st.Values()...)
+		}
+	}
 	return scrub.New(spec.ScrubKey, secrets)
+}
+
+// withoutLogin drops the cookies the task's storage state sets (by name,
+// so a session the site renewed is dropped too): every branch and the
+// committer start from the storage state itself, and its tokens must not
+// travel in results, which the bus keeps on disk.
+func withoutLogin(cs []browser.Cookie, ref *task.Input) []browser.Cookie {
+	if ref == nil {
+		return cs
+	}
+	st, err := task.ResolveStorageState(*ref)
+	if err != nil {
+		return cs
+	}
+	login := map[string]bool{}
+	for _, c := range st.Cookies {
+		login[c.Name] = true
+	}
+	out := cs[:0:0]
+	for _, c := range cs {
+		if !login[c.Name] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// browserState is the browser's form of a task's storage state.
+func browserState(st *task.StorageState) *browser.State {
+	out := &browser.State{}
+	for _, c := range st.Cookies {
+		out.Cookies = append(out.Cookies, browser.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
+			Expires: c.Expires, HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: c.SameSite})
+	}
+	for _, o := range st.Origins {
+		os := browser.OriginStorage{Origin: o.Origin}
+		for _, kv := range o.LocalStorage {
+			os.Items = append(os.Items, browser.NameValue{Name: kv.Name, Value: kv.Value})
+		}
+		out.Origins = append(out.Origins, os)
+	}
+	return out
 }
 
 // readFields reads each field the page shows; one it does not is left out.

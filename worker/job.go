@@ -35,6 +35,9 @@ type Spec struct {
 	DeadEnds []scoring.Detector    `json:"dead_ends,omitempty"`
 	Guard    []task.RequestPattern `json:"guard,omitempty"`
 	Inputs   map[string]task.Input `json:"inputs,omitempty"`
+	// StorageState is the task's auth.storage_state reference: each
+	// worker resolves it, as it does secret inputs.
+	StorageState *task.Input `json:"storage_state,omitempty"`
 	// ScrubKey is the run's scrubbing key: tokens made by workers must
 	// match the orchestrator's.
 	ScrubKey []byte `json:"scrub_key"`
@@ -53,7 +56,7 @@ type Spec struct {
 // the run's choices (screenshots, pinned cookies).
 func NewSpec(t *task.Task) *Spec {
 	s := &Spec{Origin: t.Origin(), RunSeed: t.Seed, Env: t.Environment, Timeout: t.Budgets.ActionTimeout,
-		Predicates: t.Predicates(), DeadEnds: t.DeadEnds, Extract: t.Extract, Inputs: t.Inputs}
+		Predicates: t.Predicates(), DeadEnds: t.DeadEnds, Extract: t.Extract, Inputs: t.Inputs, StorageState: t.Auth.StorageState}
 	if c := t.Commit; c != nil {
 		s.Boundary, s.Intent, s.Guard = c.Boundary, c.Intent, c.Guard
 	}

@@ -16,6 +16,8 @@ func cmdSite(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	latency := fs.Duration("latency", 100*time.Millisecond, "response latency")
 	ab := fs.String("ab", "", "A/B variant: A, B or random")
 	orders := fs.String("orders-file", "", "keep orders in this JSON file across restarts")
+	login := fs.Bool("require-login", false, "put checkout and orders behind a login (account "+sites.DemoEmail+", password \""+sites.DemoPassword+"\")")
+	sessionRequests := fs.Int("session-requests", 0, "with --require-login: a session ends after this many requests (0: never)")
 	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator site [flags]"); fs.PrintDefaults() }
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
@@ -27,6 +29,7 @@ func cmdSite(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	k := sites.DefaultKnobs()
 	k.Latency, k.ABVariant = *latency, *ab
+	k.RequireLogin, k.SessionRequests = *login, *sessionRequests
 	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k, OrdersFile: *orders})
 	if err != nil {
 		return badInput("%v", err)

@@ -1,0 +1,130 @@
+package task
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Auth says how every branch and the committer are logged in.
+type Auth struct {
+	// StorageState is a Playwright storage-state document (cookies and
+	// local storage, as BrowserContext.storageState() writes it), by
+	// secret reference: secret_file or secret_env. Every branch context
+	// and the committer's start from it; its cookie and local-storage
+	// values are secrets, scrubbed wherever they would be recorded.
+	StorageState *Input `json:"storage_state,omitempty"`
+}
+
+// MaxStorageStateSize bounds a storage-state file: cookies and local
+// storage of a logged-in session, not a database.
+const MaxStorageStateSize = 1 << 20
+
+// StorageState is the part of a Playwright storage-state document that
+// a run uses.
+type StorageState struct {
+	Cookies []StateCookie `json:"cookies"`
+	Origins []StateOrigin `json:"origins"`
+}
+
+// StateCookie is one cookie of a storage state, in Playwright's fields.
+type StateCookie struct {
+	Name     string  `json:"name"`
+	Value    string  `json:"value"`
+	Domain   string  `json:"domain"`
+	Path     string  `json:"path"`
+	Expires  float64 `json:"expires"`
+	HTTPOnly bool    `json:"httpOnly"`
+	Secure   bool    `json:"secure"`
+	SameSite string  `json:"sameSite"`
+}
+
+// StateOrigin is one origin's local storage.
+type StateOrigin struct {
+	Origin       string          `json:"origin"`
+	LocalStorage []StateKeyValue `json:"localStorage"`
+}
+
+// StateKeyValue is one local-storage entry.
+type StateKeyValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// ParseStorageState decodes a storage-state document and checks what a
+// browser needs of it: every cookie has a name and a domain, every origin
+// an http(s) origin.
+func ParseStorageState(b []byte) (*StorageState, error) {
+	var st StorageState
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	if err := dec.Decode(&st); err != nil {
+		return nil, fmt.Errorf("not a storage-state document (JSON with cookies and origins): %v", err)
+	}
+	for i, c := range st.Cookies {
+		if c.Name == "" || c.Domain == "" {
+			return nil, fmt.Errorf("cookies[%d]: a cookie needs a name and a domain", i)
+		}
+	}
+	for i, o := range st.Origins {
+		if !strings.HasPrefix(o.Origin, "http://") && !strings.HasPrefix(o.Origin, "https://") {
+			return nil, fmt.Errorf("origins[%d]: %q is not an http(s) origin", i, o.Origin)
+		}
+	}
+	return &st, nil
+}
+
+// Values returns every cookie and local-storage value, for scrubbing.
+func (s *StorageState) Values() []string {
+	var out []string
+	for _, c := range s.Cookies {
+		if c.Value != "" {
+			out = append(out, c.Value)
+		}
+	}
+	for _, o := range s.Origins {
+		for _, kv := range o.LocalStorage {
+			if kv.Value != "" {
+				out = append(out, kv.Value)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ResolveStorageState reads the storage state a reference names (the
+// JSON document in a secret file or environment variable) and parses it.
+func ResolveStorageState(in Input) (*StorageState, error) {
+	var b []byte
+	switch {
+	case in.SecretFile != "":
+		var err error
+		if b, err = readRegular(in.SecretFile, MaxStorageStateSize); err != nil {
+			var r refusal
+			if errors.As(err, &r) {
+				return nil, fmt.Errorf("%w: storage-state file %s is %s: it must be a regular file of at most %d bytes",
+					ErrSecretMissing, in.SecretFile, r, MaxStorageStateSize)
+			}
+			if pe, ok := err.(*os.PathError); ok {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("%w: storage-state file %s: %v", ErrSecretMissing, in.SecretFile, err)
+		}
+	case in.SecretEnv != "":
+		v, ok := os.LookupEnv(in.SecretEnv)
+		if !ok {
+			return nil, fmt.Errorf("%w: environment variable %s is not set", ErrSecretMissing, in.SecretEnv)
+		}
+		b = []byte(v)
+	default:
+		return nil, fmt.Errorf("%w: a storage state is a secret: give secret_file or secret_env", ErrSecretMissing)
+	}
+	st, err := ParseStorageState(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSecretMissing, err)
+	}
+	return st, nil
+}
