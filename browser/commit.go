@@ -24,18 +24,65 @@ type Cookie struct {
 // State is the login state a session starts from: a storage state's
 // cookies and each origin's local storage.
 type State struct {
-	Cookies []Cookie
-	Origins []OriginStorage
+	Cookies []Cookie        `json:"cookies"`
+	Origins []OriginStorage `json:"origins"`
 }
 
 // OriginStorage is one origin's local storage.
 type OriginStorage struct {
-	Origin string
-	Items  []NameValue
+	Origin string      `json:"origin"`
+	Items  []NameValue `json:"items"`
 }
 
 // NameValue is one local-storage entry.
-type NameValue struct{ Name, Value string }
+type NameValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Values returns every cookie and local-storage value: credentials, to
+// be scrubbed.
+func (st *State) Values() []string {
+	var out []string
+	for _, c := range st.Cookies {
+		if c.Value != "" {
+			out = append(out, c.Value)
+		}
+	}
+	for _, o := range st.Origins {
+		for _, kv := range o.Items {
+			if kv.Value != "" {
+				out = append(out, kv.Value)
+			}
+		}
+	}
+	return out
+}
+
+// State returns the session's login state now: its cookies and each
+// origin's local storage (what a scripted login leaves for the branches).
+func (s *Session) State() (*State, error) {
+	ss, err := s.bctx.StorageState()
+	if err != nil {
+		return nil, fmt.Errorf("browser: storage state: %w", err)
+	}
+	out := &State{}
+	for _, c := range ss.Cookies {
+		bc := Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: c.Expires, HTTPOnly: c.HttpOnly, Secure: c.Secure}
+		if c.SameSite != nil {
+			bc.SameSite = string(*c.SameSite)
+		}
+		out.Cookies = append(out.Cookies, bc)
+	}
+	for _, o := range ss.Origins {
+		os := OriginStorage{Origin: o.Origin}
+		for _, kv := range o.LocalStorage {
+			os.Items = append(os.Items, NameValue{Name: kv.Name, Value: kv.Value})
+		}
+		out.Origins = append(out.Origins, os)
+	}
+	return out, nil
+}
 
 // storageState is the Playwright form of a State.
 func (st *State) storageState() *playwright.OptionalStorageState {

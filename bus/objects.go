@@ -69,8 +69,29 @@ func (o *Objects) Put(ctx context.Context, data []byte) (artifacts.Digest, error
 	return d, nil
 }
 
-// Get returns the artifact's bytes, checking them against the digest.
+// Get returns the artifact's bytes, checking them against the digest. It
+// returns when ctx ends, whatever the object store does: a read whose
+// chunks stop arriving (a stream leader killed mid-read) is abandoned to
+// finish or fail on its own.
 func (o *Objects) Get(ctx context.Context, d artifacts.Digest) ([]byte, error) {
+	type got struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan got, 1)
+	go func() {
+		b, err := o.get(ctx, d)
+		ch <- got{b, err}
+	}()
+	select {
+	case g := <-ch:
+		return g.b, g.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("bus: fetching artifact %s: %w", d, ctx.Err())
+	}
+}
+
+func (o *Objects) get(ctx context.Context, d artifacts.Digest) ([]byte, error) {
 	r, err := o.os.Get(ctx, string(d))
 	if err != nil {
 		if errors.Is(err, jetstream.ErrObjectNotFound) {

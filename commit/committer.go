@@ -91,6 +91,9 @@ type Committer struct {
 	// Trail, when set, reports whether the run's audit trail still holds;
 	// the committer performs no side effect after it reports an error.
 	Trail Trail
+	// Login, when set, is the session state of the run's scripted login:
+	// the committer starts from it, as the branches did.
+	Login *browser.State
 }
 
 // Result is the outcome of Commit.
@@ -163,6 +166,9 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 		return nil, err
 	}
 	so.Guard = nil // the committer is the one allowed to send them
+	if c.Login != nil {
+		so.State, so.Scrub = c.Login, worker.ScrubberWith(c.Spec, c.Login.Values())
+	}
 	sess, err := c.Runtime.NewSession(ctx, so)
 	if err != nil {
 		return nil, err

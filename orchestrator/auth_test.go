@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -110,5 +111,121 @@ func TestStorageStateErrors(t *testing.T) {
 				t.Fatalf("exit %d, want %d", orchestrator.ExitCode(err), orchestrator.ExitBadInput)
 			}
 		})
+	}
+}
+
+// loginTask is the checkout task logging in with a script: the demo
+// account's e-mail as a plain input, its password as a secret.
+func loginTask(t *testing.T, url, password string) *task.Task {
+	t.Helper()
+	t.Setenv("MV_TEST_DEMO_PASSWORD", password)
+	return checkoutTaskFrom(t, url, func(src string) string {
+		src = strings.Replace(src, "inputs:\n", "inputs:\n  login_email: {value: "+sites.DemoEmail+", match: '(?i)^email$'}\n  login_password: {secret_env: MV_TEST_DEMO_PASSWORD, match: '(?i)password'}\n", 1)
+		return src + `
+auth:
+  login:
+    - navigate: /login
+    - type: {field: email, input: login_email}
+    - type: {field: password, input: login_password}
+    - click: {role: button, name: Log in}
+  login_page: {visible: '[data-testid=login-form]'}
+`
+	})
+}
+
+// TestScriptedLogin: with the checkout behind a login, auth.login runs
+// once before exploration (its own login_start / login_step / login_end
+// transaction in the event log), and every branch and the committer start
+// from the session it left: one order. The password and the session token
+// are nowhere in clear in the data dir. A wrong password stops the run
+// before it explores, naming the login (exit 2).
+func TestScriptedLogin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	s := startSite(t, sites.Knobs{RequireLogin: true})
+	dir := t.TempDir()
+	sum, err := runTask(t, loginTask(t, s.srv.URL(), sites.DemoPassword), dir, false)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	orders := s.v.Orders()
+	if sum.Status != "committed" || len(orders) != 1 {
+		t.Fatalf("status %s with %d orders, want one order", sum.Status, len(orders))
+	}
+	var kinds []string
+	for _, e := range events(t, dir, sum.RunID) {
+		if strings.HasPrefix(e.Kind, "login_") {
+			kinds = append(kinds, e.Kind)
+			if e.Kind == "login_end" && !strings.Contains(string(e.Payload), `"status":"ok"`) {
+				t.Fatalf("login_end %s", e.Payload)
+			}
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "login_start login_step login_step login_step login_step login_end" {
+		t.Fatalf("login events %q", got)
+	}
+	noneInClear(t, dir, sites.DemoPassword)
+	tokens := s.v.Sessions()
+	if len(tokens) == 0 {
+		t.Fatal("the site holds no session after the login")
+	}
+	for _, tok := range tokens {
+		noneInClear(t, dir, tok)
+	}
+
+	bad := t.TempDir()
+	_, err = runTask(t, loginTask(t, s.srv.URL(), "wrong horse"), bad, false)
+	if !errors.Is(err, orchestrator.ErrLoginFailed) || orchestrator.ExitCode(err) != orchestrator.ExitBadInput ||
+		!strings.Contains(err.Error(), "login page") {
+		t.Fatalf("run with a wrong password = %v (exit %d), want the login failed (exit 2)", err, orchestrator.ExitCode(err))
+	}
+	if n := len(s.v.Orders()); n != 1 {
+		t.Fatalf("%d orders after the failed login, want still 1", n)
+	}
+}
+
+// noneInClear fails when any file under dir holds secret.
+func noneInClear(t *testing.T, dir, secret string) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%q is in clear in %s", secret, p)
+		}
+		return nil
+	})
+}
+
+// TestExpiredSessionIsAuthRequired: the site ends a session after its
+// first request behind the login; every later branch lands on the login
+// page, which auth.login_page names, so those branches end auth_required
+// and the run stops saying the session is missing or expired (exit 2),
+// not that a budget ran out.
+func TestExpiredSessionIsAuthRequired(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	s := startSite(t, sites.Knobs{RequireLogin: true, SessionRequests: 1})
+	token, err := s.v.Login(sites.DemoEmail, sites.DemoPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := storageStateFile(t, token)
+	tk := checkoutTaskFrom(t, s.srv.URL(), func(src string) string {
+		return src + "\nauth:\n  storage_state: {secret_file: " + state + "}\n  login_page: {visible: '[data-testid=login-form]'}\n"
+	})
+	sum, err := runTask(t, tk, t.TempDir(), false)
+	if !errors.Is(err, orchestrator.ErrAuthRequired) || orchestrator.ExitCode(err) != orchestrator.ExitBadInput ||
+		!strings.Contains(err.Error(), "refresh auth.storage_state") {
+		t.Fatalf("run = %v (exit %d), want the branches logged out (exit 2)", err, orchestrator.ExitCode(err))
+	}
+	if sum == nil || sum.Pruned["auth_required"] == 0 {
+		t.Fatalf("summary %+v: want auth_required branches", sum)
+	}
+	if n := len(s.v.Orders()); n != 0 {
+		t.Fatalf("%d orders", n)
 	}
 }

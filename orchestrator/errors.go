@@ -56,6 +56,7 @@ func ExitCode(err error) int {
 	case err == nil:
 		return ExitOK
 	case errors.Is(err, task.ErrInvalid), errors.Is(err, ErrBadInput), errors.Is(err, task.ErrSecretMissing),
+		errors.Is(err, ErrLoginFailed), errors.Is(err, ErrAuthRequired), // credentials that do not log in
 		errors.Is(err, bus.ErrStorageFull): // the data dir's disk is full
 		return ExitBadInput
 	case errors.Is(err, ErrGoalFailed):

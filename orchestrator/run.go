@@ -246,6 +246,10 @@ func statusOf(err error) string {
 }
 
 type run struct {
+	// login is the session state the task's scripted login left (nil
+	// without auth.login); workers fetch it over the bus, the committer
+	// starts from it.
+	login *browser.State
 	// ctx carries the run span (the parent of branch spans).
 	ctx     context.Context
 	cfg     Config
@@ -448,7 +452,7 @@ func (r *run) execute(ctx context.Context) error {
 		if r.cfg.Cold {
 			keep = 0
 		}
-		exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.trail.store(r.store), Browser: r.cfg.Browser,
+		exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.trail.store(r.store), Browser: r.cfg.Browser, LoginState: client.FetchState,
 			Logger: r.log, KeepWarm: keep})
 		if err != nil {
 			return err
@@ -495,6 +499,16 @@ func (r *run) execute(ctx context.Context) error {
 	r.rec.flush(ctx)
 	if r.cfg.Executor == nil && t.HasCommit() {
 		r.recoverPending(ctx)
+	}
+	if len(t.Auth.Login) > 0 {
+		if rt == nil {
+			return fmt.Errorf("%w: auth.login needs a browser; this run's executor has none", ErrBadInput)
+		}
+		stop, err := r.logIn(ctx, rt, client)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 
 	results, err := client.Results(ctx, r.runID)
@@ -604,6 +618,10 @@ func (r *run) mirror(ctx context.Context, res *worker.Result) {
 	for _, n := range res.Net {
 		ds = append(ds, n.BodyHash)
 	}
+	// One budget for the result: a store that is away (a cluster
+	// electing leaders) is asked again, but never holds the run long.
+	mctx, cancel := context.WithTimeout(ctx, mirrorBudget)
+	defer cancel()
 	for _, d := range ds {
 		if d == "" {
 			continue
@@ -612,9 +630,7 @@ func (r *run) mirror(ctx context.Context, res *worker.Result) {
 		if ok, _ := r.store.Has(ctx, dg); ok {
 			continue
 		}
-		gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		b, err := r.objects.Get(gctx, dg)
-		cancel()
+		b, err := r.fetch(mctx, dg)
 		if err != nil {
 			r.rec.add(time.Time{}, 0, "error", res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
 			continue
@@ -622,6 +638,27 @@ func (r *run) mirror(ctx context.Context, res *worker.Result) {
 		if _, err := r.store.Put(ctx, b); err != nil {
 			r.trail.fail(fmt.Errorf("a remote worker's artifact was not stored: %w", err))
 			r.rec.add(time.Time{}, 0, "error", res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
+		}
+	}
+}
+
+// mirrorBudget bounds the mirroring of one result's artifacts;
+// fetchAttempt bounds one request for one of them.
+const (
+	mirrorBudget = 20 * time.Second
+	fetchAttempt = 3 * time.Second
+)
+
+// fetch gets an artifact from the object store, asking again after an
+// attempt that timed out, until ctx ends.
+func (r *run) fetch(ctx context.Context, d artifacts.Digest) ([]byte, error) {
+	for {
+		actx, cancel := context.WithTimeout(ctx, fetchAttempt)
+		b, err := r.objects.Get(actx, d)
+		cancel()
+		timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)
+		if err == nil || ctx.Err() != nil || !timedOut {
+			return b, err
 		}
 	}
 }
@@ -788,6 +825,9 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 	}
 	r.countBranches(search)
 	if len(decision.Winners) == 0 {
+		if decision.AuthRequired > 0 {
+			return nil, loggedOut(t, decision.AuthRequired)
+		}
 		if decision.Definite {
 			return nil, fmt.Errorf("%w: %s after %d branches in %d waves; goal.failure held on %s", ErrGoalFailed,
 				decision.Exhausted, search.Executed(), r.sum.Waves, failedCounts(decision.Failed))

@@ -35,6 +35,7 @@ const (
 	RuleDuplicate     = "duplicate_state"
 	RuleGoalUnmet     = "boundary_goal_unmet"
 	RuleGoalFailed    = "goal_failed"
+	RuleAuthRequired  = "auth_required"
 	RuleStalled       = "stalled"
 	RuleLagging       = "lagging"
 	RuleStepBudget    = "step_budget"
@@ -149,6 +150,9 @@ type Decision struct {
 	// with no winner and at least one branch in a definite failure: the
 	// site said no, rather than the search running out of room.
 	Definite bool
+	// AuthRequired counts the branches that landed on the login page
+	// (auth.login_page), over the whole search.
+	AuthRequired int
 }
 
 // Search is the frontier and its policy. Not safe for concurrent use: the
@@ -171,6 +175,7 @@ type Search struct {
 	known    map[string]bool  // URLs shown by any executed branch
 	bounded  []*Node
 	failed   map[string]int // goal.failure predicate -> branches that ended on it
+	authReq  int            // branches that landed on the login page
 	executed int
 	spent    float64 // cost units charged (reserved at dispatch, trued up on completion)
 	events   []Event
@@ -448,6 +453,13 @@ func (s *Search) EndWave() Decision {
 		case len(o.Blocked) > 0:
 			s.prune(n, RuleGuardBlocked, map[string]any{"requests": o.Blocked})
 			continue
+		case now[task.LoginPagePredicate]:
+			// Logged out (a session that expired, a page behind a login
+			// the task has no session for): nothing here is progress.
+			n.State = StateFailed
+			s.authReq++
+			s.prune(n, RuleAuthRequired, map[string]any{"url": o.Obs.URL})
+			continue
 		case len(fired) > 0:
 			// The task's own word that this branch failed for good (an
 			// error banner, a refused form) outranks the generic rules.
@@ -534,10 +546,10 @@ func (s *Search) EndWave() Decision {
 	s.strategy.cut(s)
 	if s.executed >= s.t.Budgets.TotalBranches && s.frontier.Len() > 0 {
 		s.finish()
-		return Decision{Exhausted: fmt.Sprintf("total_branches budget of %d used", s.t.Budgets.TotalBranches), Failed: maps.Clone(s.failed)}
+		return Decision{Exhausted: fmt.Sprintf("total_branches budget of %d used", s.t.Budgets.TotalBranches), Failed: maps.Clone(s.failed), AuthRequired: s.authReq}
 	}
 	if s.frontier.Len() == 0 {
-		return Decision{Exhausted: "frontier empty: every branch was pruned or failed", Failed: maps.Clone(s.failed), Definite: len(s.failed) > 0}
+		return Decision{Exhausted: "frontier empty: every branch was pruned or failed", Failed: maps.Clone(s.failed), Definite: len(s.failed) > 0, AuthRequired: s.authReq}
 	}
 	if s.t.Budgets.Cost > 0 {
 		affordable := false
@@ -552,7 +564,7 @@ func (s *Search) EndWave() Decision {
 				n := s.frontier.Pop()
 				s.prune(n, RuleCostBudget, map[string]any{"cost": n.Cost, "spent": s.spent, "budget": s.t.Budgets.Cost})
 			}
-			return Decision{Exhausted: fmt.Sprintf("cost budget of %g units used", s.t.Budgets.Cost), Failed: maps.Clone(s.failed)}
+			return Decision{Exhausted: fmt.Sprintf("cost budget of %g units used", s.t.Budgets.Cost), Failed: maps.Clone(s.failed), AuthRequired: s.authReq}
 		}
 	}
 	return Decision{}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 )
 
@@ -51,6 +52,19 @@ func (v *Vendor) Login(email, password string) (string, error) {
 	defer v.sessMu.Unlock()
 	v.sessions[token] = 0
 	return token, nil
+}
+
+// Sessions returns the tokens of the live sessions, sorted: what a test
+// looks for where it must not be.
+func (v *Vendor) Sessions() []string {
+	v.sessMu.Lock()
+	defer v.sessMu.Unlock()
+	out := make([]string, 0, len(v.sessions))
+	for t := range v.sessions {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // loggedIn reports whether r carries a live session, counting the request

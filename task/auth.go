@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
 )
 
 // Auth says how every branch and the committer are logged in.
@@ -17,7 +21,37 @@ type Auth struct {
 	// and the committer's start from it; its cookie and local-storage
 	// values are secrets, scrubbed wherever they would be recorded.
 	StorageState *Input `json:"storage_state,omitempty"`
+	// Login is a short list of actions (typing secret inputs into a login
+	// form, say) run once before exploration, in a context seeded with
+	// StorageState when set; the session it leaves seeds every branch and
+	// the committer. It is recorded as its own transaction in the event
+	// log, with no secret in any record.
+	Login []branch.Action `json:"login,omitempty"`
+	// LoginPage says "this is the login page": a branch that lands there
+	// ends as auth_required, and a login that ends there failed.
+	LoginPage *scoring.Predicate `json:"login_page,omitempty"`
 }
+
+// LoginActions returns the login's actions with each navigate URL
+// resolved against the start URL (a relative one follows the task to
+// another address, as WithStartURL does).
+func (t *Task) LoginActions() []branch.Action {
+	out := make([]branch.Action, len(t.Auth.Login))
+	base, err := url.Parse(t.StartURL)
+	for i, a := range t.Auth.Login {
+		if a.Kind == branch.KindNavigate && err == nil {
+			if u, uerr := url.Parse(a.URL); uerr == nil {
+				a.URL = base.ResolveReference(u).String()
+			}
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// LoginPagePredicate is the name the login-page predicate is judged
+// under, beside the goal's predicates.
+const LoginPagePredicate = "auth.login_page"
 
 // MaxStorageStateSize bounds a storage-state file: cookies and local
 // storage of a logged-in session, not a database.

@@ -86,7 +86,12 @@ func seedFromDigest(d string) uint64 {
 }
 
 // Predicates returns every goal predicate a branch's page is judged by:
-// milestones, success, then failure.
+// milestones, success, failure, then the login page (named
+// LoginPagePredicate).
 func (t *Task) Predicates() []scoring.Predicate {
-	return append(t.Goal.All(), t.Goal.Failure...)
+	out := append(t.Goal.All(), t.Goal.Failure...)
+	if p := t.Auth.LoginPage; p != nil {
+		out = append(out, *p)
+	}
+	return out
 }

@@ -191,6 +191,14 @@ func (d *decoder) task(n *yaml.Node, t *Task) {
 					})
 					t.Auth.StorageState = in
 				},
+				"login": func(v *yaml.Node, p string) {
+					d.list(v, p, func(_ int, v *yaml.Node, p string) { t.Auth.Login = append(t.Auth.Login, d.action(v, p)) })
+				},
+				"login_page": func(v *yaml.Node, p string) {
+					pr := d.predicate(v, p, false)
+					pr.Name = LoginPagePredicate
+					t.Auth.LoginPage = &pr
+				},
 			})
 		},
 	})

@@ -74,6 +74,14 @@ func (t *Task) Selectors() []Selector {
 	for _, f := range t.Extract {
 		add("extract."+f.Name, f.Selector, EngineCSS)
 	}
+	if p := t.Auth.LoginPage; p != nil {
+		pred("auth.login_page", p)
+	}
+	for i, a := range t.Auth.Login {
+		if a.Target != nil {
+			add(fmt.Sprintf("auth.login[%d].%s.css", i, a.Kind), a.Target.CSS, EngineLocator)
+		}
+	}
 	c := t.Commit
 	if c == nil {
 		return out

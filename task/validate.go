@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 )
 
@@ -405,6 +406,25 @@ func (v *validator) validate(t *Task) {
 	}
 	if in := t.Auth.StorageState; in != nil && in.SecretEnv != "" && !envName.MatchString(in.SecretEnv) {
 		v.fail("auth.storage_state.secret_env", "%q is not an environment variable name", in.SecretEnv)
+	}
+	for i, a := range t.Auth.Login {
+		path := fmt.Sprintf("auth.login[%d]", i)
+		if err := a.Validate(); err != nil {
+			v.fail(path, "%s", strings.TrimPrefix(err.Error(), "branch: "))
+		}
+		if a.Input != "" {
+			if _, ok := t.Inputs[a.Input]; !ok {
+				v.fail(path+"."+a.Kind+".input", "names no input: %q is not under inputs", a.Input)
+			}
+		}
+		if a.Kind == branch.KindNavigate {
+			if _, err := url.Parse(a.URL); err != nil || a.URL == "" {
+				v.fail(path+".navigate", "%q is not a URL (absolute, or relative to start_url)", a.URL)
+			}
+		}
+	}
+	if p := t.Auth.LoginPage; p != nil {
+		v.predicate("auth.login_page", p)
 	}
 	seen := map[string]bool{}
 	for _, f := range t.Extract {

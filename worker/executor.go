@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +35,10 @@ type Options struct {
 	Browser browser.Options
 	Store   browser.Putter
 	Logger  *slog.Logger
+	// LoginState fetches the session state of a run that logged in
+	// (bus.Client.FetchState): JSON of a browser.State. Needed for jobs
+	// whose spec has Login set.
+	LoginState func(ctx context.Context, runID string) ([]byte, error)
 	// KeepWarm is how many finished branch sessions the executor keeps
 	// alive so that a child can continue its parent's live context
 	// instead of replaying the prefix. Zero disables it.
@@ -51,6 +56,9 @@ type Executor struct {
 
 	warmMu sync.Mutex
 	warm   []*warmSession // least recently kept first
+
+	loginMu sync.Mutex
+	logins  map[string]*browser.State // "run/version" -> the run's session state
 }
 
 // warmSession is a live session left at the end of a finished branch.
@@ -289,6 +297,14 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 			res.Status, res.ErrCode, res.ErrMsg = ResultFailed, "bad_job", err.Error()
 			return res, nil
 		}
+		if job.Spec.Login > 0 {
+			st, err := e.loginState(ctx, job)
+			if err != nil {
+				return nil, err // redelivered: the orchestrator may answer later
+			}
+			so.State = st
+			so.Scrub = ScrubberWith(job.Spec, st.Values())
+		}
 		if sess, err = rt.NewSession(bctx, so); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -418,7 +434,7 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job,
 	res.AtBoundary, _ = spec.Boundary.Eval(facts)
 	if len(job.Plan) == 1 {
 		if cs, err := sess.Cookies(); err == nil {
-			res.Cookies = withoutLogin(cs, spec.StorageState)
+			res.Cookies = e.withoutLogin(cs, job)
 		}
 	}
 	if res.AtBoundary && len(spec.Intent) > 0 {
@@ -479,7 +495,11 @@ func markHolds(affs []branch.Affordance, inputs map[string]task.Input, sc *scrub
 // Scrubber returns the scrubber of a spec's sessions: the run's key, the
 // secret inputs' values and every header value. Explorer and committer
 // scrub with it alike.
-func Scrubber(spec *Spec) *scrub.Scrubber {
+func Scrubber(spec *Spec) *scrub.Scrubber { return scrub.New(spec.ScrubKey, specSecrets(spec)) }
+
+// specSecrets resolves the spec's secret values: secret inputs, header
+// values and the storage state's values.
+func specSecrets(spec *Spec) []string {
 	var secrets []string
 	for _, in := range spec.Inputs {
 		if in.Secret() {
@@ -498,24 +518,71 @@ func Scrubber(spec *Spec) *scrub.Scrubber {
 			secrets = append(secrets, st.Values()...)
 		}
 	}
-	return scrub.New(spec.ScrubKey, secrets)
+	return secrets
 }
 
-// withoutLogin drops the cookies the task's storage state sets (by name,
-// so a session the site renewed is dropped too): every branch and the
-// committer start from the storage state itself, and its tokens must not
-// travel in results, which the bus keeps on disk.
-func withoutLogin(cs []browser.Cookie, ref *task.Input) []browser.Cookie {
-	if ref == nil {
-		return cs
+// ScrubberWith is Scrubber with more secrets: the values of a session
+// state a scripted login produced.
+func ScrubberWith(spec *Spec, extra []string) *scrub.Scrubber {
+	if len(extra) == 0 {
+		return Scrubber(spec)
 	}
-	st, err := task.ResolveStorageState(*ref)
+	return scrub.New(spec.ScrubKey, append(specSecrets(spec), extra...))
+}
+
+// loginState returns the session state of the job's run at its login
+// version, asking the run once per version.
+func (e *Executor) loginState(ctx context.Context, job *Job) (*browser.State, error) {
+	key := fmt.Sprintf("%s/%d", job.RunID, job.Spec.Login)
+	e.loginMu.Lock()
+	defer e.loginMu.Unlock()
+	if st, ok := e.logins[key]; ok {
+		return st, nil
+	}
+	if e.opts.LoginState == nil {
+		return nil, errors.New("worker: the run logged in, and this worker cannot ask it for its session")
+	}
+	b, err := e.opts.LoginState(ctx, job.RunID)
 	if err != nil {
-		return cs
+		return nil, fmt.Errorf("worker: the run's session: %w", err)
 	}
+	var st browser.State
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("worker: the run's session: %w", err)
+	}
+	if e.logins == nil {
+		e.logins = map[string]*browser.State{}
+	}
+	e.logins[key] = &st
+	return &st, nil
+}
+
+// withoutLogin drops the cookies the run's session state sets (the
+// storage state's and the scripted login's, by name, so a session the
+// site renewed is dropped too): every branch and the committer start from
+// that state itself, and its tokens must not travel in results, which the
+// bus keeps on disk.
+func (e *Executor) withoutLogin(cs []browser.Cookie, job *Job) []browser.Cookie {
 	login := map[string]bool{}
-	for _, c := range st.Cookies {
-		login[c.Name] = true
+	if ref := job.Spec.StorageState; ref != nil {
+		if st, err := task.ResolveStorageState(*ref); err == nil {
+			for _, c := range st.Cookies {
+				login[c.Name] = true
+			}
+		}
+	}
+	if job.Spec.Login > 0 {
+		e.loginMu.Lock()
+		st := e.logins[fmt.Sprintf("%s/%d", job.RunID, job.Spec.Login)]
+		e.loginMu.Unlock()
+		if st != nil {
+			for _, c := range st.Cookies {
+				login[c.Name] = true
+			}
+		}
+	}
+	if len(login) == 0 {
+		return cs
 	}
 	out := cs[:0:0]
 	for _, c := range cs {

@@ -38,6 +38,10 @@ type Spec struct {
 	// StorageState is the task's auth.storage_state reference: each
 	// worker resolves it, as it does secret inputs.
 	StorageState *task.Input `json:"storage_state,omitempty"`
+	// Login is the version of the run's scripted login (0: none): a
+	// worker asks the run for its session state (Options.LoginState)
+	// and starts every branch from it.
+	Login int `json:"login,omitempty"`
 	// ScrubKey is the run's scrubbing key: tokens made by workers must
 	// match the orchestrator's.
 	ScrubKey []byte `json:"scrub_key"`

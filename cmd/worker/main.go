@@ -103,7 +103,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	} else if store, err = client.Objects(ctx); err != nil {
 		return err
 	}
-	exec, err := worker.NewExecutor(ctx, worker.Options{Name: *name, Store: store, Logger: log, KeepWarm: *keepWarm,
+	exec, err := worker.NewExecutor(ctx, worker.Options{Name: *name, Store: store, Logger: log, KeepWarm: *keepWarm, LoginState: client.FetchState,
 		Browser: browser.Options{ChromiumPath: *chromium, DriverDir: *driver}})
 	if err != nil {
 		return err

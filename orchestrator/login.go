@@ -1,0 +1,103 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+	"github.com/multiverse-orchestrator/multiverse/task"
+	"github.com/multiverse-orchestrator/multiverse/worker"
+)
+
+// ErrLoginFailed: the task's scripted login (auth.login) did not log in:
+// an action failed, or the page still says "log in" (auth.login_page)
+// after it. Nothing was explored.
+var ErrLoginFailed = errors.New("orchestrator: the login failed")
+
+// ErrAuthRequired: no branch reached the goal and branches landed on the
+// login page (auth.login_page): the session is missing or expired.
+var ErrAuthRequired = errors.New("orchestrator: branches were logged out")
+
+// logIn runs the task's scripted login once, in a context seeded with the
+// storage state when the task has one, and keeps the session it leaves
+// for every branch (served to workers over the bus, never stored in a
+// stream) and for the committer. The login is its own transaction in the
+// event log: login_start, one login_step per action (the action as
+// described, never a typed value), login_end. It returns a function that
+// stops serving the state.
+func (r *run) logIn(ctx context.Context, rt *browser.Runtime, client *bus.Client) (func(), error) {
+	t := r.t
+	so, err := worker.SessionOptions(r.spec, r.trail.store(r.store))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrLoginFailed, err)
+	}
+	start := time.Now()
+	r.rec.add(time.Time{}, 0, "login_start", "", map[string]any{"steps": len(t.Auth.Login)})
+	fail := func(why string) (func(), error) {
+		r.rec.add(time.Time{}, 0, "login_end", "", map[string]any{"status": "failed", "error": why, "duration_ms": time.Since(start).Milliseconds()})
+		r.rec.flush(ctx)
+		return nil, fmt.Errorf("%w: %s", ErrLoginFailed, why)
+	}
+	sess, err := rt.NewSession(ctx, so)
+	if err != nil {
+		return fail(err.Error())
+	}
+	defer sess.Close()
+	resolve := worker.Resolver(r.spec.Inputs)
+	for i, a := range t.LoginActions() {
+		sr, err := sess.Do(ctx, a, resolve)
+		if err != nil {
+			return fail(fmt.Sprintf("step %d (%s): %v", i+1, a.Describe(), r.sc.Text(err.Error())))
+		}
+		r.rec.add(time.Time{}, 0, "login_step", "", map[string]any{"step": i + 1, "action": a.Describe(), "status": sr.Status,
+			"code": sr.Code, "error": sr.Error, "url": r.sc.URL(sess.URL())})
+		if sr.Status == browser.StatusFailed {
+			return fail(fmt.Sprintf("step %d (%s) failed: %s", i+1, a.Describe(), sr.Error))
+		}
+	}
+	if p := t.Auth.LoginPage; p != nil {
+		snap, err := sess.Observe(ctx, browser.ObserveSpec{Probes: scoring.Probes(*p)})
+		if err != nil {
+			return fail("observing the page after the login: " + err.Error())
+		}
+		if on, _ := p.Eval(scoring.Facts{URL: sess.URL(), Title: snap.Obs.Title, Answers: snap.Answers}); on {
+			return fail(fmt.Sprintf("the page is still the login page (auth.login_page) at %s: check the credentials", r.sc.URL(sess.URL())))
+		}
+	}
+	st, err := sess.State()
+	if err != nil {
+		return fail(err.Error())
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return fail(err.Error())
+	}
+	stop, err := client.ServeState(r.runID, func() []byte { return data })
+	if err != nil {
+		return fail(err.Error())
+	}
+	r.login = st
+	r.spec.Login = 1
+	r.rec.add(time.Time{}, 0, "login_end", "", map[string]any{"status": "ok", "cookies": len(st.Cookies), "origins": len(st.Origins),
+		"duration_ms": time.Since(start).Milliseconds()})
+	r.rec.flush(ctx)
+	return stop, nil
+}
+
+// loggedOut is the error of a search with no winner whose branches
+// landed on the login page.
+func loggedOut(t *task.Task, n int) error {
+	fix := "refresh auth.storage_state"
+	if len(t.Auth.Login) > 0 {
+		fix = "check auth.login and its inputs"
+	}
+	if t.Auth.StorageState == nil && len(t.Auth.Login) == 0 {
+		fix = "give the task a session: auth.storage_state or auth.login"
+	}
+	return fmt.Errorf("%w: %d branches landed on the login page (auth.login_page): the session is missing or expired; %s", ErrAuthRequired, n, fix)
+}
