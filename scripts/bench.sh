@@ -11,6 +11,8 @@
 #      ratio of capture, bundle size of the winner
 #   5. distributed: branch throughput with 1, 2 and 4 worker processes, and
 #      orchestrator CPU per 1,000 branches
+#   6. the gym: success per widget family of the default search and of a
+#      sequential greedy agent on the same episodes (GYM_SEEDS, default 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/orchestrator ./cmd/orchestrator
@@ -126,3 +128,8 @@ print("worker processes=%s  branches %d in %.2fs: %.2f branches/s; warm %d (rout
          s["cpu_ns"] / 1e9 / b * 1000))
 PY
 done
+
+echo
+echo "== 6. Gym: small task pages as tasks without commit (goal text, the page's verdict as success and failure),"
+echo "==    default search vs a sequential greedy agent (one branch, one worker) on the same episodes"
+go run ./cmd/gymbench -seeds "${GYM_SEEDS:-10}"
