@@ -70,19 +70,46 @@ func (c *Client) PublishJob(ctx context.Context, runID, branchID string, data []
 // publishJob queues a job on mv.jobs.<run_id>, or on
 // mv.jobs.<run_id>.<route> for one worker when route is set, and returns
 // its stream sequence.
+// AgainMsgID is the Nats-Msg-Id of a branch's job published again on
+// purpose (the n-th time, n ≥ 1): its first run ended in a way the
+// orchestrator repaired, such as a session it logged in again.
+func AgainMsgID(runID, branchID string, n int) string {
+	return "again" + strconv.Itoa(n) + "." + runID + "." + branchID
+}
+
+// PublishAgain queues the job of a branch for any worker once more, the
+// n-th time (n ≥ 1), under AgainMsgID: the duplicate window that drops a
+// republished job does not drop it. Set HeaderAttemptBase to the
+// deliveries the branch already had, so its attempts count on.
+func (c *Client) PublishAgain(ctx context.Context, runID, branchID string, n int, data []byte, hdr nats.Header) error {
+	if n < 1 {
+		return fmt.Errorf("%w: publish again: n %d is not positive", ErrInvalidConfig, n)
+	}
+	_, err := c.publish(ctx, runID, branchID, "", AgainMsgID(runID, branchID, n), data, hdr)
+	return err
+}
+
 func (c *Client) publishJob(ctx context.Context, runID, branchID, route string, data []byte, hdr nats.Header) (uint64, error) {
+	msgID := JobMsgID(runID, branchID)
+	if route != "" {
+		msgID = RouteMsgID(runID, branchID)
+	}
+	return c.publish(ctx, runID, branchID, route, msgID, data, hdr)
+}
+
+func (c *Client) publish(ctx context.Context, runID, branchID, route, msgID string, data []byte, hdr nats.Header) (uint64, error) {
 	if err := validateID("run", runID); err != nil {
 		return 0, err
 	}
 	if err := validateID("branch", branchID); err != nil {
 		return 0, err
 	}
-	subject, msgID := jobsPrefix+runID, JobMsgID(runID, branchID)
+	subject := jobsPrefix + runID
 	if route != "" {
 		if err := validateID("route", route); err != nil {
 			return 0, err
 		}
-		subject, msgID = subject+"."+route, RouteMsgID(runID, branchID)
+		subject += "." + route
 	}
 	msg := &nats.Msg{Subject: subject, Data: data, Header: cloneHeader(hdr)}
 	msg.Header.Set(HeaderRunID, runID)

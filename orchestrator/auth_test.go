@@ -2,13 +2,16 @@ package orchestrator_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/sites"
@@ -228,4 +231,48 @@ func TestExpiredSessionIsAuthRequired(t *testing.T) {
 	if n := len(s.v.Orders()); n != 0 {
 		t.Fatalf("%d orders", n)
 	}
+}
+
+// TestSessionExpiryLogsInAgain: the site ends every session between the
+// first and the second wave. The second wave's branches land on the login
+// page; the run logs in again once (a second login transaction in the
+// event log), runs those branches again with the new session, and commits
+// exactly one order.
+func TestSessionExpiryLogsInAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	s := startSite(t, sites.Knobs{RequireLogin: true})
+	tk := loginTask(t, s.srv.URL(), sites.DemoPassword)
+	dir := t.TempDir()
+	var once sync.Once
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 2, NoScreenshots: true,
+		Progress: func(p orchestrator.Progress) {
+			if p.Wave == 1 && p.Running == 0 {
+				once.Do(s.v.ExpireSessions)
+			}
+		}})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if n := len(s.v.Orders()); sum.Status != "committed" || n != 1 {
+		t.Fatalf("status %s with %d orders, want one order", sum.Status, n)
+	}
+	logins, again := 0, 0
+	for _, e := range events(t, dir, sum.RunID) {
+		switch e.Kind {
+		case "login_end":
+			if strings.Contains(string(e.Payload), `"status":"ok"`) {
+				logins++
+			}
+		case "branch_again":
+			again++
+		}
+	}
+	if logins != 2 || again == 0 {
+		t.Fatalf("%d logins and %d branches run again, want 2 logins and at least one branch again", logins, again)
+	}
+	noneInClear(t, dir, sites.DemoPassword)
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
@@ -26,19 +29,35 @@ var ErrAuthRequired = errors.New("orchestrator: branches were logged out")
 // logIn runs the task's scripted login once, in a context seeded with the
 // storage state when the task has one, and keeps the session it leaves
 // for every branch (served to workers over the bus, never stored in a
-// stream) and for the committer. The login is its own transaction in the
-// event log: login_start, one login_step per action (the action as
-// described, never a typed value), login_end. It returns a function that
-// stops serving the state.
+// stream) and for the committer. It returns a function that stops
+// serving the state.
 func (r *run) logIn(ctx context.Context, rt *browser.Runtime, client *bus.Client) (func(), error) {
+	st, err := r.doLogin(ctx, rt)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.setLogin(st); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrLoginFailed, err)
+	}
+	stop, err := client.ServeState(r.runID, r.loginData)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrLoginFailed, err)
+	}
+	return stop, nil
+}
+
+// doLogin runs the login actions in a fresh context. The login is its own
+// transaction in the event log: login_start, one login_step per action
+// (the action as described, never a typed value), login_end.
+func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State, error) {
 	t := r.t
 	so, err := worker.SessionOptions(r.spec, r.trail.store(r.store))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrLoginFailed, err)
 	}
 	start := time.Now()
-	r.rec.add(time.Time{}, 0, "login_start", "", map[string]any{"steps": len(t.Auth.Login)})
-	fail := func(why string) (func(), error) {
+	r.rec.add(time.Time{}, 0, "login_start", "", map[string]any{"steps": len(t.Auth.Login), "version": r.spec.Login + 1})
+	fail := func(why string) (*browser.State, error) {
 		r.rec.add(time.Time{}, 0, "login_end", "", map[string]any{"status": "failed", "error": why, "duration_ms": time.Since(start).Milliseconds()})
 		r.rec.flush(ctx)
 		return nil, fmt.Errorf("%w: %s", ErrLoginFailed, why)
@@ -73,20 +92,77 @@ func (r *run) logIn(ctx context.Context, rt *browser.Runtime, client *bus.Client
 	if err != nil {
 		return fail(err.Error())
 	}
-	data, err := json.Marshal(st)
-	if err != nil {
-		return fail(err.Error())
-	}
-	stop, err := client.ServeState(r.runID, func() []byte { return data })
-	if err != nil {
-		return fail(err.Error())
-	}
-	r.login = st
-	r.spec.Login = 1
 	r.rec.add(time.Time{}, 0, "login_end", "", map[string]any{"status": "ok", "cookies": len(st.Cookies), "origins": len(st.Origins),
 		"duration_ms": time.Since(start).Milliseconds()})
 	r.rec.flush(ctx)
-	return stop, nil
+	return st, nil
+}
+
+// setLogin makes st the run's session: the next login version, served to
+// workers from now on and used by the committer.
+func (r *run) setLogin(st *browser.State) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	r.loginMu.Lock()
+	defer r.loginMu.Unlock()
+	r.login, r.loginJSON = st, data
+	r.spec.Login++
+	return nil
+}
+
+// loginData is the session state workers are served.
+func (r *run) loginData() []byte {
+	r.loginMu.Lock()
+	defer r.loginMu.Unlock()
+	return r.loginJSON
+}
+
+// maxRelogins is how many times a run logs in again when its session
+// expires.
+const maxRelogins = 1
+
+// again runs a branch once more when it landed on the login page
+// (auth.login_page) while the task can log in by itself: a branch that ran
+// with the current session means the session expired, so the run logs in
+// again (once); a branch that ran with an older session just runs again
+// with the new one. It reports whether the branch's job was published
+// again; its result then replaces this one.
+func (r *run) again(ctx context.Context, client *bus.Client, res *worker.Result, attempt int, job *worker.Job, ranWith map[string]int) bool {
+	if len(r.t.Auth.Login) == 0 || r.rt == nil || job == nil || res.Obs == nil || !res.Obs.Predicates[task.LoginPagePredicate] || r.reruns[job.BranchID] > 0 {
+		return false
+	}
+	if ranWith[job.BranchID] == r.spec.Login {
+		if r.relogins >= maxRelogins {
+			return false
+		}
+		r.relogins++
+		st, err := r.doLogin(ctx, r.rt)
+		if err != nil {
+			return false
+		}
+		if err := r.setLogin(st); err != nil {
+			return false
+		}
+	}
+	data, err := job.Encode()
+	if err != nil {
+		return false
+	}
+	hdr := nats.Header{}
+	hdr.Set(bus.HeaderAttemptBase, strconv.Itoa(attempt))
+	r.reruns[job.BranchID]++
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := client.PublishAgain(pctx, r.runID, job.BranchID, r.reruns[job.BranchID], data, hdr); err != nil {
+		r.rec.add(time.Time{}, 0, "error", job.BranchID, map[string]any{"where": "again", "error": err.Error()})
+		return false
+	}
+	ranWith[job.BranchID] = r.spec.Login
+	r.rec.add(time.Time{}, 0, "branch_again", job.BranchID, map[string]any{"reason": "landed on the login page (auth.login_page)",
+		"login_version": r.spec.Login, "attempt": attempt})
+	return true
 }
 
 // loggedOut is the error of a search with no winner whose branches

@@ -249,7 +249,12 @@ type run struct {
 	// login is the session state the task's scripted login left (nil
 	// without auth.login); workers fetch it over the bus, the committer
 	// starts from it.
-	login *browser.State
+	login     *browser.State
+	loginMu   sync.Mutex
+	loginJSON []byte
+	relogins  int            // times the run logged in again
+	reruns    map[string]int // branch -> times its job was published again
+	rt        *browser.Runtime
 	// ctx carries the run span (the parent of branch spans).
 	ctx     context.Context
 	cfg     Config
@@ -466,6 +471,7 @@ func (r *run) execute(ctx context.Context) error {
 			return err
 		}
 		handler, fp = exec, rt.Fingerprint()
+		r.rt = rt
 	}
 	workCtx, stopWork := context.WithCancel(ctx)
 	workDone := make(chan struct{})
@@ -879,6 +885,11 @@ func (r *run) fold(search *planner.Search, wave []*planner.Node) planner.Decisio
 func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bus.Result, search *planner.Search, wave []*planner.Node) (map[string]planner.Outcome, error) {
 	t := r.t
 	want := map[string]*planner.Node{}
+	jobs := map[string]*worker.Job{}
+	ranWith := map[string]int{} // branch -> the login version its job carried
+	if r.reruns == nil {
+		r.reruns = map[string]int{}
+	}
 	type pub struct {
 		id   string
 		data []byte
@@ -902,6 +913,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		if err != nil {
 			return nil, fmt.Errorf("orchestrator: encoding job: %w", err)
 		}
+		jobs[n.ID], ranWith[n.ID] = job, r.spec.Login
 		// The branch span's context travels with the job, so the worker's
 		// step spans join this trace, whatever process runs it.
 		hdr := nats.Header{}
@@ -1067,6 +1079,9 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 			res, err := worker.DecodeResult(m.Data)
 			if err != nil {
 				got[m.BranchID] = planner.Outcome{Code: "bad_result", Msg: err.Error()}
+				continue
+			}
+			if r.again(ctx, client, res, m.Attempt, jobs[m.BranchID], ranWith) {
 				continue
 			}
 			raw[m.BranchID] = res

@@ -54,6 +54,14 @@ func (v *Vendor) Login(email, password string) (string, error) {
 	return token, nil
 }
 
+// ExpireSessions ends every live session, as a site does after a restart
+// or a password change: the next request behind the login goes to /login.
+func (v *Vendor) ExpireSessions() {
+	v.sessMu.Lock()
+	defer v.sessMu.Unlock()
+	clear(v.sessions)
+}
+
 // Sessions returns the tokens of the live sessions, sorted: what a test
 // looks for where it must not be.
 func (v *Vendor) Sessions() []string {

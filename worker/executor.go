@@ -65,6 +65,7 @@ type Executor struct {
 type warmSession struct {
 	run, branch string
 	plan        []byte // canonical plan the session executed
+	login       int    // the run's login version the session started from
 	sess        *browser.Session
 }
 
@@ -78,7 +79,9 @@ func (e *Executor) takeWarm(job *Job) *browser.Session {
 	e.warmMu.Lock()
 	defer e.warmMu.Unlock()
 	for i, w := range e.warm {
-		if w.run == job.RunID && w.branch == job.ParentID && string(w.plan) == string(prefix) {
+		// A session from before the run logged in again holds the
+		// session that expired: it is not continued.
+		if w.run == job.RunID && w.branch == job.ParentID && string(w.plan) == string(prefix) && w.login == job.Spec.Login {
 			e.warm = append(e.warm[:i], e.warm[i+1:]...)
 			return w.sess
 		}
@@ -99,7 +102,7 @@ func (e *Executor) keepWarm(job *Job, sess *browser.Session) {
 		}
 		kept = append(kept, w)
 	}
-	e.warm = append(kept, &warmSession{run: job.RunID, branch: job.BranchID, plan: job.Plan.Canonical(), sess: sess})
+	e.warm = append(kept, &warmSession{run: job.RunID, branch: job.BranchID, plan: job.Plan.Canonical(), login: job.Spec.Login, sess: sess})
 	for len(e.warm) > e.opts.KeepWarm {
 		drop = append(drop, e.warm[0].sess)
 		e.warm = e.warm[1:]
