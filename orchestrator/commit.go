@@ -112,13 +112,19 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 // steps and the submit's recorded network, so a third party can replay the
 // purchase against the recorded responses and audit it offline.
 func (r *run) seal(ctx context.Context, branchID string) {
-	b, err := replay.Build(ctx, replay.Source{Events: r.elog, Store: r.store, Ledger: r.led}, r.runID, branchID, bundle.KindCommit)
+	r.writeBundle(ctx, branchID, bundle.KindCommit, r.runID+"-commit.bundle")
+}
+
+// writeBundle builds a bundle of the branch and writes it under bundles/
+// in the data dir, recording where (or why not) in the event log.
+func (r *run) writeBundle(ctx context.Context, branchID string, kind bundle.Kind, name string) {
+	b, err := replay.Build(ctx, replay.Source{Events: r.elog, Store: r.store, Ledger: r.led}, r.runID, branchID, kind)
 	if err == nil {
-		path := filepath.Join(r.dd, "bundles", r.runID+"-commit.bundle")
+		path := filepath.Join(r.dd, "bundles", name)
 		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
 			if err = bundle.WriteFile(path, b); err == nil {
 				r.sum.Paths.Bundle = path
-				r.rec.add(zeroTime, 0, "bundle", branchID, map[string]any{"path": path, "kind": bundle.KindCommit, "steps": len(b.Steps)})
+				r.rec.add(zeroTime, 0, "bundle", branchID, map[string]any{"path": path, "kind": kind, "steps": len(b.Steps)})
 				return
 			}
 		}

@@ -3,13 +3,10 @@ package orchestrator
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/planner"
-	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 )
 
@@ -32,24 +29,8 @@ func (r *run) reachGoal(ctx context.Context, w *planner.Node) error {
 	if r.cfg.ExploreOnly {
 		return nil
 	}
-	r.sealBranch(ctx, w.ID)
+	r.writeBundle(ctx, w.ID, bundle.KindBranch, r.runID+"-winner.bundle")
 	return nil
-}
-
-// sealBranch writes the winner's branch bundle, as seal does a commit's.
-func (r *run) sealBranch(ctx context.Context, branchID string) {
-	b, err := replay.Build(ctx, replay.Source{Events: r.elog, Store: r.store}, r.runID, branchID, bundle.KindBranch)
-	if err == nil {
-		path := filepath.Join(r.dd, "bundles", r.runID+"-winner.bundle")
-		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-			if err = bundle.WriteFile(path, b); err == nil {
-				r.sum.Paths.Bundle = path
-				r.rec.add(zeroTime, 0, "bundle", branchID, map[string]any{"path": path, "kind": bundle.KindBranch, "steps": len(b.Steps)})
-				return
-			}
-		}
-	}
-	r.rec.add(zeroTime, 0, "error", branchID, map[string]any{"where": "bundle", "error": err.Error()})
 }
 
 // winnerOf is the summary's view of the winning branch.

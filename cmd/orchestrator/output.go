@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -83,12 +85,7 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 		}
 	}
 	if len(s.Extract) > 0 {
-		keys := make([]string, 0, len(s.Extract))
-		for k := range s.Extract {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for i, k := range keys {
+		for i, k := range slices.Sorted(maps.Keys(s.Extract)) {
 			label := "extract"
 			if i > 0 {
 				label = ""
@@ -117,12 +114,7 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 		}
 		fmt.Fprintf(w, "  ledger    %s  key %s\n", c.State, c.Key)
 		if len(c.Artifacts) > 0 {
-			keys := make([]string, 0, len(c.Artifacts))
-			for k := range c.Artifacts {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(c.Artifacts)) {
 				fmt.Fprintf(w, "            %-24s sha256:%s\n", k, c.Artifacts[k])
 			}
 		}
