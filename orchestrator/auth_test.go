@@ -13,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/replay"
+	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
@@ -141,7 +144,9 @@ auth:
 // transaction in the event log), and every branch and the committer start
 // from the session it left: one order. The password and the session token
 // are nowhere in clear in the data dir. A wrong password stops the run
-// before it explores, naming the login (exit 2).
+// before it explores, naming the login (exit 2). The commit bundle of the
+// logged-in run replays strictly with the site stopped, without the
+// credentials.
 func TestScriptedLogin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
@@ -186,6 +191,7 @@ func TestScriptedLogin(t *testing.T) {
 	if n := len(s.v.Orders()); n != 1 {
 		t.Fatalf("%d orders after the failed login, want still 1", n)
 	}
+	replayStrict(t, sum.Paths.Bundle, s)
 }
 
 // noneInClear fails when any file under dir holds secret.
@@ -275,4 +281,27 @@ func TestSessionExpiryLogsInAgain(t *testing.T) {
 		t.Fatalf("%d logins and %d branches run again, want 2 logins and at least one branch again", logins, again)
 	}
 	noneInClear(t, dir, sites.DemoPassword)
+}
+
+// replayStrict replays a bundle strictly with the site stopped: a
+// logged-in branch replays from its recording alone, without the
+// credentials.
+func replayStrict(t *testing.T, path string, s *site) {
+	t.Helper()
+	b, err := bundle.ReadFile(path, bundle.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.srv.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rt, err := browser.Launch(ctx, browser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	rep, err := replay.Replay(ctx, rt, b, replay.Options{})
+	if err != nil || !rep.OK() {
+		t.Fatalf("strict replay of %s with the site stopped: RSR %v, %v", path, rep.RSR, err)
+	}
 }
