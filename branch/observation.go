@@ -85,4 +85,9 @@ type NetRecord struct {
 	// Unsupported marks traffic the capture cannot record faithfully
 	// (WebSocket, server-sent events, service workers).
 	Unsupported string `json:"unsupported,omitempty"`
+	// StartedMS is when the request started, in wall milliseconds since
+	// the session was created, and DurationMS how long it took to end:
+	// timings for HAR, never part of a digest.
+	StartedMS  int64 `json:"started_ms,omitempty"`
+	DurationMS int64 `json:"duration_ms,omitempty"`
 }

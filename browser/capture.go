@@ -14,8 +14,10 @@ import (
 // netRec is a network record being filled in as events arrive.
 type netRec struct {
 	branch.NetRecord
-	raw  string // the unscrubbed URL, for the strict network digest only
-	done bool
+	raw string // the unscrubbed URL, for the strict network digest only
+	// reqBody is the scrubbed request body, stored when the request ends.
+	reqBody []byte
+	done    bool
 }
 
 // listen records every request of the context. Playwright delivers events
@@ -37,8 +39,10 @@ func (s *Session) listen() {
 		rec.ReqHeaders = s.scrubHeaders(req.Headers())
 		if body, err := req.PostDataBuffer(); err == nil && len(body) > 0 {
 			ct := req.Headers()["content-type"]
-			rec.ReqBodyHash = sha(s.scrubBody(ct, body))
+			rec.reqBody = s.scrubBody(ct, body)
+			rec.ReqBodyHash = sha(rec.reqBody)
 		}
+		rec.StartedMS = time.Since(s.born).Milliseconds()
 		s.mu.Lock()
 		rec.Seq = len(s.net) + 1
 		rec.Step = s.step
@@ -94,8 +98,15 @@ func (s *Session) finish(req playwright.Request, failure string) {
 			}
 		}
 	}
+	if len(rec.reqBody) > 0 && s.opts.Record && s.opts.Store != nil {
+		// What the request submitted, scrubbed like a response body, so
+		// the record shows what was sent and not only its hash.
+		s.opts.Store.Put(context.Background(), rec.reqBody)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	rec.DurationMS = time.Since(s.born).Milliseconds() - rec.StartedMS
+	rec.reqBody = nil
 	rec.Status, rec.RespHeaders, rec.BodyHash, rec.BodySize = status, headers, bodyHash, size
 	if failure != "" {
 		rec.Error = failure

@@ -105,6 +105,7 @@ type Session struct {
 	bctx playwright.BrowserContext
 	page playwright.Page
 	vt   time.Time // the pinned page clock
+	born time.Time // wall time the session was created: network timings count from it
 	step int
 
 	closeOnce sync.Once
@@ -200,7 +201,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if err != nil {
 		return nil, fmt.Errorf("browser: new context: %w", err)
 	}
-	s := &Session{rt: r, opts: opts, bctx: bctx, vt: e.Clock, byReq: map[playwright.Request]*netRec{}, blocked: map[string]int{}}
+	s := &Session{rt: r, opts: opts, bctx: bctx, vt: e.Clock, byReq: map[playwright.Request]*netRec{}, blocked: map[string]int{}, born: time.Now()}
 	fail := func(what string, err error) (*Session, error) {
 		bctx.Close()
 		return nil, fmt.Errorf("browser: %s: %w", what, err)

@@ -264,6 +264,13 @@ func addEntry(ctx context.Context, b *bundle.Bundle, store *artifacts.FS, n bran
 		}
 		b.Files[bundle.BodyPath(e.BodySHA256)] = data
 	}
+	if e.RequestBodySHA256 != "" {
+		// What was submitted (scrubbed); runs recorded before request
+		// bodies were stored have only the hash.
+		if data, err := store.Get(ctx, artifacts.Digest(e.RequestBodySHA256)); err == nil {
+			b.Files[bundle.BodyPath(e.RequestBodySHA256)] = data
+		}
+	}
 	b.Network = append(b.Network, e)
 	return nil
 }

@@ -37,7 +37,7 @@ type Entry struct {
 }
 
 // EntryFromRecord converts a captured network record into a bundle entry.
-// Fields the record does not carry (StatusText, timings) stay zero.
+// Fields the record does not carry (StatusText) stay zero.
 func EntryFromRecord(r branch.NetRecord) Entry {
 	return Entry{
 		Seq:               r.Seq,
@@ -54,5 +54,7 @@ func EntryFromRecord(r branch.NetRecord) Entry {
 		Blocked:           r.Blocked,
 		Error:             r.Error,
 		Unsupported:       r.Unsupported,
+		StartedMS:         r.StartedMS,
+		DurationMS:        r.DurationMS,
 	}
 }

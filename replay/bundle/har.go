@@ -122,13 +122,16 @@ type harTimings struct {
 //   - one page per step, id "step-N", title the step's URL, started at the
 //     step's virtual time (or the manifest clock when it has none);
 //   - one entry per Entry in order, started at Environment.ClockMS +
-//     StartedMS, with request (headers sorted by name, query string in
-//     URL order, postData {mimeType, text "", _bodySha256} when the
-//     request had a body, which is not stored), response (content with
-//     _sha256 and, when the body is in Files, its bytes in base64), empty
-//     cache, timings {send 0, wait DurationMS, receive 0, others -1},
-//     pageref of the issuing step, and the custom fields _step, _seq,
-//     _blocked, _error, _unsupported, _resourceType.
+//     StartedMS (the capture's wall offset from the session's start),
+//     time DurationMS, with request (headers sorted by name, cookies from
+//     the Cookie header, query string in URL order, postData {mimeType,
+//     text, _bodySha256} when the request had a body: text is the stored
+//     (scrubbed) body when the bundle holds it), response (cookies from
+//     Set-Cookie, content with _sha256 and, when the body is in Files,
+//     its bytes in base64), empty cache, timings {send 0, wait
+//     DurationMS, receive 0, others -1}, pageref of the issuing step, and
+//     the custom fields _step, _seq, _blocked, _error, _unsupported,
+//     _resourceType.
 //
 // The capture does not record the protocol version or header sizes:
 // httpVersion is "HTTP/1.1" and headersSize -1. HAR is a pure function of
@@ -202,7 +205,13 @@ func HAR(b *Bundle) ([]byte, error) {
 				MimeType:   headerValue(e.RequestHeaders, "content-type", "application/octet-stream"),
 				BodySHA256: e.RequestBodySHA256,
 			}
+			if body, ok := b.Body(e.RequestBodySHA256); ok {
+				he.Request.BodySize = int64(len(body))
+				he.Request.PostData.Text = string(body)
+			}
 		}
+		he.Request.Cookies = cookieHeader(headerValue(e.RequestHeaders, "cookie", ""))
+		he.Response.Cookies = setCookies(headerValue(e.ResponseHeaders, "set-cookie", ""))
 		if e.BodySHA256 != "" {
 			he.Response.BodySize = int64(e.BodySize)
 			if body, ok := b.Body(e.BodySHA256); ok {
@@ -219,6 +228,34 @@ func HAR(b *Bundle) ([]byte, error) {
 		return nil, fmt.Errorf("bundle: har: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// cookieHeader lists the cookies of a Cookie header ("a=1; b=2"); the
+// values are as captured (scrubbed to tokens).
+func cookieHeader(h string) []harNV {
+	out := []harNV{}
+	for _, part := range strings.Split(h, ";") {
+		name, value, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if ok && name != "" {
+			out = append(out, harNV{Name: name, Value: value})
+		}
+	}
+	return out
+}
+
+// setCookies lists the cookies of Set-Cookie headers (several are joined
+// by newlines in a captured header): each one's name and value, without
+// its attributes.
+func setCookies(h string) []harNV {
+	out := []harNV{}
+	for _, line := range strings.Split(h, "\n") {
+		first, _, _ := strings.Cut(line, ";")
+		name, value, ok := strings.Cut(strings.TrimSpace(first), "=")
+		if ok && name != "" {
+			out = append(out, harNV{Name: name, Value: value})
+		}
+	}
+	return out
 }
 
 func pageID(step int) string { return "step-" + strconv.Itoa(step) }

@@ -149,3 +149,37 @@ func TestHAREmpty(t *testing.T) {
 	requireNoErr(t, json.Unmarshal(data, &doc))
 	require(t, doc.Log.Pages != nil && doc.Log.Entries != nil, "empty HAR must have [] pages and entries: %s", data)
 }
+
+// TestHARRequestBodyAndCookies: a stored (scrubbed) request body is the
+// entry's postData text, and the Cookie and Set-Cookie headers are listed
+// as cookies, name and value, in HAR's shape.
+func TestHARRequestBodyAndCookies(t *testing.T) {
+	b := smallBundle(t)
+	body := []byte(`{"seats":10,"email":"tok_5f2c"}`)
+	e := &b.Network[0]
+	e.RequestBodySHA256 = sumHex(body)
+	e.RequestHeaders = map[string]string{"content-type": "application/json", "cookie": "mv_ab=A; mv_session=tok_91ab"}
+	e.ResponseHeaders["set-cookie"] = "mv_session=tok_77cd; Path=/; HttpOnly\nmv_consent=1"
+	b.Files[BodyPath(e.RequestBodySHA256)] = body
+	data, err := HAR(b)
+	requireNoErr(t, err)
+	var doc map[string]any
+	requireNoErr(t, json.Unmarshal(data, &doc))
+	entry := doc["log"].(map[string]any)["entries"].([]any)[0].(map[string]any)
+	req := requireShape(t, "entry", "request", entry["request"])
+	pd := requireShape(t, "request", "postData", req["postData"])
+	require(t, pd["text"] == string(body) && req["bodySize"].(float64) == float64(len(body)), "postData %v, bodySize %v", pd, req["bodySize"])
+	names := func(list []any) []string {
+		var out []string
+		for _, c := range list {
+			nv := requireShape(t, "cookies", "nv", c)
+			out = append(out, nv["name"].(string)+"="+nv["value"].(string))
+		}
+		return out
+	}
+	got := names(req["cookies"].([]any))
+	require(t, len(got) == 2 && got[0] == "mv_ab=A" && got[1] == "mv_session=tok_91ab", "request cookies %v", got)
+	resp := requireShape(t, "entry", "response", entry["response"])
+	got = names(resp["cookies"].([]any))
+	require(t, len(got) == 2 && got[0] == "mv_session=tok_77cd" && got[1] == "mv_consent=1", "response cookies %v", got)
+}
