@@ -39,8 +39,10 @@ type Step struct {
 	// than a literal ("enter the password into both fields": password).
 	Refers []string
 	// Ordinal picks the Nth element that matches Target, 1-based; -1 is
-	// the last one, 0 none.
-	Ordinal int
+	// the last one, 0 none. OrdinalWord is the word as written ("first"):
+	// "the first name" may name a field "First name" rather than count.
+	Ordinal     int
+	OrdinalWord string
 	// Role is the kind of element the target names ("textbox",
 	// "checkbox", "link", ...), "" when it names none.
 	Role string
@@ -74,6 +76,8 @@ var verbWords = map[string]string{
 	"login": VerbLogin, "signin": VerbLogin,
 	"focus":  VerbFocus,
 	"submit": VerbSubmit,
+	// "search for X": type X into the search field.
+	"search": VerbType,
 }
 
 // twoWordVerbs are verbs written as two words.
@@ -163,7 +167,8 @@ func lex(text string) []piece {
 		switch {
 		case isWordRune(r):
 			j := i
-			for j < len(rs) && (isWordRune(rs[j]) || (rs[j] == '\'' || rs[j] == '.' || rs[j] == ',') && j+1 < len(rs) && isWordRune(rs[j+1]) && isDigitOrApos(rs[j], rs[j+1])) {
+			for j < len(rs) && (isWordRune(rs[j]) || (rs[j] == '\'' || rs[j] == '.' || rs[j] == ',') && j+1 < len(rs) && isWordRune(rs[j+1]) && isDigitOrApos(rs[j], rs[j+1]) ||
+				dateSep(rs, j)) {
 				j++
 			}
 			raw := string(rs[i:j])
@@ -188,6 +193,16 @@ func isDigitOrApos(sep, next rune) bool {
 		return unicode.IsLetter(next)
 	}
 	return unicode.IsDigit(next)
+}
+
+// dateSep reports whether rs[j] joins digits into one date or time
+// ("04/05/2016", "2016-05-04", "10:30").
+func dateSep(rs []rune, j int) bool {
+	switch rs[j] {
+	case '/', '-', ':':
+		return j > 0 && j+1 < len(rs) && unicode.IsDigit(rs[j-1]) && unicode.IsDigit(rs[j+1])
+	}
+	return false
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
@@ -285,12 +300,45 @@ func steps(pieces []piece) []Step {
 		if st := phrase(v, pieces[i+n:j]); (n > 0 || len(st.Target) > 0) && !means {
 			// "close the dialog by clicking OK": the step after "by" is
 			// how this one is done, and stands for it.
+			if pronoun(st.Target) {
+				st.Target, st.Role = lastTarget(out, pieces[:i])
+			}
 			out = append(out, st)
 		}
 		prev, listed = v, j < len(pieces) && pieces[j].list
 		i = j
 	}
 	return out
+}
+
+// pronouns stand for the thing named before them.
+var pronouns = map[string]bool{"it": true, "them": true, "this": true, "that": true, "one": true}
+
+// pronoun reports whether a target is only a pronoun ("click it").
+func pronoun(target []string) bool { return len(target) == 1 && pronouns[target[0]] }
+
+// lastTarget is what a pronoun stands for: the target of the step before,
+// or else the quoted string or word the text named last before it ("find
+// X in the list and click it").
+func lastTarget(before []Step, pieces []piece) ([]string, string) {
+	if n := len(before); n > 0 && len(before[n-1].Target) > 0 {
+		return before[n-1].Target, before[n-1].Role
+	}
+	for k := len(pieces) - 1; k >= 0; k-- {
+		p := pieces[k]
+		role := ""
+		if k+1 < len(pieces) {
+			role = roleNouns[pieces[k+1].word]
+		}
+		infinitive := k > 0 && pieces[k-1].word == "to" // "to appear"
+		switch {
+		case p.quoted != "":
+			return Words(p.quoted), role
+		case p.word != "" && !articles[p.word] && verbOf(p.word) == "" && roleNouns[p.word] == "" && !p.stop && !infinitive:
+			return Words(p.raw), role
+		}
+	}
+	return nil, ""
 }
 
 // roleWord reports whether a verb word is also used as a noun naming an
@@ -317,6 +365,13 @@ func phrase(verb string, ps []piece) Step {
 					s.Value = valueOf(ps[:k])
 				}
 				field = ps[k+1:]
+				if s.Value != "" && generic(field) {
+					// "enter the password "x" into the text fields": the
+					// words before the value name the field.
+					if named := namer(ps[:k], s.Value); len(named) > 0 {
+						field = named
+					}
+				}
 				break
 			}
 		}
@@ -340,7 +395,7 @@ func phrase(verb string, ps []piece) Step {
 			continue // but "Log in" names a button
 		}
 		if n, ok := ordinal(p.word); ok {
-			s.Ordinal = n
+			s.Ordinal, s.OrdinalWord = n, p.word
 			continue
 		}
 		if r, ok := roleNouns[p.word]; ok && r != "" && s.Role == "" {
@@ -354,6 +409,45 @@ func phrase(verb string, ps []piece) Step {
 		s.Role = "checkbox" // "tick the first box"
 	}
 	return s
+}
+
+// generic reports whether field words name only a kind of element ("the
+// text fields"); "both fields", "all boxes" say the value goes into each.
+func generic(field []piece) bool {
+	for _, p := range field {
+		if quantifiers[p.word] || p.quoted != "" || p.word != "" && !articles[p.word] && !roleNouns2(p.word) {
+			return false
+		}
+	}
+	return true
+}
+
+// quantifiers say a value goes into every field named.
+var quantifiers = map[string]bool{"both": true, "all": true, "each": true, "every": true}
+
+// roleNouns2 reports whether a word names a kind of element, plural or not.
+func roleNouns2(w string) bool {
+	if _, ok := roleNouns[w]; ok {
+		return true
+	}
+	_, ok := roleNouns[strings.TrimSuffix(w, "s")]
+	return ok || w == "text"
+}
+
+// namer returns the words before a value that name its field ("the
+// password "x"": password), without articles, determiners and the value.
+func namer(ps []piece, value string) []piece {
+	vals := map[string]bool{}
+	for _, w := range strings.Fields(value) {
+		vals[w] = true
+	}
+	var out []piece
+	for _, p := range ps {
+		if p.quoted == "" && p.word != "" && !articles[p.word] && !determiners[p.word] && !vals[p.raw] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // determiners introduce a reference to a value, not a literal: "the
@@ -375,12 +469,16 @@ func reference(ps []piece) bool {
 }
 
 // valueOf is the literal a type step names before "into": the quoted
-// string, or the words as written.
+// string, or the words as written up to "as" ("enter 04/05/2016 as the
+// date").
 func valueOf(ps []piece) string {
 	var raw []string
 	for _, p := range ps {
 		if p.quoted != "" {
 			return p.quoted
+		}
+		if p.word == "as" && len(raw) > 0 {
+			break
 		}
 		if !articles[p.word] {
 			raw = append(raw, p.raw)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
@@ -93,4 +94,81 @@ search: {stall_limit: 2}
 	if plain.Definite || len(plain.Failed) != 0 {
 		t.Fatalf("decision %+v without failure predicates: want no definite failure", plain)
 	}
+}
+
+// TestNamedNoOpStepIsExplored: "click button Qa, then button Zb" on a page
+// where the first click changes nothing anyone can see (the page keeps
+// the step to itself). The branch that clicked Qa has its parent's state,
+// yet it is a step the goal named: it is explored on, not pruned as a
+// duplicate, and Zb after it reaches the goal. Zb without Qa fails.
+func TestNamedNoOpStepIsExplored(t *testing.T) {
+	tk, err := task.Parse("seq.yaml", []byte(`start_url: http://shop.test/
+goal:
+  text: Click button Qa, then click button Zb.
+  success:
+    - {name: done, url_matches: /done}
+  failure:
+    - {name: wrong, url_matches: /fail}
+budgets: {total_branches: 30, steps_per_branch: 5}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prop, err := NewProposer(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	button := func(name string) branch.Affordance {
+		return branch.Affordance{Kind: "button", Region: "main", Form: -1, Target: branch.Target{Role: "button", Name: name, Text: name, CSS: "#" + name}}
+	}
+	sim := func(p branch.Plan) Outcome {
+		url, first := "/", false
+		for _, a := range p[1:] {
+			switch a.Target.Name {
+			case "Qa":
+				first = true // nothing shows it
+			case "Zb":
+				if first {
+					url = "/done"
+				} else {
+					url = "/fail"
+				}
+			default:
+				url = "/fail"
+			}
+		}
+		obs := &branch.Observation{URL: "http://shop.test" + url, DOMHash: url,
+			Predicates: map[string]bool{"done": url == "/done", "wrong": url == "/fail"}}
+		if url == "/" {
+			obs.Affordances = []branch.Affordance{button("Zb"), button("Xc"), button("Qa")}
+		}
+		return Outcome{OK: true, Obs: obs}
+	}
+	id := 0
+	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
+	s.Root()
+	for i := 0; i < 10; i++ {
+		wave := s.NextWave()
+		if len(wave) == 0 {
+			break
+		}
+		for _, n := range wave {
+			s.Complete(n, sim(n.Plan))
+		}
+		d := s.EndWave()
+		if len(d.Winners) > 0 {
+			var steps []string
+			for _, a := range d.Winners[0].Plan[1:] {
+				steps = append(steps, a.Target.Name)
+			}
+			if got := strings.Join(steps, " "); got != "Qa Zb" {
+				t.Fatalf("winner clicks %q, want Qa then Zb", got)
+			}
+			return
+		}
+		if d.Exhausted != "" {
+			t.Fatalf("no winner: %s", d.Exhausted)
+		}
+	}
+	t.Fatal("search did not finish")
 }

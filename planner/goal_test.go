@@ -2,6 +2,7 @@ package planner
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -16,9 +17,9 @@ func TestParseGoal(t *testing.T) {
 		{"Click on Tab #3.",
 			[]Step{{Verb: VerbClick, Target: []string{"tab", "3"}, Role: "tab"}}, []string{"3"}},
 		{"Focus the 2nd text box",
-			[]Step{{Verb: VerbFocus, Target: []string{"box"}, Ordinal: 2, Role: "textbox"}}, nil},
+			[]Step{{Verb: VerbFocus, Target: []string{"box"}, Ordinal: 2, OrdinalWord: "2nd", Role: "textbox"}}, nil},
 		{"Check the last checkbox, then press OK",
-			[]Step{{Verb: VerbCheck, Target: []string{"checkbox"}, Ordinal: -1, Role: "checkbox"}, {Verb: VerbClick, Target: []string{"ok"}}}, nil},
+			[]Step{{Verb: VerbCheck, Target: []string{"checkbox"}, Ordinal: -1, OrdinalWord: "last", Role: "checkbox"}, {Verb: VerbClick, Target: []string{"ok"}}}, nil},
 		{`Enter "hunter 2" into the password field and submit`,
 			[]Step{{Verb: VerbType, Value: "hunter 2", Target: []string{"password", "field"}, Role: "textbox"}, {Verb: VerbSubmit}}, []string{"hunter 2"}},
 		{"Type 42 in the Age box",
@@ -26,9 +27,9 @@ func TestParseGoal(t *testing.T) {
 		{"Enter the password into both fields.",
 			[]Step{{Verb: VerbType, Refers: []string{"password"}, Target: []string{"fields"}, Role: "textbox"}}, nil},
 		{"Log in as 'jo' and open the third tab",
-			[]Step{{Verb: VerbLogin, Target: []string{"jo"}}, {Verb: VerbOpen, Target: []string{"tab"}, Ordinal: 3, Role: "tab"}}, []string{"jo"}},
+			[]Step{{Verb: VerbLogin, Target: []string{"jo"}}, {Verb: VerbOpen, Target: []string{"tab"}, Ordinal: 3, OrdinalWord: "third", Role: "tab"}}, []string{"jo"}},
 		{"Wähle „Straße“ aus und klicke ÜBERNEHMEN", nil, []string{"Straße"}},
-		{"Untick the first box", []Step{{Verb: VerbUncheck, Target: []string{"box"}, Ordinal: 1, Role: "checkbox"}}, nil},
+		{"Untick the first box", []Step{{Verb: VerbUncheck, Target: []string{"box"}, Ordinal: 1, OrdinalWord: "first", Role: "checkbox"}}, nil},
 		{"Expand the section named Ｄｅｔａｉｌｓ",
 			[]Step{{Verb: VerbExpand, Target: []string{"section", "details"}}}, nil},
 		{"クリック 「送信」", nil, []string{"送信"}},
@@ -96,6 +97,39 @@ func TestMatchExactOverPartial(t *testing.T) {
 	for _, c := range cases {
 		if got := Match(c.target, c.text); got < c.want-1e-9 || got > c.want+1e-9 {
 			t.Errorf("Match(%q, %q) = %v, want %v", c.target, c.text, got, c.want)
+		}
+	}
+}
+
+// TestGoalDatesSearchAndPronouns: a date or time is one literal, "as the
+// date" is not part of the value but names the field, the words before a
+// value name its field when the field after "into" is only a kind
+// ("the text fields"), "search for X" types X, and "it" stands for the
+// thing named before it.
+func TestGoalDatesSearchAndPronouns(t *testing.T) {
+	for _, tc := range []struct {
+		text   string
+		step   int
+		verb   string
+		value  string
+		target string
+		role   string
+	}{
+		{text: "Enter 04/05/2016 as the date in the input field and press OK.", step: 0, verb: VerbType, value: "04/05/2016", target: "date"},
+		{text: "Type 10:30 into the time box.", step: 0, verb: VerbType, value: "10:30", target: "time box", role: "textbox"},
+		{text: `Enter the username "vtg" and the password "s3" into the text fields and press Submit.`, step: 1, verb: VerbType, value: "s3", target: "password"},
+		{text: `Search for "fugiat" and click the result Xy fugiat.`, step: 0, verb: VerbType, value: "fugiat"},
+		{text: "Find lorem in the list and click it.", step: 0, verb: VerbClick, target: "lorem"},
+		{text: "Wait for the QxT button to appear and click it.", step: 0, verb: VerbClick, target: "qxt", role: "button"},
+	} {
+		g := ParseGoal(tc.text)
+		if len(g.Steps) <= tc.step {
+			t.Errorf("%q: steps %+v", tc.text, g.Steps)
+			continue
+		}
+		st := g.Steps[tc.step]
+		if st.Verb != tc.verb || st.Value != tc.value || strings.Join(st.Target, " ") != tc.target || st.Role != tc.role {
+			t.Errorf("%q: step %d = %+v, want %s %q target %q role %q", tc.text, tc.step, st, tc.verb, tc.value, tc.target, tc.role)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
@@ -138,54 +139,36 @@ func nameMatch(words []string, a branch.Affordance) float64 {
 // stepCandidates proposes what each verb phrase of the goal asks for on
 // this page: the affordance it names (or the Nth of its kind, for an
 // ordinal), acted on as the verb says. The prior grows with how exactly
-// the element is named and how well its kind fits the verb.
+// the element is named and how well its kind fits the verb. An element
+// goes to the phrases of a verb that name it about as well as any of them
+// does ("the last name" field is not filled with the first name because
+// "name" is in both); a type phrase whose field is named by nothing on the page falls
+// back to the empty text fields no phrase names.
 func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(Candidate)) {
+	picks := make([]map[int]float64, len(p.g.Steps))
+	best := map[string]map[int]float64{} // verb -> affordance -> the best match of a phrase with that verb
+	for k, st := range p.g.Steps {
+		picks[k] = p.pick(obs, st)
+		if best[st.Verb] == nil {
+			best[st.Verb] = map[int]float64{}
+		}
+		for i, m := range picks[k] {
+			if verbFits(st.Verb, obs.Affordances[i].Kind) > 0 {
+				best[st.Verb][i] = max(best[st.Verb][i], m)
+			}
+		}
+	}
+	for k, st := range p.g.Steps {
+		if st.Verb == VerbType && len(picks[k]) == 0 && len(core(st.Target)) > 0 {
+			picks[k] = unnamedFields(obs, best[VerbType])
+		}
+	}
 	for k, st := range p.g.Steps {
 		// Earlier steps first: "check the box, then press OK".
 		order := max(0, 1-StepDiscount*float64(k))
-		target := core(st.Target)
-		if st.Verb == VerbSubmit && len(target) == 0 {
-			target = []string{"submit"}
-		}
-		picked := map[int]float64{}
-		if st.Ordinal != 0 && (st.Role != "" || len(target) > 0) {
-			var of []int
-			for i, a := range obs.Affordances {
-				if a.Region == "obscured" || roleFits(st.Role, a.Kind) < 1 {
-					continue
-				}
-				if len(target) > 0 && nameMatch(target, a) == 0 {
-					continue
-				}
-				of = append(of, i)
-			}
-			n := st.Ordinal
-			if n < 0 {
-				n = len(of) + 1 + n
-			}
-			if n >= 1 && n <= len(of) {
-				picked[of[n-1]] = 1
-			}
-		} else {
-			for i, a := range obs.Affordances {
-				m := 0.0
-				switch {
-				case len(target) > 0:
-					m = nameMatch(target, a)
-					if a.Kind == "select" {
-						m = max(m, optionMatch(target, a))
-					}
-				case st.Role != "" || st.Verb == VerbType:
-					m = 1 // "enter the password into both fields": every field of the kind
-				}
-				if fit := roleFits(st.Role, a.Kind); m > 0 && fit > 0 && a.Region != "obscured" {
-					picked[i] = m * fit
-				}
-			}
-		}
 		for i, a := range obs.Affordances {
-			m, ok := picked[i]
-			if !ok || p.risky(a) {
+			m, ok := picks[k][i]
+			if !ok || m < best[st.Verb][i]-BetterNamed || p.risky(a) {
 				continue
 			}
 			fit := verbFits(st.Verb, a.Kind)
@@ -196,9 +179,101 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			if !ok {
 				continue
 			}
-			add(Candidate{Action: act, Prior: 0.5 + 0.45*m*fit*order, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " "))})
+			add(Candidate{Action: act, Prior: 0.5 + 0.45*m*fit*order, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " ")), Named: true})
 		}
 	}
+}
+
+// BetterNamed is how much better another phrase must name an element for
+// a phrase to leave it to that one.
+const BetterNamed = 0.3
+
+// fallbackMatch is the match of an empty text field for a type phrase
+// whose field nothing on the page names.
+const fallbackMatch = 0.3
+
+// pick scores the affordances a phrase names, by index.
+func (p *Proposer) pick(obs *branch.Observation, st Step) map[int]float64 {
+	target := core(st.Target)
+	if st.Verb == VerbSubmit && len(target) == 0 {
+		target = []string{"submit"}
+	}
+	picked := map[int]float64{}
+	if st.OrdinalWord != "" && len(target) > 0 {
+		// "the first name": an element named "First name" is meant
+		// before the first of the elements named "name".
+		full := append([]string{st.OrdinalWord}, target...)
+		for i, a := range obs.Affordances {
+			if nameMatch(full, a) == 1 && roleFits(st.Role, a.Kind) > 0 && a.Region != "obscured" {
+				picked[i] = 1
+			}
+		}
+		if len(picked) > 0 {
+			return picked
+		}
+	}
+	if st.Ordinal != 0 && (st.Role != "" || len(target) > 0) {
+		var of []int
+		for i, a := range obs.Affordances {
+			if a.Region == "obscured" || roleFits(st.Role, a.Kind) < 1 || ownOrdinal(a, st.OrdinalWord, target) {
+				continue
+			}
+			if len(target) > 0 && nameMatch(target, a) == 0 {
+				continue
+			}
+			of = append(of, i)
+		}
+		n := st.Ordinal
+		if n < 0 {
+			n = len(of) + 1 + n
+		}
+		if n >= 1 && n <= len(of) {
+			picked[of[n-1]] = 1
+		}
+		return picked
+	}
+	for i, a := range obs.Affordances {
+		m := 0.0
+		switch {
+		case len(target) > 0:
+			m = nameMatch(target, a)
+			if a.Kind == "select" {
+				m = max(m, optionMatch(target, a))
+			}
+		case st.Role != "" || st.Verb == VerbType:
+			m = 1 // "enter the password into both fields": every field of the kind
+		}
+		if fit := roleFits(st.Role, a.Kind); m > 0 && fit > 0 && a.Region != "obscured" {
+			picked[i] = m * fit
+		}
+	}
+	return picked
+}
+
+// ownOrdinal reports whether an element's name holds an ordinal word
+// other than the phrase's beside a word of its target: "Last name" is a
+// name, not the last of the "name" fields, when the phrase counts the
+// first "name".
+func ownOrdinal(a branch.Affordance, word string, target []string) bool {
+	other, shared := false, false
+	for _, w := range Words(a.Target.Name) {
+		if _, ok := ordinalWords[w]; ok && w != word {
+			other = true
+		}
+		shared = shared || slices.Contains(target, w)
+	}
+	return other && shared
+}
+
+// unnamedFields are the empty text fields that no type phrase names.
+func unnamedFields(obs *branch.Observation, named map[int]float64) map[int]float64 {
+	out := map[int]float64{}
+	for i, a := range obs.Affordances {
+		if textKinds[a.Kind] && a.Value == "" && named[i] == 0 && a.Region != "obscured" {
+			out[i] = fallbackMatch
+		}
+	}
+	return out
 }
 
 // stepAction is the action that follows a step on an affordance, and

@@ -23,6 +23,7 @@ func aff(kind, name string, opts ...func(*branch.Affordance)) branch.Affordance 
 }
 
 func checked(a *branch.Affordance)            { a.Checked = true }
+func inForm(i int) func(*branch.Affordance)   { return func(a *branch.Affordance) { a.Form = i } }
 func near(s string) func(*branch.Affordance)  { return func(a *branch.Affordance) { a.Target.Near = s } }
 func value(s string) func(*branch.Affordance) { return func(a *branch.Affordance) { a.Value = s } }
 func holds(s string) func(*branch.Affordance) { return func(a *branch.Affordance) { a.Holds = s } }
@@ -108,6 +109,18 @@ func TestProposerFollowsTheGoal(t *testing.T) {
 			[]branch.Affordance{aff("button", "Close"), aff("button", "Dismiss")}, "click Dismiss"},
 		{"nearby text names the element", "Click the link in the paragraph about tigers", "",
 			[]branch.Affordance{aff("clickable", "here", near("Lions live in Africa; read more here")), aff("clickable", "there", near("Tigers live in Asia; read more there"))}, "click there"},
+		{"a date is one value", "Enter 04/05/2016 as the date in the input field and press OK.", "",
+			[]branch.Affordance{aff("textbox", "Date"), aff("button", "OK")}, "type Date = 04/05/2016"},
+		{"a filled form goes on with its button", `Search for "fugiat" and click the result Xy fugiat.`, "",
+			[]branch.Affordance{aff("search", "Query", value("fugiat"), inForm(0)), aff("button", "Go", inForm(0)), aff("link", "Help")}, "click Go"},
+		{"a field named by what looks like an ordinal", `Enter the first name "Nunc", press Next, enter the last name "Cillum" and press Send.`, "",
+			[]branch.Affordance{aff("textbox", "Last name"), aff("button", "Send")}, "type Last name = Cillum"},
+		{"the words before the value name its field", `Enter the username "vtg" and the password "s3cret" into the text fields and press Login.`, "",
+			[]branch.Affordance{aff("textbox", "Login", value("vtg")), aff("textbox", "Password"), aff("button", "Login")}, "type Password = s3cret"},
+		{"a field nothing names takes the value meant for it", `Enter the username "vtg" and the password "s3cret" into the text fields and press Login.`, "",
+			[]branch.Affordance{aff("textbox", "Login", inForm(0)), aff("textbox", "Password", value("s3cret"), inForm(0)), aff("button", "Login", inForm(0))}, "type Login = vtg"},
+		{"what the goal names is further on", "Find cupidatat in the list and click it.", "",
+			[]branch.Affordance{aff("link", "amet"), aff("link", "orci"), aff("button", "Next page"), aff("link", "About")}, "click Next page"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -177,5 +190,38 @@ func TestNoopsAreNotProposedAgain(t *testing.T) {
 		if c.Action.Target.Name == "x" {
 			t.Fatalf("the no-op click was proposed again: %+v", c)
 		}
+	}
+}
+
+// TestOnwardControlsClearTheFloor: a pager when nothing the goal names is
+// on the page, and the button of a form whose text fields all hold a
+// value, are proposed above the fork floor (MinPrior), so a search forks
+// them after its first expansion too; a pager is not lifted when the goal's
+// target is on the page.
+func TestOnwardControlsClearTheFloor(t *testing.T) {
+	prior := func(goal string, page []branch.Affordance, name string) float64 {
+		t.Helper()
+		p, err := NewProposer(goalTask(t, goal, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range p.Propose(&branch.Observation{URL: "http://site.test/", Affordances: page}, History{}) {
+			if c.Action.Target != nil && c.Action.Target.Name == name && c.Action.Kind == branch.KindClick {
+				return c.Prior
+			}
+		}
+		t.Fatalf("%q: no click on %s", goal, name)
+		return 0
+	}
+	list := []branch.Affordance{aff("link", "amet"), aff("link", "orci"), aff("button", "Next")}
+	if got := prior("Find cupidatat in the list and click it.", list, "Next"); got < MinPrior {
+		t.Errorf("pager prior %.3f is below the floor %.2f", got, MinPrior)
+	}
+	if got := prior("Find orci in the list and click it.", list, "Next"); got >= MinPrior {
+		t.Errorf("pager prior %.3f with the named item on the page, want below %.2f", got, MinPrior)
+	}
+	form := []branch.Affordance{aff("search", "Query", value("fugiat"), inForm(0)), aff("button", "Go", inForm(0))}
+	if got := prior(`Search for "fugiat" and click the result Xy fugiat.`, form, "Go"); got < MinPrior {
+		t.Errorf("filled form's button prior %.3f is below the floor %.2f", got, MinPrior)
 	}
 }

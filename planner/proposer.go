@@ -18,6 +18,10 @@ type Candidate struct {
 	Action branch.Action
 	Prior  float64
 	Reason string
+	// Named marks an action the goal text asks for by its target ("click
+	// button A, then button B"): done, it is a step of the goal even when
+	// the page shows no change.
+	Named bool
 }
 
 // Proposer ranks affordances against a task. It is pure and safe for
@@ -126,12 +130,14 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	}
 	var out []Candidate
 	seen := map[string]bool{}
+	named := false // a candidate the goal names by its target is on the page
 	add := func(c Candidate) {
 		key := string(branch.Plan{c.Action}.Canonical())
 		if seen[key] || h.Done[key] {
 			return
 		}
 		seen[key] = true
+		named = named || c.Named
 		c.Prior = math.Max(0, math.Min(1, c.Prior))
 		out = append(out, c)
 	}
@@ -201,15 +207,84 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 				// The goal names its steps: what they name comes first.
 				c.Prior *= StepsOutrank
 			}
+			if !named && len(p.g.Steps) > 0 && pager(a) {
+				// Nothing the goal names is here: it may be further on.
+				c.Prior, c.Reason = math.Max(c.Prior, PagerPrior), "pages on: what the goal names is not on this page"
+			}
+			if a.Kind == "button" && a.Form >= 0 && typed[a.Form] && !blank[a.Form] && !pendingForm[a.Form] {
+				// Every text field of its form holds a value now: the
+				// form's button is how it goes on (a search, a step).
+				c.Prior, c.Reason = math.Max(c.Prior, TypedFormPrior), "goes on with a filled form"
+			}
 			add(c)
 		case a.Kind == "search" && p.query != "" && a.Value == "" && h.Progress == 0:
 			add(Candidate{Action: branch.Action{Kind: branch.KindType, Target: targetOf(a), Value: p.query,
 				Label: fmt.Sprintf("type %q into %s", p.query, label(a))}, Prior: 0.3, Reason: "searches the site"})
 		}
 	}
+	waitForFields(obs, out)
 	p.rank(obs, out)
 	return out
 }
+
+// waitForFields holds back clicks in a form (its buttons above all) while
+// a field of it that the goal says what to type into is still empty:
+// "enter the username and the password and press Login" presses Login
+// last.
+func waitForFields(obs *branch.Observation, out []Candidate) {
+	byCSS := map[string]branch.Affordance{}
+	for _, a := range obs.Affordances {
+		if a.Target.CSS != "" {
+			byCSS[a.Target.CSS] = a
+		}
+	}
+	pending := map[int]bool{}
+	for _, c := range out {
+		if t := c.Action.Target; t != nil && c.Named && c.Action.Kind == branch.KindType {
+			if a, ok := byCSS[t.CSS]; ok && a.Form >= 0 && a.Value == "" {
+				pending[a.Form] = true
+			}
+		}
+	}
+	for i, c := range out {
+		if t := c.Action.Target; t != nil && c.Action.Kind == branch.KindClick {
+			if a, ok := byCSS[t.CSS]; ok && a.Form >= 0 && pending[a.Form] {
+				out[i].Prior *= 0.5
+				out[i].Reason += "; after the fields the goal fills"
+			}
+		}
+	}
+}
+
+// PagerPrior is the least prior of a control that shows more of a list
+// (next, more, load more) when nothing the goal names is on the page.
+const PagerPrior = 0.5
+
+// pagerWords name controls that page on through a list.
+var pagerWords = map[string]bool{"next": true, "more": true, "load": true, "show": true, "page": true, "older": true,
+	"›": true, "»": true, "→": true, ">": true, "forward": true, "see": true, "view": true, "all": true, "results": true}
+
+// pager reports whether an affordance pages on: every word of its name is
+// a pager word, and one of them says next or more.
+func pager(a branch.Affordance) bool {
+	ws := Words(a.Target.Name)
+	if a.Target.Name == "›" || a.Target.Name == "»" || a.Target.Name == ">" {
+		return true
+	}
+	onward := false
+	for _, w := range ws {
+		if !pagerWords[w] {
+			return false
+		}
+		onward = onward || w == "next" || w == "more" || w == "older" || w == "forward"
+	}
+	return onward
+}
+
+// TypedFormPrior is the least prior of a button of a form whose every
+// text field holds a value: what was typed is sent or taken further with
+// it, whether or not the goal names the button.
+const TypedFormPrior = 0.5
 
 // rank orders candidates by prior; ties go to the one whose element holds
 // more of the goal's words, then to the first in document order, then to

@@ -76,6 +76,9 @@ type Node struct {
 	Prior    float64
 	Utility  float64
 	Reason   string
+	// Named: the goal text asked for this branch's last action by its
+	// target (Candidate.Named).
+	Named    bool
 	Explorer bool
 	Wave     int
 	State    State
@@ -195,17 +198,18 @@ func NewSearch(t *task.Task, prop *Proposer, newID func() string) *Search {
 // Root forks the root branch: navigate to the start URL.
 func (s *Search) Root() *Node {
 	plan := branch.Plan{{Kind: branch.KindNavigate, URL: s.t.StartURL, Label: "open the start page"}}
-	s.root = s.fork(nil, plan, 1, "the task's start page")
+	s.root = s.fork(nil, plan, Candidate{Prior: 1, Reason: "the task's start page"})
 	return s.root
 }
 
-func (s *Search) fork(parent *Node, plan branch.Plan, prior float64, reason string) *Node {
+func (s *Search) fork(parent *Node, plan branch.Plan, c Candidate) *Node {
+	prior, reason := c.Prior, c.Reason
 	d := plan.Digest(s.digest, s.origin)
 	if _, dup := s.byDigest[d]; dup {
 		return nil
 	}
 	n := &Node{ID: s.newID(), Parent: parent, Plan: plan, Digest: d, Seed: branch.SeedFor(s.t.Seed, d),
-		Depth: len(plan), Prior: prior, Reason: reason, State: StatePending, Wave: s.wave + 1,
+		Depth: len(plan), Prior: prior, Reason: reason, Named: c.Named, State: StatePending, Wave: s.wave + 1,
 		Ever: map[string]bool{}, Applied: map[string]bool{}, Visited: map[string]bool{}}
 	for _, a := range plan {
 		n.Cost += s.t.Prices[a.Kind]
@@ -477,11 +481,12 @@ func (s *Search) EndWave() Decision {
 			continue
 		}
 		key := stateKey(o.Obs)
-		if first, dup := s.seen[key]; dup {
+		if first, dup := s.seen[key]; dup && !goalStep(n) {
 			s.prune(n, RuleDuplicate, map[string]any{"same_as": first.ID, "dom_hash": o.Obs.DOMHash})
 			continue
+		} else if !dup {
+			s.seen[key] = n
 		}
-		s.seen[key] = n
 		if reached(s.t, o) {
 			if unmet := goal.Unmet(now); len(unmet) > 0 {
 				s.prune(n, RuleGoalUnmet, map[string]any{"unmet": unmet, "progress": round3(n.Score.Progress)})
@@ -640,13 +645,25 @@ func (s *Search) expand(n *Node) {
 			}
 			dests[d] = true
 		}
-		if s.fork(n, n.Plan.Extend(c.Action), c.Prior, c.Reason) != nil {
+		if s.fork(n, n.Plan.Extend(c.Action), c) != nil {
 			forked++
 		}
 	}
 	if forked == 0 {
 		s.prune(n, RuleNoAffordances, map[string]any{"url": n.Outcome.Obs.URL, "candidates": len(cands)})
 	}
+}
+
+// goalStep reports whether a branch whose page did not change is still a
+// step towards the goal: an action the goal asked for by name (a button
+// of a sequence, say, whose effect the page keeps to itself), taken once
+// on that state. It is explored on; noops keeps it from being proposed
+// again there.
+func goalStep(n *Node) bool {
+	if !n.Named || n.Parent == nil || !sameState(n.Parent, n) {
+		return false
+	}
+	return !noops(n.Parent)[string(branch.Plan{n.Action()}.Canonical())]
 }
 
 // noops holds the canonical forms of the actions that led to n without

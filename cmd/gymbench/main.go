@@ -57,6 +57,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	only := fs.String("families", "", "comma-separated families (default: all)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	verbose := fs.Bool("v", false, "print each episode")
+	keep := fs.String("keep", "", "keep each episode's data dir under this directory (to read its events)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 				return err
 			}
 			for _, m := range modes {
-				ok, why, err := episode(ctx, base, e, m)
+				ok, why, err := episode(ctx, base, e, m, *keep)
 				if err != nil {
 					return fmt.Errorf("%s seed %d (%s): %w", f, seed, m.Name, err)
 				}
@@ -125,16 +126,18 @@ search: %s
 
 // episode runs one episode in one mode and says whether the goal was
 // reached, and how the run ended.
-func episode(ctx context.Context, base string, e gym.Episode, m mode) (bool, string, error) {
+func episode(ctx context.Context, base string, e gym.Episode, m mode, keep string) (bool, string, error) {
 	t, err := task.Parse("gym.yaml", []byte(taskText(base, e, m)))
 	if err != nil {
 		return false, "", err
 	}
-	dir, err := os.MkdirTemp("", "gymbench-")
+	dir, err := os.MkdirTemp(keep, "gymbench-")
 	if err != nil {
 		return false, "", err
 	}
-	defer os.RemoveAll(dir)
+	if keep == "" {
+		defer os.RemoveAll(dir)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: t, DataDir: dir, Workers: t.Search.Workers, NoScreenshots: true})
@@ -142,6 +145,9 @@ func episode(ctx context.Context, base string, e gym.Episode, m mode) (bool, str
 	case err == nil:
 		return true, fmt.Sprintf("%d branches", sum.Branches.Executed), nil
 	case errors.Is(err, orchestrator.ErrNoBoundary), errors.Is(err, orchestrator.ErrGoalNotReached), errors.Is(err, orchestrator.ErrGoalFailed):
+		if keep != "" {
+			return false, err.Error() + " (data dir " + dir + ", run " + sum.RunID + ")", nil
+		}
 		return false, err.Error(), nil
 	}
 	return false, "", err

@@ -47,22 +47,32 @@ func greedy(ctx context.Context, rt *browser.Runtime, base string, e gym.Episode
 	if r, err := s.Do(ctx, branch.Action{Kind: branch.KindNavigate, URL: base + e.Path}, noInputs); err != nil || r.Status == browser.StatusFailed {
 		return false, nil, fmt.Errorf("navigate: %+v %v", r, err)
 	}
+	// As the search does (noops): an action that left the page as it was
+	// is not proposed again on that page.
+	done, lastState, lastAction := map[string]bool{}, "", ""
 	for i := 0; ; i++ {
 		snap, err := s.Observe(ctx, browser.ObserveSpec{Probes: []scoring.Probe{success, failure}})
 		if err != nil {
 			return false, did, err
 		}
+		if snap.Obs.DOMHash == lastState {
+			done[lastAction] = true
+		} else {
+			done = map[string]bool{}
+		}
+		lastState = snap.Obs.DOMHash
 		switch {
 		case snap.Answers[success].Found:
 			return true, did, nil
 		case snap.Answers[failure].Found || i == steps:
 			return false, did, nil
 		}
-		cands := prop.Propose(&snap.Obs, planner.History{})
+		cands := prop.Propose(&snap.Obs, planner.History{Done: done})
 		if len(cands) == 0 {
 			return false, append(did, "(nothing proposed)"), nil
 		}
 		a := cands[0].Action
+		lastAction = string(branch.Plan{a}.Canonical())
 		did = append(did, a.Describe())
 		if _, err := s.Do(ctx, a, noInputs); err != nil {
 			return false, did, err

@@ -1,8 +1,12 @@
 // Package gym serves small task pages, one per widget family a person
 // meets on the web (a link inside text, tabs, checkboxes, radio buttons,
 // password fields, a select list, the Nth text box, a dialog, an
-// autocomplete, a login a popup interrupts, a file tree), each with seeded variation of labels,
-// order and position, and the goal text that asks for the task.
+// autocomplete, a login a popup interrupts, a file tree, buttons by name
+// and in sequence, text and date fields, a login form, a collapsed
+// section, a form in two steps, controls in a shadow root and in an
+// iframe, a paginated list, a control that appears late, a search with
+// results), each with seeded variation of labels, order and position, and
+// the goal text that asks for the task.
 //
 // A page grades itself: when the person did what the goal asks it adds an
 // element matching SuccessSelector; a wrong step adds one matching
