@@ -225,3 +225,28 @@ func TestOnwardControlsClearTheFloor(t *testing.T) {
 		t.Errorf("filled form's button prior %.3f is below the floor %.2f", got, MinPrior)
 	}
 }
+
+// TestLoginLinksWithCredentials: a login link ranks below a neutral one
+// for a task that cannot log in, and not below it for a task that can.
+func TestLoginLinksWithCredentials(t *testing.T) {
+	page := []branch.Affordance{aff("link", "Login"), aff("link", "Products")}
+	priorOf := func(inputs string) map[string]float64 {
+		p, err := NewProposer(goalTask(t, "Buy the Team plan", inputs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, c := range p.Propose(&branch.Observation{URL: "http://site.test/", Affordances: page}, History{}) {
+			out[c.Action.Target.Name] = c.Prior
+		}
+		return out
+	}
+	without := priorOf("")
+	if without["Login"] >= without["Products"] {
+		t.Errorf("without credentials: Log in %.3f, Products %.3f; want the login link lower", without["Login"], without["Products"])
+	}
+	with := priorOf("inputs:\n  password: {secret_env: SHOP_PASSWORD}\n")
+	if with["Login"] < with["Products"] {
+		t.Errorf("with a password: Log in %.3f, Products %.3f; want the login link not lower", with["Login"], with["Products"])
+	}
+}

@@ -37,6 +37,9 @@ type Proposer struct {
 	// of any length.
 	g         Goal
 	goalWords []string
+	// credentials: the task can log in (auth, or a secret password
+	// input), so a login link is not a way away from the goal.
+	credentials bool
 }
 
 type inputRule struct {
@@ -48,7 +51,7 @@ type inputRule struct {
 
 // NewProposer prepares a proposer for the task.
 func NewProposer(t *task.Task) (*Proposer, error) {
-	p := &Proposer{goal: map[string]bool{}, g: ParseGoal(t.Goal.Text)}
+	p := &Proposer{goal: map[string]bool{}, g: ParseGoal(t.Goal.Text), credentials: hasCredentials(t)}
 	var guard []task.RequestPattern
 	if t.Commit != nil {
 		p.commit, guard = t.Commit.Action.Target, t.Commit.Guard
@@ -120,6 +123,23 @@ type History struct {
 	// Known holds the URLs any branch of the search has already shown:
 	// a link there leads to a state the tree already holds.
 	Known map[string]bool
+}
+
+// loginWords are the lexicon stems that lead to a login.
+var loginWords = map[string]bool{stem("login"): true, stem("sign"): true}
+
+// hasCredentials reports whether the task holds what logs in: an auth
+// section, or a secret input that names a password.
+func hasCredentials(t *task.Task) bool {
+	if len(t.Auth.Login) > 0 || t.Auth.StorageState != nil {
+		return true
+	}
+	for name, in := range t.Inputs {
+		if in.Secret() && (strings.Contains(strings.ToLower(name), "pass") || strings.Contains(strings.ToLower(in.Match), "pass")) {
+			return true
+		}
+	}
+	return false
 }
 
 // Propose returns candidate actions for the page, best first. Ties are
@@ -451,7 +471,7 @@ func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h Hist
 		if p.goal[w] {
 			goalHits++
 		}
-		if v, ok := stemmedLexicon[w]; ok {
+		if v, ok := stemmedLexicon[w]; ok && !(p.credentials && loginWords[w]) {
 			score += v * 0.6
 		}
 	}

@@ -381,6 +381,20 @@ func addCommit(ctx context.Context, b *bundle.Bundle, src Source, runID, branchI
 		names = append(names, k)
 	}
 	sort.Strings(names)
+	// The evidence travels with the bundle, content-addressed like the
+	// bodies: the submit transcript, and the invoice as it is kept (sealed
+	// with the data dir's evidence key when it could not be scrubbed).
+	for _, k := range names {
+		d := entry.Artifacts[k]
+		data, err := src.Store.Get(ctx, artifacts.Digest(d))
+		switch {
+		case errors.Is(err, artifacts.ErrNotFound):
+			continue // a digest only: the plaintext of sealed evidence is never kept
+		case err != nil:
+			return fmt.Errorf("replay: commit evidence %s: %w", k, err)
+		}
+		b.Files[bundle.BodyPath(d)] = data
+	}
 	b.Manifest.Notes = append(b.Manifest.Notes, "commit evidence: "+strings.Join(names, ", "))
 	return addCommitSteps(ctx, b, src.Store, conf.Steps, transcript, seq)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
+	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
@@ -60,6 +61,14 @@ func TestInvoiceSealedAtRest(t *testing.T) {
 	})
 	if files < 10 {
 		t.Fatalf("walked only %d files under the data dir", files)
+	}
+	// The commit bundle carries the invoice as it is kept: sealed.
+	cb, err := bundle.ReadFile(sum.Paths.Bundle, bundle.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cb.Files[bundle.BodyPath(sealedDigest)]; !ok {
+		t.Errorf("the commit bundle does not carry the sealed invoice %s", sealedDigest)
 	}
 	if st, err := os.Stat(evidence.KeyPath(dir)); err != nil {
 		t.Errorf("no evidence key: %v", err)
