@@ -172,3 +172,74 @@ budgets: {total_branches: 30, steps_per_branch: 5}
 	}
 	t.Fatal("search did not finish")
 }
+
+// TestPagingOnIsNoStall: what the goal names is on the fourth page of a
+// list; three clicks on Next change nothing the goal scores, yet they are
+// how the search gets there, so the stall rule does not cut them.
+func TestPagingOnIsNoStall(t *testing.T) {
+	tk, err := task.Parse("page.yaml", []byte(`start_url: http://shop.test/
+goal:
+  text: Find zeta in the list and click it.
+  success:
+    - {name: done, url_matches: /done}
+  failure:
+    - {name: wrong, url_matches: /fail}
+budgets: {total_branches: 40, steps_per_branch: 8}
+search: {stall_limit: 3}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prop, err := NewProposer(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := [][]string{{"alpha", "beta"}, {"gamma", "delta"}, {"epsilon", "eta"}, {"theta", "zeta"}}
+	el := func(kind, name string) branch.Affordance {
+		return branch.Affordance{Kind: kind, Region: "main", Form: -1, Target: branch.Target{Name: name, Text: name, CSS: "#" + name}}
+	}
+	sim := func(p branch.Plan) Outcome {
+		page, url := 0, "/"
+		for _, a := range p[1:] {
+			switch {
+			case a.Target.Name == "Next":
+				page++
+			case a.Target.Name == "zeta":
+				url = "/done"
+			default:
+				url = "/fail"
+			}
+		}
+		obs := &branch.Observation{URL: "http://shop.test" + url, DOMHash: fmt.Sprint(url, page),
+			Predicates: map[string]bool{"done": url == "/done", "wrong": url == "/fail"}}
+		if url == "/" && page < len(items) {
+			for _, it := range items[page] {
+				obs.Affordances = append(obs.Affordances, el("link", it))
+			}
+			if page < len(items)-1 {
+				obs.Affordances = append(obs.Affordances, el("button", "Next"))
+			}
+		}
+		return Outcome{OK: true, Obs: obs}
+	}
+	id := 0
+	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
+	s.Root()
+	for i := 0; i < 12; i++ {
+		wave := s.NextWave()
+		if len(wave) == 0 {
+			break
+		}
+		for _, n := range wave {
+			s.Complete(n, sim(n.Plan))
+		}
+		d := s.EndWave()
+		if len(d.Winners) > 0 {
+			return
+		}
+		if d.Exhausted != "" {
+			t.Fatalf("no winner: %s", d.Exhausted)
+		}
+	}
+	t.Fatal("search did not finish")
+}

@@ -179,7 +179,7 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			if !ok {
 				continue
 			}
-			add(Candidate{Action: act, Prior: 0.5 + 0.45*m*fit*order, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " ")), Named: true})
+			add(Candidate{Action: act, Prior: 0.5 + 0.45*m*fit*order, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " ")), Named: true, match: m})
 		}
 	}
 }

@@ -22,6 +22,11 @@ type Candidate struct {
 	// button A, then button B"): done, it is a step of the goal even when
 	// the page shows no change.
 	Named bool
+	// Onward marks a pager proposed because nothing the goal names is on
+	// the page: paging on is how the search gets there, not a stall.
+	Onward bool
+	// match is how well the goal names the element, for Named ones.
+	match float64
 }
 
 // Proposer ranks affordances against a task. It is pure and safe for
@@ -157,7 +162,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 			return
 		}
 		seen[key] = true
-		named = named || c.Named
+		named = named || c.Named && c.match >= exactName
 		c.Prior = math.Max(0, math.Min(1, c.Prior))
 		out = append(out, c)
 	}
@@ -229,7 +234,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 			}
 			if !named && len(p.g.Steps) > 0 && pager(a) {
 				// Nothing the goal names is here: it may be further on.
-				c.Prior, c.Reason = math.Max(c.Prior, PagerPrior), "pages on: what the goal names is not on this page"
+				c.Prior, c.Reason, c.Onward = math.Max(c.Prior, PagerPrior), "pages on: what the goal names is not on this page", true
 			}
 			if a.Kind == "button" && a.Form >= 0 && typed[a.Form] && !blank[a.Form] && !pendingForm[a.Form] {
 				// Every text field of its form holds a value now: the
@@ -275,6 +280,10 @@ func waitForFields(obs *branch.Observation, out []Candidate) {
 		}
 	}
 }
+
+// exactName is the match from which the goal's phrase is taken to name
+// an element on the page (an exact name; a word inside another is not).
+const exactName = 0.9
 
 // PagerPrior is the least prior of a control that shows more of a list
 // (next, more, load more) when nothing the goal names is on the page.

@@ -77,8 +77,10 @@ type Node struct {
 	Utility  float64
 	Reason   string
 	// Named: the goal text asked for this branch's last action by its
-	// target (Candidate.Named).
+	// target (Candidate.Named); Onward: it paged on towards what the goal
+	// names (Candidate.Onward).
 	Named    bool
+	Onward   bool
 	Explorer bool
 	Wave     int
 	State    State
@@ -209,7 +211,7 @@ func (s *Search) fork(parent *Node, plan branch.Plan, c Candidate) *Node {
 		return nil
 	}
 	n := &Node{ID: s.newID(), Parent: parent, Plan: plan, Digest: d, Seed: branch.SeedFor(s.t.Seed, d),
-		Depth: len(plan), Prior: prior, Reason: reason, Named: c.Named, State: StatePending, Wave: s.wave + 1,
+		Depth: len(plan), Prior: prior, Reason: reason, Named: c.Named, Onward: c.Onward, State: StatePending, Wave: s.wave + 1,
 		Ever: map[string]bool{}, Applied: map[string]bool{}, Visited: map[string]bool{}}
 	for _, a := range plan {
 		n.Cost += s.t.Prices[a.Kind]
@@ -499,7 +501,8 @@ func (s *Search) EndWave() Decision {
 		// Filling a form field (typing, selecting, checking) is progress
 		// on the form even before a goal predicate sees it.
 		fills := a.Input != "" || a.Kind == branch.KindType || a.Kind == branch.KindSelect || a.Kind == branch.KindCheck
-		if n.Parent != nil && n.Score.Progress <= parentProgress && !fills {
+		// Paging on towards what the goal names is no stall either.
+		if n.Parent != nil && n.Score.Progress <= parentProgress && !fills && !n.Onward {
 			n.Stall = n.Parent.Stall + 1
 		}
 		if n.Stall >= s.t.Search.StallLimit {
