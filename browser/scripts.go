@@ -323,6 +323,7 @@ const observeScript = `(arg) => {
     if (tag === 'select') a.options = Array.from(el.options, o => ({ value: o.value, text: norm(o.text), selected: o.selected || undefined }));
     if (tag === 'input' || tag === 'textarea' || tag === 'select') a.value = String(el.value);
     else if (h === 'editable') a.value = norm(el.innerText);
+    else if (kind === 'combobox') a.value = norm(el.innerText || el.textContent || '');
     if (type === 'checkbox' || type === 'radio') a.checked = el.checked;
     else if (['checkbox', 'radio', 'switch', 'menuitem'].includes(kind)) a.checked = el.getAttribute('aria-checked') === 'true' || el.getAttribute('aria-pressed') === 'true';
     else if (kind === 'tab' || kind === 'option' || kind === 'treeitem') a.checked = el.getAttribute('aria-selected') === 'true';

@@ -78,11 +78,15 @@ var verbWords = map[string]string{
 	"submit": VerbSubmit,
 	// "search for X": type X into the search field.
 	"search": VerbType,
+	"enable": VerbCheck, "disable": VerbUncheck,
+	// "set the quantity to 3": type 3 into the quantity field.
+	"set": VerbType,
 }
 
 // twoWordVerbs are verbs written as two words.
 var twoWordVerbs = map[[2]string]string{
 	{"log", "in"}: VerbLogin, {"sign", "in"}: VerbLogin, {"log", "on"}: VerbLogin,
+	{"turn", "on"}: VerbCheck, {"turn", "off"}: VerbUncheck, {"switch", "on"}: VerbCheck, {"switch", "off"}: VerbUncheck,
 }
 
 // ordinalWords are ordinals written as words.
@@ -297,7 +301,11 @@ func steps(pieces []piece) []Step {
 			j++
 		}
 		means := j < len(pieces) && !pieces[j].stop && pieces[j-1].word == "by"
-		if st := phrase(v, pieces[i+n:j]); (n > 0 || len(st.Target) > 0) && !means {
+		st := phrase(v, pieces[i+n:j])
+		if n == 1 && pieces[i].word == "set" {
+			st = setPhrase(pieces[i+1 : j])
+		}
+		if (n > 0 || len(st.Target) > 0) && !means {
 			// "close the dialog by clicking OK": the step after "by" is
 			// how this one is done, and stands for it.
 			if pronoun(st.Target) {
@@ -339,6 +347,19 @@ func lastTarget(before []Step, pieces []piece) ([]string, string) {
 		}
 	}
 	return nil, ""
+}
+
+// setPhrase reads "set <field> to <value>": the value after the last
+// "to", the field before it.
+func setPhrase(ps []piece) Step {
+	for k := len(ps) - 1; k > 0; k-- {
+		if ps[k].word == "to" && k+1 < len(ps) {
+			st := phrase(VerbType, ps[:k])
+			st.Value = valueOf(ps[k+1:])
+			return st
+		}
+	}
+	return phrase(VerbType, ps)
 }
 
 // roleWord reports whether a verb word is also used as a noun naming an

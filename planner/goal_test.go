@@ -133,3 +133,19 @@ func TestGoalDatesSearchAndPronouns(t *testing.T) {
 		}
 	}
 }
+
+// TestSetAndTurn: "set X to V" types V into X; "turn on/off X" checks or
+// unchecks X.
+func TestSetAndTurn(t *testing.T) {
+	g := ParseGoal("Set the quantity of Eiusmod to 3 and click Apply.")
+	if len(g.Steps) < 1 || g.Steps[0].Verb != VerbType || g.Steps[0].Value != "3" || strings.Join(g.Steps[0].Target, " ") != "quantity eiusmod" {
+		t.Errorf("set: %+v", g.Steps)
+	}
+	for text, verb := range map[string]string{"Turn off Notifications and click Apply.": VerbUncheck, "Turn on Dark mode.": VerbCheck,
+		"Enable Sync.": VerbCheck, "Switch off Location.": VerbUncheck} {
+		g := ParseGoal(text)
+		if len(g.Steps) < 1 || g.Steps[0].Verb != verb {
+			t.Errorf("%q: %+v, want %s", text, g.Steps, verb)
+		}
+	}
+}

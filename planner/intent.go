@@ -36,7 +36,7 @@ func roleFits(role, kind string) float64 {
 		return 1
 	case role == "textbox" && textKinds[kind]:
 		return 1
-	case role == "select" && (kind == "select" || kind == "listbox" || kind == "combobox"):
+	case role == "select" && (kind == "select" || kind == "listbox" || kind == "combobox" || kind == "option"):
 		return 1
 	case role == "button" && (kind == "clickable" || kind == "link"):
 		return 0.6
@@ -163,9 +163,13 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			picks[k] = unnamedFields(obs, best[VerbType])
 		}
 	}
+	// Earlier steps first: "check the box, then press OK". A phrase with
+	// something still to do on this page keeps the later ones below it,
+	// however well they are named.
+	ceiling := 2.0
 	for k, st := range p.g.Steps {
-		// Earlier steps first: "check the box, then press OK".
 		order := max(0, 1-StepDiscount*float64(k))
+		top := 0.0
 		for i, a := range obs.Affordances {
 			m, ok := picks[k][i]
 			if !ok || m < best[st.Verb][i]-BetterNamed || p.risky(a) {
@@ -179,7 +183,12 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			if !ok {
 				continue
 			}
-			add(Candidate{Action: act, Prior: 0.5 + 0.45*m*fit*order, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " ")), Named: true, match: m})
+			prior := min(0.5+0.45*m*fit*order, ceiling-0.01)
+			top = max(top, prior)
+			add(Candidate{Action: act, Prior: prior, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " ")), Named: true, match: m})
+		}
+		if top > 0 {
+			ceiling = min(ceiling, top)
 		}
 	}
 }
@@ -240,6 +249,9 @@ func (p *Proposer) pick(obs *branch.Observation, st Step) map[int]float64 {
 			if a.Kind == "select" {
 				m = max(m, optionMatch(target, a))
 			}
+			if a.Kind == "option" && st.Verb == VerbSelect && within(Words(a.Target.Name), target) {
+				m = 1 // "choose yry from the size dropdown": the option yry
+			}
 		case st.Role != "" || st.Verb == VerbType:
 			m = 1 // "enter the password into both fields": every field of the kind
 		}
@@ -248,6 +260,19 @@ func (p *Proposer) pick(obs *branch.Observation, st Step) map[int]float64 {
 		}
 	}
 	return picked
+}
+
+// within reports whether every word of ws is one of target.
+func within(ws, target []string) bool {
+	if len(ws) == 0 {
+		return false
+	}
+	for _, w := range ws {
+		if !slices.Contains(target, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // ownOrdinal reports whether an element's name holds an ordinal word
@@ -296,6 +321,8 @@ func (p *Proposer) stepAction(st Step, a branch.Affordance, h History) (branch.A
 		return branch.Action{Kind: branch.KindCheck, Target: t, Value: fmt.Sprint(want), Label: verb + " " + label(a)}, true
 	case (a.Kind == "tab" || a.Kind == "option") && a.Checked && st.Verb != VerbClick:
 		return branch.Action{}, false // already the selected one
+	case a.Kind == "combobox" && st.Verb == VerbSelect && within(Words(a.Value), core(st.Target)):
+		return branch.Action{}, false // it shows the chosen option already
 	case textKinds[a.Kind] && st.Verb != VerbClick:
 		return branch.Action{}, false
 	}

@@ -250,3 +250,42 @@ func TestLoginLinksWithCredentials(t *testing.T) {
 		t.Errorf("with a password: Log in %.3f, Products %.3f; want the login link not lower", with["Login"], with["Products"])
 	}
 }
+
+// TestEarlierPhrasesFirst: a phrase with something to do on the page
+// keeps later phrases below it however well they are named; "set X to V"
+// types V; a custom dropdown opens, its option is chosen, and a combobox
+// that shows the option needs nothing more.
+func TestEarlierPhrasesFirst(t *testing.T) {
+	cases := []struct {
+		name, goal string
+		page       []branch.Affordance
+		want       string
+	}{
+		{"set before apply", "Set the quantity of Eiusmod to 3 and click Apply.",
+			[]branch.Affordance{aff("number", "Quantity", value("1")), aff("button", "Apply")}, "type Quantity = 3"},
+		{"open the dropdown first", "Choose yry from the size dropdown and press Confirm.",
+			[]branch.Affordance{aff("combobox", "Size"), aff("button", "Confirm")}, "click Size"},
+		{"then its option", "Choose yry from the size dropdown and press Confirm.",
+			[]branch.Affordance{aff("combobox", "Size"), aff("option", "abc"), aff("option", "yry"), aff("button", "Confirm")}, "click yry"},
+		{"then confirm", "Choose yry from the size dropdown and press Confirm.",
+			[]branch.Affordance{aff("combobox", "Size", value("yry")), aff("button", "Confirm")}, "click Confirm"},
+		{"turn off", "Turn off Notifications and click Apply.",
+			[]branch.Affordance{aff("switch", "Sync", checked), aff("switch", "Notifications", checked), aff("button", "Apply")}, "check Notifications = false"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := NewProposer(goalTask(t, c.goal, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cands := p.Propose(&branch.Observation{URL: "http://site.test/", Affordances: c.page}, History{})
+			if len(cands) == 0 || describe(cands[0].Action) != c.want {
+				var all []string
+				for _, c := range cands {
+					all = append(all, fmt.Sprintf("%s (%.2f)", describe(c.Action), c.Prior))
+				}
+				t.Fatalf("want %q first; got %s", c.want, strings.Join(all, "; "))
+			}
+		})
+	}
+}

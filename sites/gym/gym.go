@@ -5,8 +5,10 @@
 // and in sequence, text and date fields, a login form, a collapsed
 // section, a form in two steps, controls in a shadow root and in an
 // iframe, a paginated list, a control that appears late, a search with
-// results), each with seeded variation of labels, order and position, and
-// the goal text that asks for the task.
+// results, a custom dropdown, a button inside a tab, a switch, a
+// quantity, a comment box, a menu, a form inside a dialog), each with
+// seeded variation of labels, order and position, and the goal text that
+// asks for the task.
 //
 // A page grades itself: when the person did what the goal asks it adds an
 // element matching SuccessSelector; a wrong step adds one matching
