@@ -14,8 +14,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
-	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 )
 
 // TestInvoiceSealedAtRest commits once and checks the invoice PDF, which
