@@ -17,6 +17,21 @@ func searchTask(t *testing.T, text string, extra map[string]string) Decision {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return drive(t, tk, func(p branch.Plan) Outcome {
+		o := simulate(p)
+		if o.Obs != nil {
+			o.AtBoundary = false // no commit boundary here
+			for name, path := range extra {
+				o.Obs.Predicates[name] = o.Obs.URL == "http://shop.test"+path
+			}
+		}
+		return o
+	})
+}
+
+// drive runs a search of tk over a site model until it decides.
+func drive(t *testing.T, tk *task.Task, sim func(branch.Plan) Outcome) Decision {
+	t.Helper()
 	prop, err := NewProposer(tk)
 	if err != nil {
 		t.Fatal(err)
@@ -30,14 +45,7 @@ func searchTask(t *testing.T, text string, extra map[string]string) Decision {
 			break
 		}
 		for _, n := range wave {
-			o := simulate(n.Plan)
-			if o.Obs != nil {
-				o.AtBoundary = false // no commit boundary here
-				for name, path := range extra {
-					o.Obs.Predicates[name] = o.Obs.URL == "http://shop.test"+path
-				}
-			}
-			s.Complete(n, o)
+			s.Complete(n, sim(n.Plan))
 		}
 		if d := s.EndWave(); len(d.Winners) > 0 || d.Exhausted != "" {
 			return d
@@ -114,10 +122,6 @@ budgets: {total_branches: 30, steps_per_branch: 5}
 	if err != nil {
 		t.Fatal(err)
 	}
-	prop, err := NewProposer(tk)
-	if err != nil {
-		t.Fatal(err)
-	}
 	button := func(name string) branch.Affordance {
 		return branch.Affordance{Kind: "button", Region: "main", Form: -1, Target: branch.Target{Role: "button", Name: name, Text: name, CSS: "#" + name}}
 	}
@@ -144,33 +148,17 @@ budgets: {total_branches: 30, steps_per_branch: 5}
 		}
 		return Outcome{OK: true, Obs: obs}
 	}
-	id := 0
-	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
-	s.Root()
-	for i := 0; i < 10; i++ {
-		wave := s.NextWave()
-		if len(wave) == 0 {
-			break
-		}
-		for _, n := range wave {
-			s.Complete(n, sim(n.Plan))
-		}
-		d := s.EndWave()
-		if len(d.Winners) > 0 {
-			var steps []string
-			for _, a := range d.Winners[0].Plan[1:] {
-				steps = append(steps, a.Target.Name)
-			}
-			if got := strings.Join(steps, " "); got != "Qa Zb" {
-				t.Fatalf("winner clicks %q, want Qa then Zb", got)
-			}
-			return
-		}
-		if d.Exhausted != "" {
-			t.Fatalf("no winner: %s", d.Exhausted)
-		}
+	d := drive(t, tk, sim)
+	if len(d.Winners) == 0 {
+		t.Fatalf("no winner: %s", d.Exhausted)
 	}
-	t.Fatal("search did not finish")
+	var steps []string
+	for _, a := range d.Winners[0].Plan[1:] {
+		steps = append(steps, a.Target.Name)
+	}
+	if got := strings.Join(steps, " "); got != "Qa Zb" {
+		t.Fatalf("winner clicks %q, want Qa then Zb", got)
+	}
 }
 
 // TestPagingOnIsNoStall: what the goal names is on the fourth page of a
@@ -187,10 +175,6 @@ goal:
 budgets: {total_branches: 40, steps_per_branch: 8}
 search: {stall_limit: 3}
 `))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prop, err := NewProposer(tk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,24 +206,7 @@ search: {stall_limit: 3}
 		}
 		return Outcome{OK: true, Obs: obs}
 	}
-	id := 0
-	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
-	s.Root()
-	for i := 0; i < 12; i++ {
-		wave := s.NextWave()
-		if len(wave) == 0 {
-			break
-		}
-		for _, n := range wave {
-			s.Complete(n, sim(n.Plan))
-		}
-		d := s.EndWave()
-		if len(d.Winners) > 0 {
-			return
-		}
-		if d.Exhausted != "" {
-			t.Fatalf("no winner: %s", d.Exhausted)
-		}
+	if d := drive(t, tk, sim); len(d.Winners) == 0 {
+		t.Fatalf("no winner: %s", d.Exhausted)
 	}
-	t.Fatal("search did not finish")
 }
