@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Scrubber replaces sensitive values with tokens. Safe for concurrent use.
@@ -82,10 +83,26 @@ func wholeValueRE(v string) *regexp.Regexp {
 	for _, f := range []string{v, js, html.EscapeString(v), url.QueryEscape(v)} {
 		if !seen[f] {
 			seen[f] = true
-			alts = append(alts, regexp.QuoteMeta(f))
+			alts = append(alts, regexp.QuoteMeta(validRunes(f)))
 		}
 	}
 	return regexp.MustCompile(`(^|["'>=\n]|: )([ \t]*)(` + strings.Join(alts, "|") + `)([ \t]*)($|["'<&\r\n])`)
+}
+
+// validRunes spells each byte of s that is not UTF-8 as U+FFFD, the rune
+// a regexp reads it as: a secret holding such bytes still compiles into a
+// pattern, and the pattern still finds it.
+func validRunes(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		b.WriteRune(r) // utf8.RuneError for a byte that is not UTF-8
+		i += n
+	}
+	return b.String()
 }
 
 // replaceShort replaces the short secrets where they are whole values.

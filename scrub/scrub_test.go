@@ -239,3 +239,16 @@ func TestSensitiveField(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretNotUTF8: a secret holding bytes that are not UTF-8 (read from
+// a binary secret file, say) never panics the scrubber, and is still
+// scrubbed where it is a whole value (found by the fuzzer: "\xd8").
+func TestSecretNotUTF8(t *testing.T) {
+	for _, secret := range []string{"\xd8", "a\xffb", "\xd8\xd9"} {
+		s := New([]byte("k"), []string{secret})
+		in := `{"pin":"` + secret + `"}`
+		if got := s.Text(in); strings.Contains(got, secret) {
+			t.Errorf("secret %q stays in %q", secret, got)
+		}
+	}
+}
