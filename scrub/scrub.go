@@ -72,21 +72,26 @@ func New(key []byte, secrets []string) *Scrubber {
 // the text or of a line, a quote, the start of a tag, an "&"), blanks
 // around it allowed.
 func wholeValueRE(v string) *regexp.Regexp {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-	js := strings.TrimSuffix(strings.TrimSpace(b.String()), `"`)
-	js = strings.TrimPrefix(js, `"`)
 	var alts []string
-	seen := map[string]bool{}
-	for _, f := range []string{v, js, html.EscapeString(v), url.QueryEscape(v)} {
-		if !seen[f] {
-			seen[f] = true
-			alts = append(alts, regexp.QuoteMeta(validRunes(f)))
-		}
+	for _, f := range spellings(v) {
+		alts = append(alts, regexp.QuoteMeta(validRunes(f)))
 	}
 	return regexp.MustCompile(`(^|["'>=\n]|: )([ \t]*)(` + strings.Join(alts, "|") + `)([ \t]*)($|["'<&\r\n])`)
+}
+
+// spelled reports whether a match is one of the secret's spellings, byte
+// for byte: a pattern reads every byte that is not UTF-8 as U+FFFD, so a
+// secret holding such a byte matches others as well.
+func (sh shortSecret) spelled(m string) bool {
+	if utf8.ValidString(sh.value) {
+		return true
+	}
+	for _, f := range spellings(sh.value) {
+		if m == f {
+			return true
+		}
+	}
+	return false
 }
 
 // validRunes spells each byte of s that is not UTF-8 as U+FFFD, the rune
@@ -105,6 +110,25 @@ func validRunes(s string) string {
 	return b.String()
 }
 
+// spellings are v raw, JSON-, HTML- and query-escaped, each once.
+func spellings(v string) []string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	js := strings.TrimSuffix(strings.TrimSpace(b.String()), `"`)
+	js = strings.TrimPrefix(js, `"`)
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range []string{v, js, html.EscapeString(v), url.QueryEscape(v)} {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // replaceShort replaces the short secrets where they are whole values.
 func (s *Scrubber) replaceShort(t string) string {
 	for _, sh := range s.short {
@@ -116,6 +140,9 @@ func (s *Scrubber) replaceShort(t string) string {
 		last := 0
 		tok := s.Token(sh.value)
 		for _, m := range ms {
+			if !sh.spelled(t[m[6]:m[7]]) {
+				continue // other bytes that are not UTF-8 read as the same rune
+			}
 			b.WriteString(t[last:m[6]])
 			b.WriteString(tok)
 			last = m[7]
