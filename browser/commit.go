@@ -59,6 +59,10 @@ func (st *State) Values() []string {
 	return out
 }
 
+// StartState is the login state the session was created with
+// (SessionOptions.State), or nil.
+func (s *Session) StartState() *State { return s.opts.State }
+
 // State returns the session's login state now: its cookies and each
 // origin's local storage (what a scripted login leaves for the branches).
 func (s *Session) State() (*State, error) {

@@ -14,8 +14,9 @@ import (
 // leads MV_RESULTS keeps receiving a run's results after that node is
 // killed; results stored after the kill reach it within the reader's
 // patience, whichever of its two paths (stream, live subscription) recovers
-// first. Before the results watchdog bounded its own request, a request to
-// the dead leader could stall the stream path for good.
+// first. A regression check of the reader across a leader's death: it does
+// not reproduce the watchdog's unbounded request (the live path covers for
+// it here), which TestClusterNodeKilled hit under load.
 func TestResultsSurviveTheirLeaderKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs nats-server processes")

@@ -58,6 +58,7 @@ func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State,
 	start := time.Now()
 	r.rec.add(time.Time{}, 0, "login_start", "", map[string]any{"steps": len(t.Auth.Login), "version": r.spec.Login + 1})
 	fail := func(why string) (*browser.State, error) {
+		why = r.sc.Text(why) // a browser error may quote what the page showed
 		r.rec.add(time.Time{}, 0, "login_end", "", map[string]any{"status": "failed", "error": why, "duration_ms": time.Since(start).Milliseconds()})
 		r.rec.flush(ctx)
 		return nil, fmt.Errorf("%w: %s", ErrLoginFailed, why)
@@ -71,7 +72,7 @@ func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State,
 	for i, a := range t.LoginActions() {
 		sr, err := sess.Do(ctx, a, resolve)
 		if err != nil {
-			return fail(fmt.Sprintf("step %d (%s): %v", i+1, a.Describe(), r.sc.Text(err.Error())))
+			return fail(fmt.Sprintf("step %d (%s): %v", i+1, a.Describe(), err))
 		}
 		r.rec.add(time.Time{}, 0, "login_step", "", map[string]any{"step": i + 1, "action": a.Describe(), "status": sr.Status,
 			"code": sr.Code, "error": sr.Error, "url": r.sc.URL(sess.URL())})

@@ -436,7 +436,7 @@ func phrase(verb string, ps []piece) Step {
 // text fields"); "both fields", "all boxes" say the value goes into each.
 func generic(field []piece) bool {
 	for _, p := range field {
-		if quantifiers[p.word] || p.quoted != "" || p.word != "" && !articles[p.word] && !roleNouns2(p.word) {
+		if quantifiers[p.word] || p.quoted != "" || p.word != "" && !articles[p.word] && !roleNounSet[p.word] {
 			return false
 		}
 	}
@@ -445,15 +445,6 @@ func generic(field []piece) bool {
 
 // quantifiers say a value goes into every field named.
 var quantifiers = map[string]bool{"both": true, "all": true, "each": true, "every": true}
-
-// roleNouns2 reports whether a word names a kind of element, plural or not.
-func roleNouns2(w string) bool {
-	if _, ok := roleNouns[w]; ok {
-		return true
-	}
-	_, ok := roleNouns[strings.TrimSuffix(w, "s")]
-	return ok || w == "text"
-}
 
 // namer returns the words before a value that name its field ("the
 // password "x"": password), without articles, determiners and the value.

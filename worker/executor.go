@@ -233,12 +233,14 @@ func SessionOptions(spec *Spec, store browser.Putter) (browser.SessionOptions, e
 		headers[name] = v
 	}
 	var state *browser.State
+	secrets := inputSecrets(spec)
 	if spec.StorageState != nil {
 		st, err := task.ResolveStorageState(*spec.StorageState)
 		if err != nil {
 			return browser.SessionOptions{}, fmt.Errorf("worker: auth.storage_state: %w", err)
 		}
 		state = browserState(st)
+		secrets = append(secrets, st.Values()...)
 	}
 	return browser.SessionOptions{
 		State: state,
@@ -252,7 +254,7 @@ func SessionOptions(spec *Spec, store browser.Putter) (browser.SessionOptions, e
 		Origin:       spec.Origin,
 		Guard:        guards,
 		Store:        store,
-		Scrub:        Scrubber(spec),
+		Scrub:        scrub.New(spec.ScrubKey, secrets),
 		Record:       true,
 		SecretInputs: secretInputs,
 	}, nil
@@ -437,7 +439,7 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job,
 	res.AtBoundary, _ = spec.Boundary.Eval(facts)
 	if len(job.Plan) == 1 {
 		if cs, err := sess.Cookies(); err == nil {
-			res.Cookies = e.withoutLogin(cs, job)
+			res.Cookies = withoutLogin(cs, sess.StartState())
 		}
 	}
 	if res.AtBoundary && len(spec.Intent) > 0 {
@@ -503,6 +505,17 @@ func Scrubber(spec *Spec) *scrub.Scrubber { return scrub.New(spec.ScrubKey, spec
 // specSecrets resolves the spec's secret values: secret inputs, header
 // values and the storage state's values.
 func specSecrets(spec *Spec) []string {
+	secrets := inputSecrets(spec)
+	if in := spec.StorageState; in != nil {
+		if st, err := task.ResolveStorageState(*in); err == nil {
+			secrets = append(secrets, st.Values()...)
+		}
+	}
+	return secrets
+}
+
+// inputSecrets resolves the secret inputs' and the headers' values.
+func inputSecrets(spec *Spec) []string {
 	var secrets []string
 	for _, in := range spec.Inputs {
 		if in.Secret() {
@@ -514,11 +527,6 @@ func specSecrets(spec *Spec) []string {
 	for _, h := range spec.Env.Headers {
 		if v, err := h.Resolve(); err == nil {
 			secrets = append(secrets, v)
-		}
-	}
-	if in := spec.StorageState; in != nil {
-		if st, err := task.ResolveStorageState(*in); err == nil {
-			secrets = append(secrets, st.Values()...)
 		}
 	}
 	return secrets
@@ -560,32 +568,18 @@ func (e *Executor) loginState(ctx context.Context, job *Job) (*browser.State, er
 	return &st, nil
 }
 
-// withoutLogin drops the cookies the run's session state sets (the
-// storage state's and the scripted login's, by name, so a session the
-// site renewed is dropped too): every branch and the committer start from
-// that state itself, and its tokens must not travel in results, which the
-// bus keeps on disk.
-func (e *Executor) withoutLogin(cs []browser.Cookie, job *Job) []browser.Cookie {
-	login := map[string]bool{}
-	if ref := job.Spec.StorageState; ref != nil {
-		if st, err := task.ResolveStorageState(*ref); err == nil {
-			for _, c := range st.Cookies {
-				login[c.Name] = true
-			}
-		}
-	}
-	if job.Spec.Login > 0 {
-		e.loginMu.Lock()
-		st := e.logins[fmt.Sprintf("%s/%d", job.RunID, job.Spec.Login)]
-		e.loginMu.Unlock()
-		if st != nil {
-			for _, c := range st.Cookies {
-				login[c.Name] = true
-			}
-		}
-	}
-	if len(login) == 0 {
+// withoutLogin drops the cookies of the state the session started from
+// (the storage state's, or the scripted login's), by name, so a session
+// the site renewed is dropped too: every branch and the committer start
+// from that state itself, and its tokens must not travel in results,
+// which the bus keeps on disk.
+func withoutLogin(cs []browser.Cookie, start *browser.State) []browser.Cookie {
+	if start == nil || len(start.Cookies) == 0 {
 		return cs
+	}
+	login := map[string]bool{}
+	for _, c := range start.Cookies {
+		login[c.Name] = true
 	}
 	out := cs[:0:0]
 	for _, c := range cs {

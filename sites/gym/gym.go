@@ -62,6 +62,27 @@ var families = map[string]family{
 	"autocomplete": autocomplete,
 	"login-popup":  loginPopup,
 	"tree":         tree,
+	// more.go
+	"click-button":    clickButton,
+	"button-sequence": buttonSequence,
+	"enter-text":      enterText,
+	"login-form":      loginForm,
+	"accordion":       accordion,
+	"enter-date":      enterDate,
+	"two-step-form":   twoStepForm,
+	"shadow-dom":      shadowButton,
+	"iframe":          iframeButton,
+	"pagination":      pagination,
+	"late-button":     lateButton,
+	"search-results":  searchResults,
+	// widgets.go
+	"custom-dropdown": customDropdown,
+	"tab-then-button": tabThenButton,
+	"switch":          toggleSwitch,
+	"quantity":        quantity,
+	"comment":         comment,
+	"menu":            menu,
+	"dialog-form":     dialogForm,
 }
 
 // Families lists the family names, sorted.

@@ -13,24 +13,6 @@ import (
 // controls inside a shadow root and an iframe, a paginated list, a
 // control that appears late, and a search with results.
 
-func init() {
-	for name, f := range map[string]family{
-		"click-button":    clickButton,
-		"button-sequence": buttonSequence,
-		"enter-text":      enterText,
-		"login-form":      loginForm,
-		"accordion":       accordion,
-		"enter-date":      enterDate,
-		"two-step-form":   twoStepForm,
-		"shadow-dom":      shadowButton,
-		"iframe":          iframeButton,
-		"pagination":      pagination,
-		"late-button":     lateButton,
-		"search-results":  searchResults,
-	} {
-		families[name] = f
-	}
-}
 
 // clickButton: click the named button among others.
 func clickButton(r *rand.Rand) (string, string) {

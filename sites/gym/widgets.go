@@ -11,19 +11,6 @@ import (
 // tab and then a button inside it, a switch, a quantity, a comment box, a
 // menu, and a form inside a dialog that a button opens.
 
-func init() {
-	for name, f := range map[string]family{
-		"custom-dropdown": customDropdown,
-		"tab-then-button": tabThenButton,
-		"switch":          toggleSwitch,
-		"quantity":        quantity,
-		"comment":         comment,
-		"menu":            menu,
-		"dialog-form":     dialogForm,
-	} {
-		families[name] = f
-	}
-}
 
 // customDropdown: open a combobox, choose the named option, submit.
 func customDropdown(r *rand.Rand) (string, string) {
