@@ -13,7 +13,6 @@ import (
 // controls inside a shadow root and an iframe, a paginated list, a
 // control that appears late, and a search with results.
 
-
 // clickButton: click the named button among others.
 func clickButton(r *rand.Rand) (string, string) {
 	labels := codes(r, 3+r.Intn(5))

@@ -11,7 +11,6 @@ import (
 // tab and then a button inside it, a switch, a quantity, a comment box, a
 // menu, and a form inside a dialog that a button opens.
 
-
 // customDropdown: open a combobox, choose the named option, submit.
 func customDropdown(r *rand.Rand) (string, string) {
 	opts := codes(r, 4+r.Intn(4))
