@@ -196,7 +196,10 @@ const observeScript = `(arg) => {
     const h = card && card.querySelector('h1,h2,h3,h4');
     if (lg) parts.push(norm(lg.innerText).slice(0, 60));
     else if (h) parts.push(norm(h.innerText).slice(0, 60));
-    const block = el.parentElement && el.parentElement.closest('p,li,td,th,dd,dt,label,[role=row],[role=listitem]');
+    let block = el.parentElement && el.parentElement.closest('p,li,td,th,dd,dt,label,[role=row],[role=listitem],[role=cell],[role=gridcell]');
+    // A cell is read with its row: the button in the last column belongs
+    // to the name in the first.
+    if (block && block.matches('td,th,[role=cell],[role=gridcell]')) block = block.closest('tr,[role=row]') || block;
     let t = block ? norm(block.innerText).slice(0, 80) : '';
     for (let s = el.previousSibling; !t && s; s = s.previousSibling) {
       // Another control is not the text a person reads with this one.

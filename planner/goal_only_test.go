@@ -210,3 +210,59 @@ search: {stall_limit: 3}
 		t.Fatalf("no winner: %s", d.Exhausted)
 	}
 }
+
+// lookalikes is a page of n buttons named alike ("Download") of which
+// only the one at index good works; any other shows an error.
+func lookalikes(n, good int) func(branch.Plan) Outcome {
+	return func(p branch.Plan) Outcome {
+		obs := &branch.Observation{URL: "http://shop.test/files", DOMHash: "start", Predicates: map[string]bool{"done": false, "error": false}}
+		if len(p) == 1 {
+			for i := 0; i < n; i++ {
+				obs.Affordances = append(obs.Affordances, branch.Affordance{Kind: "button", Region: "main", Form: -1,
+					Target: branch.Target{Role: "button", Name: "Download", Near: fmt.Sprintf("Mirror %c Download", 'A'+i), CSS: fmt.Sprintf("#m%d", i)}})
+			}
+			return Outcome{OK: true, Obs: obs}
+		}
+		i := int(p[1].Target.CSS[2] - '0')
+		obs.DOMHash = fmt.Sprintf("after %d", i)
+		obs.Predicates["done"], obs.Predicates["error"] = i == good, i != good
+		return Outcome{OK: true, Obs: obs}
+	}
+}
+
+// TestBacktrackTriesLookalikes: six lookalike buttons, a beam of two, and
+// only the last one works. When every branch of the first expansion ends
+// in the task's failure, the search goes back to the candidates it left
+// out until one works; a sequential agent (greedy) does not go back, and
+// its failure is definite.
+func TestBacktrackTriesLookalikes(t *testing.T) {
+	const text = `start_url: http://shop.test/files
+goal:
+  text: Download the file from a mirror that works
+  success:
+    - {name: done, js: "1"}
+  failure:
+    - {name: error, js: "1"}
+budgets: {total_branches: 40, steps_per_branch: 3}
+search: {strategy: %s, beam_width: 2, min_beam_width: 1, max_children: 2}
+`
+	for _, tc := range []struct {
+		strategy string
+		win      bool
+	}{{"beam", true}, {"uct", true}, {"greedy", false}} {
+		tk, err := task.Parse("test.yaml", []byte(fmt.Sprintf(text, tc.strategy)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := drive(t, tk, lookalikes(6, 5))
+		if got := len(d.Winners) > 0; got != tc.win {
+			t.Fatalf("%s: winners %d (%s), want a winner %v", tc.strategy, len(d.Winners), d.Exhausted, tc.win)
+		}
+		if tc.win && d.Winners[0].Plan[1].Target.CSS != "#m5" {
+			t.Fatalf("%s: winner clicked %s", tc.strategy, d.Winners[0].Plan[1].Target.CSS)
+		}
+		if !tc.win && (!d.Definite || d.Failed["error"] != 1) {
+			t.Fatalf("%s: decision %+v, want one definite failure", tc.strategy, d)
+		}
+	}
+}

@@ -459,6 +459,32 @@ func (p *Proposer) risky(a branch.Affordance) bool {
 	return false
 }
 
+// NearWeight is what each goal word in an element's neighbourhood (its
+// row, card or paragraph, beyond its own name) adds to its score, for up
+// to two words: lookalikes ("Book" on every row) are told apart by where
+// they stand.
+const NearWeight = 0.08
+
+// nearHits counts the distinct goal words of a neighbourhood that are not
+// among the element's own words.
+func (p *Proposer) nearHits(near string, own []string) int {
+	if near == "" {
+		return 0
+	}
+	seen := map[string]bool{}
+	for _, w := range own {
+		seen[w] = true
+	}
+	hits := 0
+	for _, w := range tokens(near) {
+		if !seen[w] && p.goal[w] {
+			hits++
+		}
+		seen[w] = true
+	}
+	return hits
+}
+
 // activate scores a link or button by what its words say about the goal.
 func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h History, modal bool) (Candidate, bool) {
 	name := a.Target.Name
@@ -487,6 +513,10 @@ func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h Hist
 	if goalHits > 0 {
 		score += 0.35 * float64(min(goalHits, 2))
 		why = append(why, "matches the goal")
+	}
+	if hits := p.nearHits(a.Target.Near, words); hits > 0 {
+		score += NearWeight * float64(min(hits, 2))
+		why = append(why, "its neighbourhood matches the goal")
 	}
 	switch a.Region {
 	case "dialog":

@@ -556,6 +556,9 @@ func (s *Search) EndWave() Decision {
 		s.finish()
 		return Decision{Exhausted: fmt.Sprintf("total_branches budget of %d used", s.t.Budgets.TotalBranches), Failed: maps.Clone(s.failed), AuthRequired: s.authReq}
 	}
+	if s.frontier.Len() == 0 && s.executed < s.t.Budgets.TotalBranches && s.strategy.backtracks() {
+		s.backtrack()
+	}
 	if s.frontier.Len() == 0 {
 		return Decision{Exhausted: "frontier empty: every branch was pruned or failed", Failed: maps.Clone(s.failed), Definite: len(s.failed) > 0, AuthRequired: s.authReq}
 	}
@@ -655,6 +658,64 @@ func (s *Search) expand(n *Node) {
 	if forked == 0 {
 		s.prune(n, RuleNoAffordances, map[string]any{"url": n.Outcome.Obs.URL, "candidates": len(cands)})
 	}
+}
+
+// backtrack forks, when no branch is pending and budget is left, the
+// candidates that the first expansions of the best live branches left
+// out: at most a beam's width in all, best branch first (by J, then
+// digest). Lookalike candidates that the goal cannot tell apart (mirrors,
+// free slots, sellers) are tried in turn this way once the first ones
+// ended in a failure.
+func (s *Search) backtrack() {
+	var open []*Node
+	for _, n := range s.nodes {
+		if n.State == StateExplored && n.Outcome != nil && n.Outcome.Obs != nil {
+			open = append(open, n)
+		}
+	}
+	sort.SliceStable(open, func(i, j int) bool {
+		if open[i].Score.J != open[j].Score.J {
+			return open[i].Score.J > open[j].Score.J
+		}
+		return open[i].Digest < open[j].Digest
+	})
+	room := max(s.width, 1)
+	for _, n := range open {
+		if room == 0 {
+			return
+		}
+		room -= s.expandNext(n, room)
+	}
+}
+
+// expandNext forks up to k candidates of n that are not children of n yet
+// (nor links to a page a child already leads to) and returns how many it
+// forked.
+func (s *Search) expandNext(n *Node, k int) int {
+	dests := map[string]bool{}
+	for _, c := range s.nodes {
+		if c.Parent == n {
+			if d := destination(n.Outcome.Obs, c.Action()); d != "" {
+				dests[d] = true
+			}
+		}
+	}
+	cands := s.prop.Propose(n.Outcome.Obs, History{Visited: n.Visited, Applied: n.Applied, Known: s.known, Progress: n.Score.Progress,
+		Done: noops(n)})
+	forked := 0
+	for _, c := range cands {
+		if forked >= k {
+			break
+		}
+		if d := destination(n.Outcome.Obs, c.Action); d != "" && dests[d] {
+			continue
+		}
+		c.Reason += " (tried after the first choices here ended)"
+		if s.fork(n, n.Plan.Extend(c.Action), c) != nil {
+			forked++
+		}
+	}
+	return forked
 }
 
 // goalStep reports whether a branch whose page did not change is still a

@@ -35,6 +35,9 @@ type strategy interface {
 	children(s *Search, n *Node) (int, float64)
 	// cut prunes pending branches the strategy gives up on.
 	cut(s *Search)
+	// backtracks says whether, when every pending branch is gone with
+	// budget left, the search goes back to candidates it left out.
+	backtracks() bool
 }
 
 func strategyFor(name string) strategy {
@@ -73,7 +76,8 @@ func (beam) children(s *Search, n *Node) (int, float64) {
 	}
 	return s.t.Search.MaxChildren, MinPrior
 }
-func (beam) cut(s *Search) { s.trimPool() }
+func (beam) cut(s *Search)    { s.trimPool() }
+func (beam) backtracks() bool { return true }
 
 // UCT constants.
 const (
@@ -117,8 +121,9 @@ func ucb(s *Search, n *Node) float64 {
 	return q + UCTExplore*share*math.Sqrt(float64(total))/float64(1+p.visits) - s.softPenalty(n)
 }
 
-func (uct) rekey(s *Search) { s.frontier.Reheap(func(n *Node) float64 { return ucb(s, n) }) }
-func (uct) diversify() bool { return true }
+func (uct) rekey(s *Search)  { s.frontier.Reheap(func(n *Node) float64 { return ucb(s, n) }) }
+func (uct) diversify() bool  { return true }
+func (uct) backtracks() bool { return true }
 func (uct) dynamicWidth() bool {
 	return true
 }
@@ -171,6 +176,9 @@ func (greedy) dynamicWidth() bool                     { return false }
 func (greedy) children(*Search, *Node) (int, float64) { return 1, 0 }
 func (greedy) cut(*Search)                            {}
 
+// A sequential agent keeps to its one line: it does not go back.
+func (greedy) backtracks() bool { return false }
+
 type bfs struct{}
 
 func (bfs) initialWidth(s *Search) int { return max(s.t.Search.BeamWidth, s.t.Search.Workers) }
@@ -182,6 +190,7 @@ func (bfs) diversify() bool                        { return false }
 func (bfs) dynamicWidth() bool                     { return false }
 func (bfs) children(*Search, *Node) (int, float64) { return math.MaxInt32, 0 }
 func (bfs) cut(*Search)                            {}
+func (bfs) backtracks() bool                       { return false } // it forks every candidate already
 
 type random struct{}
 
@@ -198,3 +207,4 @@ func (random) diversify() bool                        { return false }
 func (random) dynamicWidth() bool                     { return false }
 func (random) children(*Search, *Node) (int, float64) { return math.MaxInt32, 0 }
 func (random) cut(*Search)                            {}
+func (random) backtracks() bool                       { return false } // it forks every candidate already

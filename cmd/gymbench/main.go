@@ -39,9 +39,12 @@ var modes = []mode{
 
 // Row is one family's result.
 type Row struct {
-	Family string         `json:"family"`
-	Seeds  int            `json:"seeds"`
-	Solved map[string]int `json:"solved"` // by mode
+	Family string `json:"family"`
+	// Ambiguous: several candidates look alike and only trying tells
+	// the right one (gym.Ambiguous).
+	Ambiguous bool           `json:"ambiguous,omitempty"`
+	Seeds     int            `json:"seeds"`
+	Solved    map[string]int `json:"solved"` // by mode
 }
 
 func main() {
@@ -75,7 +78,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	base := "http://" + ln.Addr().String()
 	var rows []Row
 	for _, f := range fams {
-		row := Row{Family: f, Seeds: *seeds, Solved: map[string]int{}}
+		row := Row{Family: f, Ambiguous: gym.Ambiguous(f), Seeds: *seeds, Solved: map[string]int{}}
 		for seed := int64(1); seed <= int64(*seeds); seed++ {
 			e, err := gym.New(f, seed)
 			if err != nil {
@@ -153,19 +156,42 @@ func episode(ctx context.Context, base string, e gym.Episode, m mode, keep strin
 	return false, "", err
 }
 
+// printTable prints a row per family, the total, and the total over the
+// ambiguous families with the search's success as a multiple of the
+// greedy agent's.
 func printTable(out io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "family\tepisodes\tsearch\tgreedy\t")
-	total := map[string]int{}
-	n := 0
+	var all, amb Row
+	all.Solved, amb.Solved = map[string]int{}, map[string]int{}
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", r.Family, r.Seeds, pct(r.Solved["search"], r.Seeds), pct(r.Solved["greedy"], r.Seeds))
-		total["search"] += r.Solved["search"]
-		total["greedy"] += r.Solved["greedy"]
-		n += r.Seeds
+		name := r.Family
+		if r.Ambiguous {
+			name += " *"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", name, r.Seeds, pct(r.Solved["search"], r.Seeds), pct(r.Solved["greedy"], r.Seeds))
+		for _, t := range []*Row{&all, &amb} {
+			if t == &amb && !r.Ambiguous {
+				continue
+			}
+			t.Seeds += r.Seeds
+			for m, k := range r.Solved {
+				t.Solved[m] += k
+			}
+		}
 	}
-	fmt.Fprintf(tw, "all\t%d\t%s\t%s\t\n", n, pct(total["search"], n), pct(total["greedy"], n))
+	fmt.Fprintf(tw, "all\t%d\t%s\t%s\t\n", all.Seeds, pct(all.Solved["search"], all.Seeds), pct(all.Solved["greedy"], all.Seeds))
+	if amb.Seeds > 0 {
+		fmt.Fprintf(tw, "ambiguous (*)\t%d\t%s\t%s\t\n", amb.Seeds, pct(amb.Solved["search"], amb.Seeds), pct(amb.Solved["greedy"], amb.Seeds))
+	}
 	tw.Flush()
+	if amb.Seeds > 0 {
+		ratio := "∞"
+		if g := amb.Solved["greedy"]; g > 0 {
+			ratio = fmt.Sprintf("%.2f", float64(amb.Solved["search"])/float64(g))
+		}
+		fmt.Fprintf(out, "* ambiguous: several candidates look alike and only trying tells the right one; search/greedy = %s\n", ratio)
+	}
 }
 
 func pct(k, n int) string {

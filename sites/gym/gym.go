@@ -6,9 +6,11 @@
 // section, a form in two steps, controls in a shadow root and in an
 // iframe, a paginated list, a control that appears late, a search with
 // results, a custom dropdown, a button inside a tab, a switch, a
-// quantity, a comment box, a menu, a form inside a dialog), each with
-// seeded variation of labels, order and position, and the goal text that
-// asks for the task.
+// quantity, a comment box, a menu, a form inside a dialog, a table to
+// look up), each with seeded variation of labels, order and position, and
+// the goal text that asks for the task. Some families are ambiguous (see
+// Ambiguous): several candidates look alike, and only trying tells the
+// right one.
 //
 // A page grades itself: when the person did what the goal asks it adds an
 // element matching SuccessSelector; a wrong step adds one matching
@@ -83,6 +85,12 @@ var families = map[string]family{
 	"comment":         comment,
 	"menu":            menu,
 	"dialog-form":     dialogForm,
+	// ambiguous.go
+	"mirrors": mirrors,
+	"slots":   slots,
+	"coupons": coupons,
+	"sellers": sellers,
+	"table":   table,
 }
 
 // Families lists the family names, sorted.
