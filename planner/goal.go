@@ -46,6 +46,24 @@ type Step struct {
 	// Role is the kind of element the target names ("textbox",
 	// "checkbox", "link", ...), "" when it names none.
 	Role string
+	// Key is the keyboard key a press names ("press Enter", "hit the
+	// Escape key"): Enter, Escape or Tab, "" for none.
+	Key string
+}
+
+// keyNames are the keys a goal may ask to press, by their folded names.
+var keyNames = map[string]string{"enter": "Enter", "return": "Enter", "escape": "Escape", "esc": "Escape", "tab": "Tab"}
+
+// keyOf is the key a click phrase's target names ("enter", "escape key"),
+// "" when it names none.
+func keyOf(target []string) string {
+	if len(target) == 2 && target[1] == "key" {
+		target = target[:1]
+	}
+	if len(target) != 1 {
+		return ""
+	}
+	return keyNames[target[0]]
 }
 
 // Verbs of a goal step.
@@ -86,6 +104,7 @@ var verbWords = map[string]string{
 // twoWordVerbs are verbs written as two words.
 var twoWordVerbs = map[[2]string]string{
 	{"log", "in"}: VerbLogin, {"sign", "in"}: VerbLogin, {"log", "on"}: VerbLogin,
+	{"look", "for"}: VerbType, {"look", "up"}: VerbType,
 	{"turn", "on"}: VerbCheck, {"turn", "off"}: VerbUncheck, {"switch", "on"}: VerbCheck, {"switch", "off"}: VerbUncheck,
 }
 
@@ -109,10 +128,10 @@ var roleNouns = map[string]string{
 var articles = map[string]bool{"the": true, "a": true, "an": true, "on": true, "at": true, "button's": true,
 	"then": true, "and": true, "please": true, "of": true, "labelled": true, "labeled": true, "named": true, "called": true,
 	"with": true, "as": true, "text": true, "from": true, "for": true, "by": true, "in": true, "into": true,
-	"inside": true, "within": true, "under": true, "to": true, "about": true, "below": true, "above": true, "that": true, "says": true, "both": true, "all": true, "each": true, "every": true}
+	"inside": true, "using": true, "within": true, "under": true, "to": true, "about": true, "below": true, "above": true, "that": true, "says": true, "both": true, "all": true, "each": true, "every": true}
 
 // intoWords separate the value of a type step from the field it goes to.
-var intoWords = map[string]bool{"into": true, "in": true, "to": true, "inside": true}
+var intoWords = map[string]bool{"into": true, "in": true, "to": true, "inside": true, "using": true}
 
 var folder = cases.Fold()
 
@@ -428,6 +447,11 @@ func phrase(verb string, ps []piece) Step {
 	}
 	if (verb == VerbCheck || verb == VerbUncheck) && s.Role == "textbox" {
 		s.Role = "checkbox" // "tick the first box"
+	}
+	if verb == VerbClick {
+		if s.Key = keyOf(s.Target); s.Key != "" && s.Role == "tab" {
+			s.Role = "" // "press Tab" names the key, not a tab
+		}
 	}
 	return s
 }

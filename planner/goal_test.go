@@ -44,7 +44,9 @@ func TestParseGoal(t *testing.T) {
 		{"Close the dialog by clicking Got it.", []Step{{Verb: VerbClick, Target: []string{"got", "it"}}}, nil},
 		{"Select nothing, then click OK.", []Step{{Verb: VerbSelect, Target: []string{"nothing"}}, {Verb: VerbClick, Target: []string{"ok"}}}, nil},
 		{`Enter the password "p4ss" into both fields and press Enter.`,
-			[]Step{{Verb: VerbType, Value: "p4ss", Target: []string{"fields"}, Role: "textbox"}, {Verb: VerbClick, Target: []string{"enter"}}}, []string{"p4ss"}},
+			[]Step{{Verb: VerbType, Value: "p4ss", Target: []string{"fields"}, Role: "textbox"}, {Verb: VerbClick, Target: []string{"enter"}, Key: "Enter"}}, []string{"p4ss"}},
+		{"Hit the Escape key, then press Tab.", []Step{{Verb: VerbClick, Target: []string{"escape", "key"}, Key: "Escape"}, {Verb: VerbClick, Target: []string{"tab"}, Key: "Tab"}}, nil},
+		{"Click the Return policy link.", []Step{{Verb: VerbClick, Target: []string{"return", "policy", "link"}, Role: "link"}}, nil},
 	}
 	for _, c := range cases {
 		g := ParseGoal(c.text)

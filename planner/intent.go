@@ -170,6 +170,10 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 	for k, st := range p.g.Steps {
 		order := max(0, 1-StepDiscount*float64(k))
 		top := 0.0
+		if c, ok := keyStep(st, obs, order, ceiling); ok {
+			top = c.Prior
+			add(c)
+		}
 		for i, a := range obs.Affordances {
 			m, ok := picks[k][i]
 			if !ok || m < best[st.Verb][i]-BetterNamed || p.risky(a) {
@@ -191,6 +195,32 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			ceiling = min(ceiling, top)
 		}
 	}
+}
+
+// keyStep proposes the key a step asks to press ("press Enter", "close
+// the popup" with Escape while a modal is open), on whatever has the
+// focus, as a person would.
+func keyStep(st Step, obs *branch.Observation, order, ceiling float64) (Candidate, bool) {
+	key, prior, why := st.Key, 0.5+0.45*order, "the goal says press "+st.Key
+	if key == "" {
+		if st.Verb != VerbClose || !modalOpen(obs) {
+			return Candidate{}, false
+		}
+		// Below a button of the dialog the phrase names.
+		key, prior, why = "Escape", 0.5+0.4*order, "the goal says close, and a modal is open"
+	}
+	act := branch.Action{Kind: branch.KindKeyPress, Value: key, Label: "press " + key}
+	return Candidate{Action: act, Prior: min(prior, ceiling-0.01), Reason: why, Named: true}, true
+}
+
+// modalOpen reports whether the page shows a modal dialog.
+func modalOpen(obs *branch.Observation) bool {
+	for _, a := range obs.Affordances {
+		if a.Region == "dialog" {
+			return true
+		}
+	}
+	return false
 }
 
 // BetterNamed is how much better another phrase must name an element for

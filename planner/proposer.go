@@ -208,6 +208,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 		add(Candidate{Action: act, Prior: 0.95, Reason: "fills " + rule.name + " into " + label(a)})
 	}
 	p.stepCandidates(obs, h, add)
+	behind := modal && p.behindModal(obs)
 	for _, a := range obs.Affordances {
 		if a.Region == "obscured" || p.risky(a) {
 			continue
@@ -232,6 +233,9 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 				// The goal names its steps: what they name comes first.
 				c.Prior *= StepsOutrank
 			}
+			if behind && a.Region == "dialog" && dismisses(a) {
+				c.Prior, c.Reason = math.Max(c.Prior, DismissPrior), "dismisses the modal that hides what the goal names"
+			}
 			if !named && len(p.g.Steps) > 0 && pager(a) {
 				// Nothing the goal names is here: it may be further on.
 				c.Prior, c.Reason, c.Onward = math.Max(c.Prior, PagerPrior), "pages on: what the goal names is not on this page", true
@@ -247,9 +251,95 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 				Label: fmt.Sprintf("type %q into %s", p.query, label(a))}, Prior: 0.3, Reason: "searches the site"})
 		}
 	}
+	p.keyCandidates(obs, modal, add)
 	waitForFields(obs, out)
 	p.rank(obs, out)
 	return out
+}
+
+// Priors of the keys a person tries when the page offers no button for
+// what they want: Enter in a filled field that nothing else submits (a
+// search box), Escape on a modal dialog.
+// Escape rises to EscapeBehindPrior when what the goal names is behind
+// the modal (still below a dialog's own dismiss button).
+const (
+	EnterPrior        = 0.4
+	EscapePrior       = 0.35
+	EscapeBehindPrior = 0.5
+)
+
+// keyCandidates proposes Enter in each filled text field whose form has
+// no submit button, and Escape while a modal dialog is open.
+func (p *Proposer) keyCandidates(obs *branch.Observation, modal bool, add func(Candidate)) {
+	submits := map[int]bool{}
+	for _, a := range obs.Affordances {
+		if a.Submit {
+			submits[a.Form] = true
+		}
+	}
+	for _, a := range obs.Affordances {
+		switch a.Kind {
+		case "textbox", "search", "email", "number":
+		default:
+			continue
+		}
+		if a.Value == "" || submits[a.Form] || a.Region == "obscured" || modal && a.Region != "dialog" {
+			continue
+		}
+		add(Candidate{Action: branch.Action{Kind: branch.KindKeyPress, Target: targetOf(a), Value: "Enter", Label: "press Enter in " + label(a)},
+			Prior: EnterPrior, Reason: "nothing else submits the field"})
+	}
+	if !modal {
+		return
+	}
+	c := Candidate{Action: branch.Action{Kind: branch.KindKeyPress, Value: "Escape", Label: "press Escape"},
+		Prior: EscapePrior, Reason: "closes a modal dialog"}
+	if modal && p.behindModal(obs) {
+		c.Prior, c.Reason = EscapeBehindPrior, "closes a modal dialog that hides what the goal names"
+	}
+	add(c)
+}
+
+// DismissPrior is the least prior of a modal's dismiss button (Close, No
+// thanks, Not now) when the modal hides what the goal names: above
+// Escape, which not every modal answers.
+const DismissPrior = 0.55
+
+// dismissWords name buttons that close a modal without taking its offer.
+var dismissWords = map[string]bool{"close": true, "cancel": true, "dismiss": true, "no": true, "not": true, "later": true,
+	"skip": true, "×": true, "✕": true, "x": true}
+
+// dismisses reports whether a button's name starts with a dismiss word.
+func dismisses(a branch.Affordance) bool {
+	ws := Words(a.Target.Name + " " + a.Target.AriaLabel)
+	if a.Target.Name == "×" || a.Target.Name == "✕" {
+		return true
+	}
+	return len(ws) > 0 && dismissWords[ws[0]]
+}
+
+// behindModal reports whether an element the goal names by its exact name
+// is hidden behind an open modal, and nothing in the modal is named so.
+func (p *Proposer) behindModal(obs *branch.Observation) bool {
+	behind := false
+	for _, st := range p.g.Steps {
+		words := core(st.Target)
+		if len(words) == 0 {
+			continue
+		}
+		for _, a := range obs.Affordances {
+			if nameMatch(words, a) < exactName {
+				continue
+			}
+			switch a.Region {
+			case "obscured":
+				behind = true
+			case "dialog":
+				return false // the goal has something to do in the modal
+			}
+		}
+	}
+	return behind
 }
 
 // waitForFields holds back clicks in a form (its buttons above all) while

@@ -91,6 +91,9 @@ var families = map[string]family{
 	"coupons": coupons,
 	"sellers": sellers,
 	"table":   table,
+	// keys.go
+	"enter-search": enterSearch,
+	"escape-popup": escapePopup,
 }
 
 // Families lists the family names, sorted.
