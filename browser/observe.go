@@ -69,7 +69,7 @@ func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 
 func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, error) {
 	if s.Crashed() {
-		return Snapshot{}, &ActionError{Code: CodePageCrash, Msg: "the page crashed"}
+		return Snapshot{}, &ActionError{Code: branch.CodePageCrash, Msg: "the page crashed"}
 	}
 	max := spec.MaxAffordances
 	if max == 0 {

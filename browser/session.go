@@ -368,7 +368,7 @@ func (s *Session) guard(ctx context.Context, what string, limit time.Duration, f
 	stop := s.watch(ctx, limit)
 	err := fn()
 	if stop() && ctx.Err() == nil {
-		return &ActionError{Code: CodeUnresponsive, Msg: fmt.Sprintf("the page did not answer %s within %s; its context was closed", what, limit)}
+		return &ActionError{Code: branch.CodeUnresponsive, Msg: fmt.Sprintf("the page did not answer %s within %s; its context was closed", what, limit)}
 	}
 	return err
 }

@@ -64,7 +64,7 @@ type Candidate struct {
 	// Cookies are the branch's cookies at the boundary: preflight starts
 	// from them, so the site puts the committer in the same state (the
 	// same A/B variant) the branch explored.
-	Cookies []browser.Cookie
+	Cookies []branch.Cookie
 }
 
 // Committer performs commits for one run. It is the only code that may
@@ -184,7 +184,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 		if err != nil {
 			return nil, err
 		}
-		if r.Status == browser.StatusFailed {
+		if r.Status == branch.StatusFailed {
 			return nil, &preflightError{fmt.Sprintf("re-materializing step %d (%s) failed: %s", i+1, a.Describe(), r.Error)}
 		}
 	}
@@ -351,7 +351,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 		if err != nil {
 			return res, err
 		}
-		if r.Status == browser.StatusFailed {
+		if r.Status == branch.StatusFailed {
 			return c.notSent(ctx, res, at, ledger.StateFailed, arts, fmt.Errorf("commit: writing the key into %s: %s", id.FormField, r.Error))
 		}
 		if st, err := c.stepRecord(ctx, sess, setKey, r); err == nil {
@@ -388,7 +388,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 	}
 	c.Events.Record(ctx, "commit_action", cand.BranchID, map[string]any{"action": t.Commit.Action.Describe(), "status": r.Status, "code": r.Code, "requests": len(transcript)})
 	unseen := fmt.Errorf("the commit action failed: %s", r.Error)
-	if r.Status != browser.StatusFailed {
+	if r.Status != branch.StatusFailed {
 		snap, err := sess.Observe(ctx, browser.ObserveSpec{Probes: scoring.Probes(t.Commit.Confirm.Success), Store: true, Screenshot: true})
 		if err != nil {
 			unseen = fmt.Errorf("observing the confirmation: %v", err)
@@ -418,7 +418,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 // confirmed finishes a commit whose confirmation page holds: it reads the
 // token, keeps the invoice and finalizes the row as committed. A token
 // that cannot be read leaves the outcome uncertain: the probe decides.
-func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand Candidate, at attempt, r browser.StepResult, snap browser.Snapshot, steps []map[string]any, arts map[string]string, res *Result) (*Result, error) {
+func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand Candidate, at attempt, r branch.StepResult, snap browser.Snapshot, steps []map[string]any, arts map[string]string, res *Result) (*Result, error) {
 	t, key := c.Task, at.key
 	token, ok, err := sess.Read(ctx, t.Commit.Confirm.Token.Selector, t.Commit.Confirm.Token.Attr)
 	if err != nil || !ok || token == "" {
@@ -473,7 +473,7 @@ func KeyAction(selector, key string) branch.Action {
 
 // stepRecord observes the page after a commit step and returns its record
 // (the hashes a replay of the commit compares).
-func (c *Committer) stepRecord(ctx context.Context, sess *browser.Session, a branch.Action, r browser.StepResult) (map[string]any, error) {
+func (c *Committer) stepRecord(ctx context.Context, sess *browser.Session, a branch.Action, r branch.StepResult) (map[string]any, error) {
 	snap, err := sess.Observe(ctx, browser.ObserveSpec{Store: true})
 	if err != nil {
 		return nil, err

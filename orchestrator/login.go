@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
@@ -76,7 +77,7 @@ func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State,
 		}
 		r.rec.add(time.Time{}, 0, "login_step", "", map[string]any{"step": i + 1, "action": a.Describe(), "status": sr.Status,
 			"code": sr.Code, "error": sr.Error, "url": r.sc.URL(sess.URL())})
-		if sr.Status == browser.StatusFailed {
+		if sr.Status == branch.StatusFailed {
 			return fail(fmt.Sprintf("step %d (%s) failed: %s", i+1, a.Describe(), sr.Error))
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
@@ -805,7 +806,7 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 			r.fold(search, wave)
 			r.countBranches(search)
 			switch o.Code {
-			case browser.CodePageError, browser.CodeHTTPError, browser.CodeNavigationTimeout, browser.CodeTimeout:
+			case branch.CodePageError, branch.CodeHTTPError, branch.CodeNavigationTimeout, branch.CodeTimeout:
 				return nil, fmt.Errorf("%w: opening %s failed: %s: %s", ErrSiteUnreachable, r.sc.URL(t.StartURL), o.Code, o.Msg)
 			}
 			return nil, fmt.Errorf("orchestrator: the start page branch failed: %s: %s", o.Code, o.Msg)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
-	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/task"
 	"github.com/multiverse-orchestrator/multiverse/worker"
 )
@@ -88,7 +87,7 @@ func TestExecuteSolution(t *testing.T) {
 	}
 	var sum int64
 	for i, st := range res.Steps {
-		if st.Step != i+1 || st.Status != browser.StatusOK || st.Replayed != (i < len(plan)-1) {
+		if st.Step != i+1 || st.Status != branch.StatusOK || st.Replayed != (i < len(plan)-1) {
 			t.Errorf("step %d: %+v", i+1, st)
 		}
 		if i == 0 && !st.Start.Equal(task.DefaultClock) {
@@ -140,17 +139,17 @@ func TestExecuteFailures(t *testing.T) {
 		step     int
 		observed bool
 	}{
-		{"unknown testid", branch.Plan{start, click(branch.Target{TestID: "no-such-thing"})}, browser.CodeSelectorNotFound, 2, true},
-		{"hidden menu link", branch.Plan{start, click(branch.Target{TestID: "menu-pricing"})}, browser.CodeElementHidden, 2, true},
+		{"unknown testid", branch.Plan{start, click(branch.Target{TestID: "no-such-thing"})}, branch.CodeSelectorNotFound, 2, true},
+		{"hidden menu link", branch.Plan{start, click(branch.Target{TestID: "menu-pricing"})}, branch.CodeElementHidden, 2, true},
 		{"prefix diverges", branch.Plan{start, click(branch.Target{TestID: "no-such-thing"}), click(branch.Target{TestID: "nav-docs"})},
-			browser.CodeSelectorNotFound, 2, false},
-		{"off-site navigation", branch.Plan{{Kind: branch.KindNavigate, URL: "http://elsewhere.test/"}}, browser.CodePageError, 1, false},
-		{"script", branch.Plan{start, {Kind: branch.KindEval, Value: "1"}}, browser.CodeUnsupported, 2, true},
-		{"missing input", branch.Plan{start, {Kind: branch.KindType, Target: &branch.Target{TestID: "brand"}, Input: "nope"}}, browser.CodeInputMissing, 2, true},
-		{"redacted value", branch.Plan{start, {Kind: branch.KindType, Target: &branch.Target{TestID: "brand"}, Value: browser.RedactedPlaceholder}},
-			browser.CodeRedactedValue, 2, true},
-		{"type into a link", branch.Plan{start, {Kind: branch.KindType, Target: &branch.Target{TestID: "brand"}, Value: "x"}}, browser.CodePageError, 2, true},
-		{"click before any page", branch.Plan{click(branch.Target{TestID: "brand"})}, browser.CodeSelectorNotFound, 1, false},
+			branch.CodeSelectorNotFound, 2, false},
+		{"off-site navigation", branch.Plan{{Kind: branch.KindNavigate, URL: "http://elsewhere.test/"}}, branch.CodePageError, 1, false},
+		{"script", branch.Plan{start, {Kind: branch.KindEval, Value: "1"}}, branch.CodeUnsupported, 2, true},
+		{"missing input", branch.Plan{start, {Kind: branch.KindType, Target: &branch.Target{TestID: "brand"}, Input: "nope"}}, branch.CodeInputMissing, 2, true},
+		{"redacted value", branch.Plan{start, {Kind: branch.KindType, Target: &branch.Target{TestID: "brand"}, Value: branch.RedactedPlaceholder}},
+			branch.CodeRedactedValue, 2, true},
+		{"type into a link", branch.Plan{start, {Kind: branch.KindType, Target: &branch.Target{TestID: "brand"}, Value: "x"}}, branch.CodePageError, 2, true},
+		{"click before any page", branch.Plan{click(branch.Target{TestID: "brand"})}, branch.CodeSelectorNotFound, 1, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -161,7 +160,7 @@ func TestExecuteFailures(t *testing.T) {
 			if (res.Obs != nil) != c.observed {
 				t.Fatalf("observed %v, want %v", res.Obs != nil, c.observed)
 			}
-			if len(res.Steps) != c.step || cost.Actions != c.step || res.Steps[c.step-1].Status != browser.StatusFailed {
+			if len(res.Steps) != c.step || cost.Actions != c.step || res.Steps[c.step-1].Status != branch.StatusFailed {
 				t.Fatalf("steps %+v, cost %+v", res.Steps, cost)
 			}
 			if c.step < len(c.plan) && !strings.Contains(res.ErrMsg, "replaying the prefix diverged") {
@@ -173,7 +172,7 @@ func TestExecuteFailures(t *testing.T) {
 	// A wrong first strategy that a later one repairs is a healed step.
 	open := branch.Plan{start, {Kind: branch.KindClick, Target: &branch.Target{TestID: "stale-id", Role: "button", Name: "Menu"}}}
 	res, _ := s.Execute(open, spec)
-	if res.Status != worker.ResultOK || res.Steps[1].Status != browser.StatusHealed || res.Steps[1].Strategy != "role" {
+	if res.Status != worker.ResultOK || res.Steps[1].Status != branch.StatusHealed || res.Steps[1].Strategy != "role" {
 		t.Fatalf("healed click: %s %+v", res.Status, res.Steps[1])
 	}
 	menu := affordance(t, res.Obs, "menu-pricing")
@@ -248,7 +247,7 @@ func TestExecuteForms(t *testing.T) {
 		bad := sel
 		bad.Value = "Atlantis"
 		res, _ := s.Execute(append(append(branch.Plan{}, sol[:checkout]...), bad), spec)
-		if res.ErrCode != browser.CodeTimeout {
+		if res.ErrCode != branch.CodeTimeout {
 			t.Fatalf("selecting a missing option: %s %s", res.Status, res.ErrCode)
 		}
 	})

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // CodeNoSite is the error code of a job whose origin no simulated site
 // serves.
-const CodeNoSite = browser.CodePageError
+const CodeNoSite = branch.CodePageError
 
 // Executor executes branch jobs against simulated sites instead of a
 // browser: it is a bus handler, usable as the orchestrator's Executor.
@@ -44,7 +44,7 @@ func (e *Executor) Handle(ctx context.Context, j bus.Job) ([]byte, error) {
 	job, err := worker.DecodeJob(j.Data)
 	if err != nil {
 		r := &worker.Result{RunID: j.RunID, BranchID: j.BranchID, Attempt: j.Attempt, Worker: WorkerName,
-			Status: worker.ResultFailed, ErrCode: "bad_job", ErrMsg: err.Error()}
+			Status: worker.ResultFailed, ErrCode: branch.CodeBadJob, ErrMsg: err.Error()}
 		return r.Encode()
 	}
 	s := e.sites[job.Spec.Origin]

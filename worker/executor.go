@@ -24,10 +24,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// CodeBranchTimeout is the error code of a branch that exceeded its wall
-// clock budget.
-const CodeBranchTimeout = "branch_timeout"
-
 // Options configure an Executor.
 type Options struct {
 	// Name identifies the worker in results and events.
@@ -191,7 +187,7 @@ func (e *Executor) Handle(ctx context.Context, bj bus.Job) ([]byte, error) {
 		// A job this worker cannot read will not get better on
 		// redelivery; report it as a failed branch.
 		r := &Result{RunID: bj.RunID, BranchID: bj.BranchID, Attempt: bj.Attempt, Worker: e.opts.Name,
-			Status: ResultFailed, ErrCode: "bad_job", ErrMsg: err.Error()}
+			Status: ResultFailed, ErrCode: branch.CodeBadJob, ErrMsg: err.Error()}
 		return r.Encode()
 	}
 	// Continue the orchestrator's trace: this job's steps are children of
@@ -299,7 +295,7 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 	} else {
 		so, err := SessionOptions(job.Spec, e.opts.Store)
 		if err != nil {
-			res.Status, res.ErrCode, res.ErrMsg = ResultFailed, "bad_job", err.Error()
+			res.Status, res.ErrCode, res.ErrMsg = ResultFailed, branch.CodeBadJob, err.Error()
 			return res, nil
 		}
 		if job.Spec.Login > 0 {
@@ -354,7 +350,7 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 				return nil, ctx.Err()
 			}
 			if bctx.Err() != nil {
-				res.Status, res.ErrCode, res.ErrStep = ResultFailed, CodeBranchTimeout, i+1
+				res.Status, res.ErrCode, res.ErrStep = ResultFailed, branch.CodeBranchTimeout, i+1
 				res.ErrMsg = fmt.Sprintf("the branch exceeded its wall clock budget of %s at step %d", job.Deadline.D(), i+1)
 				res.Timing.Total = time.Since(start).Milliseconds()
 				return res, nil
@@ -362,7 +358,7 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 			return nil, err
 		}
 		res.Steps = append(res.Steps, Step{StepResult: sr, Replayed: i < last, TraceID: traceID, SpanID: spanID})
-		if sr.Status == browser.StatusFailed {
+		if sr.Status == branch.StatusFailed {
 			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = ResultFailed, sr.Code, sr.Error, i+1
 			if i < last {
 				res.ErrMsg = fmt.Sprintf("replaying the prefix diverged at step %d: %s", i+1, sr.Error)
@@ -379,13 +375,13 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 				return nil, ctx.Err()
 			}
 			if bctx.Err() != nil {
-				res.Status, res.ErrCode, res.ErrStep = ResultFailed, CodeBranchTimeout, len(job.Plan)
+				res.Status, res.ErrCode, res.ErrStep = ResultFailed, branch.CodeBranchTimeout, len(job.Plan)
 				res.ErrMsg = fmt.Sprintf("the branch exceeded its wall clock budget of %s while observing step %d", job.Deadline.D(), len(job.Plan))
 				res.Timing.Total = time.Since(start).Milliseconds()
 				return res, nil
 			}
 			if !failed {
-				res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = ResultFailed, browser.CodePageError, err.Error(), len(job.Plan)
+				res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = ResultFailed, branch.CodePageError, err.Error(), len(job.Plan)
 				var ae *browser.ActionError
 				if errors.As(err, &ae) {
 					res.ErrCode = ae.Code
@@ -573,7 +569,7 @@ func (e *Executor) loginState(ctx context.Context, job *Job) (*browser.State, er
 // the site renewed is dropped too: every branch and the committer start
 // from that state itself, and its tokens must not travel in results,
 // which the bus keeps on disk.
-func withoutLogin(cs []browser.Cookie, start *browser.State) []browser.Cookie {
+func withoutLogin(cs []branch.Cookie, start *browser.State) []branch.Cookie {
 	if start == nil || len(start.Cookies) == 0 {
 		return cs
 	}
@@ -594,7 +590,7 @@ func withoutLogin(cs []browser.Cookie, start *browser.State) []browser.Cookie {
 func browserState(st *task.StorageState) *browser.State {
 	out := &browser.State{}
 	for _, c := range st.Cookies {
-		out.Cookies = append(out.Cookies, browser.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
+		out.Cookies = append(out.Cookies, branch.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
 			Expires: c.Expires, HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: c.SameSite})
 	}
 	for _, o := range st.Origins {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
-	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
@@ -51,7 +50,7 @@ type Spec struct {
 	// assignment of this visitor: an A/B variant, a session): every branch
 	// starts from them, so all branches and the committer see the site in
 	// the same state.
-	Cookies []browser.Cookie `json:"cookies,omitempty"`
+	Cookies []branch.Cookie `json:"cookies,omitempty"`
 }
 
 // NewSpec returns the spec of the task's branches: what the task says
@@ -88,7 +87,7 @@ const (
 
 // Step is one executed action of a branch, as the worker saw it.
 type Step struct {
-	browser.StepResult
+	branch.StepResult
 	// Replayed marks prefix actions re-executed to materialize the branch.
 	Replayed bool `json:"replayed,omitempty"`
 	// TraceID and SpanID name the step's span (a child of the branch
@@ -128,7 +127,7 @@ type Result struct {
 	// Cookies holds the root branch's cookies after the first page: the
 	// orchestrator pins them for every later branch and the committer.
 	// They travel to the orchestrator only, never into events or bundles.
-	Cookies []browser.Cookie `json:"cookies,omitempty"`
+	Cookies []branch.Cookie `json:"cookies,omitempty"`
 	// Net lists the requests of the last step.
 	Net []branch.NetRecord `json:"net,omitempty"`
 	// Requests lists every response of the branch, for request_seen.
