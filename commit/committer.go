@@ -17,9 +17,9 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/failpoint"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/task"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // Errors callers branch on.
@@ -72,7 +72,7 @@ type Candidate struct {
 type Committer struct {
 	Task    *task.Task
 	RunID   string
-	Spec    *worker.Spec
+	Spec    *job.Spec
 	Ledger  *ledger.Ledger
 	Store   *artifacts.FS
 	Runtime *browser.Runtime
@@ -161,13 +161,13 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if c.Store != nil {
 		kept.store = c.Store
 	}
-	so, err := worker.SessionOptions(c.Spec, kept)
+	so, err := browser.SessionOptionsFor(c.Spec, kept)
 	if err != nil {
 		return nil, err
 	}
 	so.Guard = nil // the committer is the one allowed to send them
 	if c.Login != nil {
-		so.State, so.Scrub = c.Login, worker.ScrubberWith(c.Spec, c.Login.Values())
+		so.State, so.Scrub = c.Login, c.Spec.ScrubberWith(c.Login.Values())
 	}
 	sess, err := c.Runtime.NewSession(ctx, so)
 	if err != nil {
@@ -178,7 +178,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 		return nil, err
 	}
 	c.Events.Record(ctx, "commit_start", cand.BranchID, map[string]any{"plan_digest": cand.PlanDigest, "steps": len(cand.Plan), "phase": "preflight", "cookies": len(cand.Cookies)})
-	resolve := worker.Resolver(c.Spec.Inputs)
+	resolve := c.Spec.ResolveInput
 	for i, a := range cand.Plan {
 		r, err := sess.Do(ctx, a, resolve)
 		if err != nil {
@@ -201,7 +201,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if err != nil {
 		return nil, &preflightError{err.Error()}
 	}
-	res := &Result{Candidate: cand, Changes: diffIntent(cand.Intent, worker.ScrubIntent(c.Spec, fields, snap.PII), c.Spec)}
+	res := &Result{Candidate: cand, Changes: diffIntent(cand.Intent, c.Spec.ScrubIntent(fields, snap.PII), c.Spec)}
 	if len(res.Changes) > 0 {
 		c.Events.Record(ctx, "snapshot_changed", cand.BranchID, map[string]any{"changes": res.Changes})
 	}
@@ -277,8 +277,8 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 
 // diffIntent lists the intent fields whose value changed between the
 // exploration snapshot and preflight. Both sides come scrubbed by
-// worker.ScrubIntent: the lines go into events and the summary.
-func diffIntent(before, after map[string]string, spec *worker.Spec) []string {
+// job.Spec.ScrubIntent: the lines go into events and the summary.
+func diffIntent(before, after map[string]string, spec *job.Spec) []string {
 	if before == nil {
 		return nil
 	}
@@ -341,7 +341,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 	if pre.Obs.DOMArtifact != "" {
 		arts["pre_submit_dom"] = pre.Obs.DOMArtifact
 	}
-	so, _ := worker.SessionOptions(c.Spec, c.Store)
+	so, _ := browser.SessionOptionsFor(c.Spec, c.Store)
 	var steps []map[string]any
 	if id := t.Commit.Idempotency; id.FormField != "" {
 		// Writing the key is a step of its own (an eval action), so the
@@ -376,7 +376,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 	}
 	failpoint.Hit(failpoint.AfterAttempt)
 	step := sess.Step() + 1
-	r, err := sess.Do(ctx, t.Commit.Action, worker.Resolver(c.Spec.Inputs))
+	r, err := sess.Do(ctx, t.Commit.Action, c.Spec.ResolveInput)
 	if err != nil {
 		// The session broke during the action: the request may be out.
 		return c.uncertain(ctx, res, key, arts, fmt.Errorf("the commit action: %w", err))

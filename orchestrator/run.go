@@ -29,6 +29,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
@@ -179,7 +180,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	sc := scrub.New(key, t.SecretValues())
 	r := &run{ctx: ctx, cfg: cfg, t: t, log: log, dd: dd, store: store, elog: elog, led: led, rec: rec, sum: sum,
-		runID: runID, key: key, sc: sc, workers: workers, start: start, results: map[string]*worker.Result{},
+		runID: runID, key: key, sc: sc, workers: workers, start: start, results: map[string]*job.Result{},
 		spans: map[string]trace.Span{}, trail: tr}
 	cpu0 := cpuTime()
 	err = scrubbed(sc, r.execute(ctx))
@@ -272,9 +273,9 @@ type run struct {
 	sc      *scrub.Scrubber
 	workers int
 	start   time.Time
-	spec    *worker.Spec
+	spec    *job.Spec
 	// results holds every branch's accepted result by branch id.
-	results map[string]*worker.Result
+	results map[string]*job.Result
 	// spans holds the open span of each dispatched branch.
 	spans map[string]trace.Span
 	// claims delivers workers' delivery claims; claimed holds the latest
@@ -389,7 +390,7 @@ func (r *run) inputTokens() map[string]map[string]any {
 
 func (r *run) execute(ctx context.Context) error {
 	t := r.t
-	r.spec = worker.NewSpec(t)
+	r.spec = job.NewSpec(t)
 	r.spec.ScrubKey, r.spec.Screenshots = r.key, !r.cfg.NoScreenshots
 	// The HTTP preflight speaks to real sites; a custom executor (a
 	// simulated web) has none.
@@ -614,7 +615,7 @@ func (r *run) drainClaims() {
 
 // mirror copies the artifacts a result references from the object store
 // into the local store when a remote worker produced them.
-func (r *run) mirror(ctx context.Context, res *worker.Result) {
+func (r *run) mirror(ctx context.Context, res *job.Result) {
 	if r.objects == nil {
 		return
 	}
@@ -886,7 +887,7 @@ func (r *run) fold(search *planner.Search, wave []*planner.Node) planner.Decisio
 func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bus.Result, search *planner.Search, wave []*planner.Node) (map[string]planner.Outcome, error) {
 	t := r.t
 	want := map[string]*planner.Node{}
-	jobs := map[string]*worker.Job{}
+	jobs := map[string]*job.Job{}
 	ranWith := map[string]int{} // branch -> the login version its job carried
 	if r.reruns == nil {
 		r.reruns = map[string]int{}
@@ -908,13 +909,13 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		}
 	}
 	for _, n := range wave {
-		job := &worker.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Plan: n.Plan, PlanDigest: n.Digest,
+		j := &job.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Plan: n.Plan, PlanDigest: n.Digest,
 			Seed: n.Seed, Deadline: t.Budgets.BranchWallClock, Spec: r.spec}
-		data, err := job.Encode()
+		data, err := j.Encode()
 		if err != nil {
 			return nil, fmt.Errorf("orchestrator: encoding job: %w", err)
 		}
-		jobs[n.ID], ranWith[n.ID] = job, r.spec.Login
+		jobs[n.ID], ranWith[n.ID] = j, r.spec.Login
 		// The branch span's context travels with the job, so the worker's
 		// step spans join this trace, whatever process runs it.
 		hdr := nats.Header{}
@@ -974,7 +975,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 	}
 	r.progress(search, len(want), "explore")
 	got := map[string]planner.Outcome{}
-	raw := map[string]*worker.Result{}
+	raw := map[string]*job.Result{}
 	timer := time.NewTimer(t.Budgets.BranchWallClock.D() + ResultGrace)
 	defer timer.Stop()
 	deadCheck := time.NewTicker(5 * time.Second)
@@ -1077,7 +1078,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 				r.rec.add(time.Time{}, 0, "stale_result", m.BranchID, map[string]any{"attempt": m.Attempt, "latest_attempt": last})
 				continue
 			}
-			res, err := worker.DecodeResult(m.Data)
+			res, err := job.DecodeResult(m.Data)
 			if err != nil {
 				got[m.BranchID] = planner.Outcome{Code: "bad_result", Msg: err.Error()}
 				continue
@@ -1087,7 +1088,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 			}
 			raw[m.BranchID] = res
 			r.mirror(ctx, res)
-			got[m.BranchID] = planner.Outcome{OK: res.Status == worker.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
+			got[m.BranchID] = planner.Outcome{OK: res.Status == job.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
 				Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: len(res.Steps), Intent: res.Intent}
 			r.progress(search, len(want)-len(got), "explore")
 		}

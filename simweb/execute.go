@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/task"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // WorkerName is the worker name simulated results carry.
@@ -89,7 +89,7 @@ type body struct {
 // session is the simulated browser tab of one execution.
 type session struct {
 	site    *Site
-	spec    *worker.Spec
+	spec    *job.Spec
 	v       *view
 	net     []netRec
 	blocked map[string]int
@@ -109,7 +109,7 @@ type session struct {
 // one. Execute never fails: a plan the site cannot execute is a failed
 // result. It is deterministic: the same plan and spec give the same
 // result and cost.
-func (s *Site) Execute(plan branch.Plan, spec *worker.Spec) (*worker.Result, Cost) {
+func (s *Site) Execute(plan branch.Plan, spec *job.Spec) (*job.Result, Cost) {
 	res, costs := s.execute(plan, spec)
 	var total Cost
 	for _, c := range costs {
@@ -119,7 +119,7 @@ func (s *Site) Execute(plan branch.Plan, spec *worker.Spec) (*worker.Result, Cos
 }
 
 // execute is Execute with the cost of every executed action.
-func (s *Site) execute(plan branch.Plan, spec *worker.Spec) (*worker.Result, []Cost) {
+func (s *Site) execute(plan branch.Plan, spec *job.Spec) (*job.Result, []Cost) {
 	r := s.newRun(spec)
 	r.advance(plan)
 	return r.result(plan)
@@ -133,15 +133,15 @@ type run struct {
 	ss      *session
 	clock   time.Time
 	stepDur time.Duration
-	steps   []worker.Step
+	steps   []job.Step
 	costs   []Cost
 	elapsed int64
 	failed  bool
 }
 
-func (s *Site) newRun(spec *worker.Spec) *run {
+func (s *Site) newRun(spec *job.Spec) *run {
 	if spec == nil {
-		spec = &worker.Spec{}
+		spec = &job.Spec{}
 	}
 	r := &run{ss: &session{site: s, spec: spec, blocked: map[string]int{}}, clock: spec.Env.Clock, stepDur: spec.Env.StepAdvance.D()}
 	if r.clock.IsZero() {
@@ -157,7 +157,7 @@ func (s *Site) newRun(spec *worker.Spec) *run {
 func (r *run) clone() *run {
 	c := *r
 	c.ss = r.ss.clone()
-	c.steps = append([]worker.Step(nil), r.steps...)
+	c.steps = append([]job.Step(nil), r.steps...)
 	c.costs = append([]Cost(nil), r.costs...)
 	return &c
 }
@@ -184,20 +184,20 @@ func (r *run) advance(plan branch.Plan) {
 			sr.Status, sr.Code, sr.Error = branch.StatusFailed, out.code, out.msg
 			r.failed = true
 		}
-		r.steps = append(r.steps, worker.Step{StepResult: sr})
+		r.steps = append(r.steps, job.Step{StepResult: sr})
 	}
 }
 
 // result observes the page and builds the worker result of plan, whose
 // actions the run has executed.
-func (r *run) result(plan branch.Plan) (*worker.Result, []Cost) {
-	res := &worker.Result{Worker: WorkerName, Started: r.clock}
+func (r *run) result(plan branch.Plan) (*job.Result, []Cost) {
+	res := &job.Result{Worker: WorkerName, Started: r.clock}
 	if len(plan) == 0 {
-		res.Status, res.ErrCode, res.ErrMsg = worker.ResultFailed, branch.CodeBadJob, "the plan is empty"
+		res.Status, res.ErrCode, res.ErrMsg = job.ResultFailed, branch.CodeBadJob, "the plan is empty"
 		return res, nil
 	}
 	last := len(plan) - 1
-	res.Steps = make([]worker.Step, len(r.steps))
+	res.Steps = make([]job.Step, len(r.steps))
 	for i, st := range r.steps {
 		st.Replayed = i < last
 		res.Steps[i] = st
@@ -207,7 +207,7 @@ func (r *run) result(plan branch.Plan) (*worker.Result, []Cost) {
 			res.Timing.Action = r.costs[i].SimMS
 		}
 		if st.Status == branch.StatusFailed {
-			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = worker.ResultFailed, st.Code, st.Error, i+1
+			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = job.ResultFailed, st.Code, st.Error, i+1
 			if i < last {
 				res.ErrMsg = fmt.Sprintf("replaying the prefix diverged at step %d: %s", i+1, st.Error)
 			}
@@ -218,9 +218,9 @@ func (r *run) result(plan branch.Plan) (*worker.Result, []Cost) {
 		ss.observe(res, len(plan), r.clock.Add(time.Duration(len(plan))*r.stepDur))
 	}
 	if res.Status == "" {
-		res.Status = worker.ResultOK
+		res.Status = job.ResultOK
 		if res.Obs == nil {
-			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = worker.ResultFailed, branch.CodePageError, "no page was loaded", len(plan)
+			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = job.ResultFailed, branch.CodePageError, "no page was loaded", len(plan)
 		}
 	}
 	res.Blocked = ss.blockedList()

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/task"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // findSite returns the first generated site (default config, seeds from
@@ -33,7 +33,7 @@ func hasRoute(s *Site, r string) bool {
 	return false
 }
 
-func mustSpec(t testing.TB, s *Site) *worker.Spec {
+func mustSpec(t testing.TB, s *Site) *job.Spec {
 	t.Helper()
 	spec, err := s.Spec()
 	if err != nil {
@@ -75,7 +75,7 @@ func TestExecuteSolution(t *testing.T) {
 	spec := mustSpec(t, s)
 	plan := mustSolution(t, s)
 	res, cost := s.Execute(plan, spec)
-	if res.Status != worker.ResultOK || !res.AtBoundary || res.Obs == nil {
+	if res.Status != job.ResultOK || !res.AtBoundary || res.Obs == nil {
 		t.Fatalf("result %s %s %s, boundary %v", res.Status, res.ErrCode, res.ErrMsg, res.AtBoundary)
 	}
 	tk, _ := s.Task()
@@ -154,7 +154,7 @@ func TestExecuteFailures(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res, cost := s.Execute(c.plan, spec)
-			if res.Status != worker.ResultFailed || res.ErrCode != c.code || res.ErrStep != c.step {
+			if res.Status != job.ResultFailed || res.ErrCode != c.code || res.ErrStep != c.step {
 				t.Fatalf("status %s code %s step %d (%s), want failed %s at %d", res.Status, res.ErrCode, res.ErrStep, res.ErrMsg, c.code, c.step)
 			}
 			if (res.Obs != nil) != c.observed {
@@ -172,7 +172,7 @@ func TestExecuteFailures(t *testing.T) {
 	// A wrong first strategy that a later one repairs is a healed step.
 	open := branch.Plan{start, {Kind: branch.KindClick, Target: &branch.Target{TestID: "stale-id", Role: "button", Name: "Menu"}}}
 	res, _ := s.Execute(open, spec)
-	if res.Status != worker.ResultOK || res.Steps[1].Status != branch.StatusHealed || res.Steps[1].Strategy != "role" {
+	if res.Status != job.ResultOK || res.Steps[1].Status != branch.StatusHealed || res.Steps[1].Strategy != "role" {
 		t.Fatalf("healed click: %s %+v", res.Status, res.Steps[1])
 	}
 	menu := affordance(t, res.Obs, "menu-pricing")
@@ -197,7 +197,7 @@ func TestExecuteForms(t *testing.T) {
 		plan := append(append(branch.Plan{}, sol[:checkout]...), sol[submit])
 		before, _ := s.Execute(sol[:checkout], spec)
 		after, _ := s.Execute(plan, spec)
-		if after.Status != worker.ResultOK || after.Obs.URL != before.Obs.URL || after.Obs.DOMHash != before.Obs.DOMHash {
+		if after.Status != job.ResultOK || after.Obs.URL != before.Obs.URL || after.Obs.DOMHash != before.Obs.DOMHash {
 			t.Fatalf("an empty required form was submitted: %s -> %s", before.Obs.URL, after.Obs.URL)
 		}
 	})
@@ -240,7 +240,7 @@ func TestExecuteForms(t *testing.T) {
 		byText.Value = optionText(append(append([]branch.Option{}, s.CountryOptions...), s.BillingOptions...), sel.Value)
 		for _, a := range []branch.Action{sel, byText} {
 			res, _ := s.Execute(append(append(branch.Plan{}, sol[:checkout]...), a), spec)
-			if res.Status != worker.ResultOK {
+			if res.Status != job.ResultOK {
 				t.Fatalf("select %q: %s", a.Value, res.ErrMsg)
 			}
 		}
@@ -266,7 +266,7 @@ func TestExecuteForms(t *testing.T) {
 	})
 	t.Run("unknown pages answer 404", func(t *testing.T) {
 		res, _ := s.Execute(branch.Plan{nav(s, "/no/such/page")}, spec)
-		if res.Status != worker.ResultOK || res.Obs.Status != 404 || len(res.Obs.DeadEnds) == 0 || res.Obs.DeadEnds[0] != "not_found" {
+		if res.Status != job.ResultOK || res.Obs.Status != 404 || len(res.Obs.DeadEnds) == 0 || res.Obs.DeadEnds[0] != "not_found" {
 			t.Fatalf("404 page: status %d, dead ends %v", res.Obs.Status, res.Obs.DeadEnds)
 		}
 	})
@@ -281,7 +281,7 @@ func TestExecutePlaceOrder(t *testing.T) {
 
 	res, _ := s.Execute(plan, spec)
 	want := "POST " + s.Origin + s.Orders
-	if res.Status != worker.ResultOK || len(res.Blocked) != 1 || res.Blocked[0] != want {
+	if res.Status != job.ResultOK || len(res.Blocked) != 1 || res.Blocked[0] != want {
 		t.Fatalf("guarded order: status %s, blocked %v, want [%s]", res.Status, res.Blocked, want)
 	}
 	if !res.AtBoundary || len(res.Net) != 1 || !res.Net[0].Blocked {
@@ -291,7 +291,7 @@ func TestExecutePlaceOrder(t *testing.T) {
 	open := *spec
 	open.Guard = nil
 	res, _ = s.Execute(plan, &open)
-	if res.Status != worker.ResultOK || len(res.Blocked) != 0 || !strings.Contains(res.Obs.URL, s.Orders+"/ORD-") {
+	if res.Status != job.ResultOK || len(res.Blocked) != 0 || !strings.Contains(res.Obs.URL, s.Orders+"/ORD-") {
 		t.Fatalf("unguarded order: %s at %s, blocked %v", res.Status, res.Obs.URL, res.Blocked)
 	}
 	if n := len(res.Net); n != 2 || res.Net[0].Method != "POST" || res.Net[0].Status != 303 {
@@ -302,11 +302,11 @@ func TestExecutePlaceOrder(t *testing.T) {
 func TestExecuteNilSpec(t *testing.T) {
 	s := Generate(1, Config{})
 	res, cost := s.Execute(branch.Plan{nav(s, "/")}, nil)
-	if res.Status != worker.ResultOK || res.AtBoundary || len(res.Obs.Predicates) != 0 || cost.Actions != 1 {
+	if res.Status != job.ResultOK || res.AtBoundary || len(res.Obs.Predicates) != 0 || cost.Actions != 1 {
 		t.Fatalf("nil spec: %+v %+v", res, cost)
 	}
 	res, _ = s.Execute(nil, nil)
-	if res.Status != worker.ResultFailed {
+	if res.Status != job.ResultFailed {
 		t.Fatal("an empty plan is not a failure")
 	}
 }
@@ -317,7 +317,7 @@ func TestPaidLinkCostsMore(t *testing.T) {
 	plain, c1 := s.Execute(branch.Plan{nav(s, s.Hub)}, spec)
 	paid := affordance(t, plain.Obs, "instant-quote")
 	res, c2 := s.Execute(branch.Plan{nav(s, s.Hub), click(paid.Target)}, spec)
-	if res.Status != worker.ResultOK || c2.Units-c1.Units != PaidCost*s.Prices[branch.KindClick] {
+	if res.Status != job.ResultOK || c2.Units-c1.Units != PaidCost*s.Prices[branch.KindClick] {
 		t.Fatalf("paid link cost %g units, want %g", c2.Units-c1.Units, PaidCost*s.Prices[branch.KindClick])
 	}
 	if len(res.Obs.DeadEnds) == 0 {

@@ -7,24 +7,24 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/bus"
-	"github.com/multiverse-orchestrator/multiverse/worker"
+	"github.com/multiverse-orchestrator/multiverse/job"
 )
 
-func jobFor(t testing.TB, s *Site, spec *worker.Spec) *worker.Job {
+func jobFor(t testing.TB, s *Site, spec *job.Spec) *job.Job {
 	t.Helper()
 	plan, err := s.Solution()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &worker.Job{RunID: "run1", BranchID: "b1", Plan: plan, PlanDigest: "d", Spec: spec}
+	return &job.Job{RunID: "run1", BranchID: "b1", Plan: plan, PlanDigest: "d", Spec: spec}
 }
 
 func TestExecutorHandle(t *testing.T) {
 	a, b := Generate(1, DefaultConfig()), Generate(2, DefaultConfig())
 	e := NewExecutor(a, b)
 	spec := mustSpec(t, b)
-	job := jobFor(t, b, spec)
-	data, err := job.Encode()
+	j := jobFor(t, b, spec)
+	data, err := j.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,12 +32,12 @@ func TestExecutorHandle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := worker.DecodeResult(out)
+	res, err := job.DecodeResult(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := b.Execute(job.Plan, spec)
-	want.RunID, want.BranchID, want.Attempt, want.V = "run1", "b1", 2, worker.WireVersion
+	want, _ := b.Execute(j.Plan, spec)
+	want.RunID, want.BranchID, want.Attempt, want.V = "run1", "b1", 2, job.WireVersion
 	x, _ := json.Marshal(res)
 	y, _ := json.Marshal(want)
 	if string(x) != string(y) || !res.AtBoundary {
@@ -64,8 +64,8 @@ func TestExecutorHandle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := worker.DecodeResult(out)
-			if err != nil || res.Status != worker.ResultFailed || res.ErrCode != c.code || res.BranchID == "" || res.RunID != "run1" {
+			res, err := job.DecodeResult(out)
+			if err != nil || res.Status != job.ResultFailed || res.ErrCode != c.code || res.BranchID == "" || res.RunID != "run1" {
 				t.Fatalf("result %+v, error %v", res, err)
 			}
 		})
