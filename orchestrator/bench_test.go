@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
-	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -26,7 +25,7 @@ import (
 // append) the only cost of a run.
 type chainExecutor struct{ Depth int }
 
-func (c chainExecutor) Handle(ctx context.Context, m bus.Job) ([]byte, error) {
+func (c chainExecutor) Handle(ctx context.Context, m job.Delivery) ([]byte, error) {
 	j, err := job.DecodeJob(m.Data)
 	if err != nil {
 		return nil, err

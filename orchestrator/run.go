@@ -81,9 +81,11 @@ type Config struct {
 	Cold bool
 }
 
-// Executor runs branch jobs for in-process workers.
+// Executor runs branch jobs for in-process workers: it returns the wire
+// form of a delivered job's result, or an error for a fault of its own,
+// which makes the bus deliver the job again (see job.Delivery).
 type Executor interface {
-	Handle(ctx context.Context, job bus.Job) ([]byte, error)
+	Handle(ctx context.Context, d job.Delivery) ([]byte, error)
 }
 
 // Progress is a snapshot of a running search.

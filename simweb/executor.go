@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
-	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/job"
 )
 
@@ -15,7 +14,9 @@ import (
 const CodeNoSite = branch.CodePageError
 
 // Executor executes branch jobs against simulated sites instead of a
-// browser: it is a bus handler, usable as the orchestrator's Executor.
+// browser: it handles job deliveries, so it is usable as the
+// orchestrator's Executor (and, through worker.BusHandler, as a bus
+// handler).
 // It is safe for concurrent use.
 type Executor struct {
 	// LatencyScale makes Handle sleep the simulated time of a job times
@@ -40,7 +41,7 @@ func NewExecutor(sites ...*Site) *Executor {
 // or whose site is unknown is a failed result, not an error; the only
 // error is ctx ending during the sleep, which makes the bus redeliver the
 // job.
-func (e *Executor) Handle(ctx context.Context, d bus.Job) ([]byte, error) {
+func (e *Executor) Handle(ctx context.Context, d job.Delivery) ([]byte, error) {
 	j, err := job.DecodeJob(d.Data)
 	if err != nil {
 		r := &job.Result{RunID: d.RunID, BranchID: d.BranchID, Attempt: d.Attempt, Worker: WorkerName,

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/job"
 )
 
@@ -28,7 +27,7 @@ func TestExecutorHandle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := e.Handle(context.Background(), bus.Job{RunID: "run1", BranchID: "b1", Attempt: 2, Data: data})
+	out, err := e.Handle(context.Background(), job.Delivery{RunID: "run1", BranchID: "b1", Attempt: 2, Data: data})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +59,7 @@ func TestExecutorHandle(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := e.Handle(context.Background(), bus.Job{RunID: "run1", BranchID: "b2", Attempt: 1, Data: c.data})
+			out, err := e.Handle(context.Background(), job.Delivery{RunID: "run1", BranchID: "b2", Attempt: 1, Data: c.data})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +79,7 @@ func TestExecutorLatency(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.Handle(ctx, bus.Job{RunID: "run1", BranchID: "b1", Attempt: 1, Data: data})
+		_, err := e.Handle(ctx, job.Delivery{RunID: "run1", BranchID: "b1", Attempt: 1, Data: data})
 		done <- err
 	}()
 	cancel()

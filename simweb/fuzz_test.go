@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
-	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/job"
 )
 
@@ -21,7 +20,7 @@ func FuzzHandle(f *testing.F) {
 	f.Add([]byte(`null`))
 	e := NewExecutor(s)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, err := e.Handle(context.Background(), bus.Job{RunID: "r", BranchID: "b", Attempt: 1, Data: data})
+		out, err := e.Handle(context.Background(), job.Delivery{RunID: "r", BranchID: "b", Attempt: 1, Data: data})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -179,26 +179,29 @@ func (e *Executor) Close() error {
 	return err
 }
 
-// Handle is a bus.Handler: it decodes the job, executes it and encodes the
-// result.
-func (e *Executor) Handle(ctx context.Context, bj bus.Job) ([]byte, error) {
-	j, err := job.DecodeJob(bj.Data)
+// Handle decodes a delivered job, executes it and encodes the result
+// (BusHandler makes it a bus.Handler). A job it cannot read is a failed
+// result with branch.CodeBadJob. It returns an error only for a fault of
+// its own (the browser was lost, ctx ended, the run could not yet say its
+// login session), which the bus answers by delivering the job again.
+func (e *Executor) Handle(ctx context.Context, d job.Delivery) ([]byte, error) {
+	j, err := job.DecodeJob(d.Data)
 	if err != nil {
 		// A job this worker cannot read will not get better on
 		// redelivery; report it as a failed branch.
-		r := &job.Result{RunID: bj.RunID, BranchID: bj.BranchID, Attempt: bj.Attempt, Worker: e.opts.Name,
+		r := &job.Result{RunID: d.RunID, BranchID: d.BranchID, Attempt: d.Attempt, Worker: e.opts.Name,
 			Status: job.ResultFailed, ErrCode: branch.CodeBadJob, ErrMsg: err.Error()}
 		return r.Encode()
 	}
 	// Continue the orchestrator's trace: this job's steps are children of
 	// the branch span whose context travels in the message headers.
-	ctx = otel.GetTextMapPropagator().Extract(ctx, bus.HeaderCarrier(bj.Header))
-	res, kept, err := e.execute(ctx, j, bj.Attempt)
+	ctx = otel.GetTextMapPropagator().Extract(ctx, bus.HeaderCarrier(d.Header))
+	res, kept, err := e.execute(ctx, j, d.Attempt)
 	if err != nil {
 		return nil, err
 	}
 	if kept {
-		res.WarmRoute = bj.Route
+		res.WarmRoute = d.Route
 	}
 	return res.Encode()
 }

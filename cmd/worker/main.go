@@ -110,5 +110,5 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer exec.Close()
 	log.Info("worker ready", "nats", *natsURL, "slots", *slots)
-	return client.Work(ctx, bus.WorkerConfig{Slots: *slots}, exec.Handle)
+	return client.Work(ctx, bus.WorkerConfig{Slots: *slots}, worker.BusHandler(exec.Handle))
 }
