@@ -84,7 +84,6 @@ type Job struct {
 	ParentID   string        `json:"parent_id,omitempty"`
 	Plan       branch.Plan   `json:"plan"`
 	PlanDigest string        `json:"plan_digest"`
-	Seed       uint64        `json:"seed"`
 	Deadline   task.Duration `json:"branch_timeout"`
 	Spec       *Spec         `json:"spec"`
 }

@@ -560,11 +560,11 @@ func (r *run) execute(ctx context.Context) error {
 	return r.commit(ctx, rt, winners)
 }
 
-// RouteWait is how long a job routed to the worker holding its parent's
+// routeWait is how long a job routed to the worker holding its parent's
 // live context waits for that worker before any worker may run it.
 // Continuing a live context saves replaying the prefix (about half a
 // second to a few seconds of browser work per branch on the demo).
-var RouteWait = time.Second
+const routeWait = time.Second
 
 // workerStopWait bounds how long the end of a run waits for its
 // in-process workers to return their slots.
@@ -912,7 +912,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 	}
 	for _, n := range wave {
 		j := &job.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Plan: n.Plan, PlanDigest: n.Digest,
-			Seed: n.Seed, Deadline: t.Budgets.BranchWallClock, Spec: r.spec}
+			Deadline: t.Budgets.BranchWallClock, Spec: r.spec}
 		data, err := j.Encode()
 		if err != nil {
 			return nil, fmt.Errorf("orchestrator: encoding job: %w", err)
@@ -971,7 +971,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 	published := time.Now()
 	var routeTick <-chan time.Time // nil (never ready) once no route is pending
 	if len(pendingRoutes) > 0 {
-		t := time.NewTicker(RouteWait / 4)
+		t := time.NewTicker(routeWait / 4)
 		defer t.Stop()
 		routeTick = t.C
 	}
@@ -991,7 +991,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		case <-r.storageFull():
 			return nil, fmt.Errorf("orchestrator: exploring: %w", r.nats.StorageErr())
 		case <-routeTick:
-			// A routed job no one claimed within RouteWait, or whose
+			// A routed job no one claimed within routeWait, or whose
 			// claiming worker fell silent (killed, stopped), is queued
 			// for any worker, its attempts counting on.
 			r.drainClaims()
@@ -1001,7 +1001,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 					continue
 				}
 				claimed := r.claimed[rt.id]
-				if claimed > 0 && r.watch.Alive(r.claimedBy[rt.id]) || claimed == 0 && time.Since(published) < RouteWait {
+				if claimed > 0 && r.watch.Alive(r.claimedBy[rt.id]) || claimed == 0 && time.Since(published) < routeWait {
 					kept = append(kept, rt)
 					continue
 				}
