@@ -39,7 +39,7 @@ func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (bra
 	// An action, the load wait after it and the clock step each have
 	// ActionTimeout; the watchdog leaves them all that and some slack.
 	var res branch.StepResult
-	err := s.guard(ctx, "step "+itoa(s.step+1), 3*s.opts.Env.ActionTimeout+5*time.Second, func() (err error) {
+	err := s.guard(ctx, "step "+itoa(s.step+1), 3*s.opts.Env.ActionTimeout+watchdogSlack, func() (err error) {
 		res, err = s.doStep(ctx, a, inputs)
 		return err
 	})

@@ -236,7 +236,7 @@ func (s *Session) Href(ctx context.Context, text, selector string) (string, erro
 	} else {
 		loc = s.page.Locator(selector).First()
 	}
-	v, err := loc.Evaluate(`(el) => el.href || el.getAttribute('href') || ''`, nil, playwright.LocatorEvaluateOptions{Timeout: playwright.Float(3000)})
+	v, err := loc.Evaluate(`(el) => el.href || el.getAttribute('href') || ''`, nil, playwright.LocatorEvaluateOptions{Timeout: millis(hrefTimeout)})
 	if err != nil {
 		return "", fmt.Errorf("browser: finding the invoice link: %w", err)
 	}

@@ -376,7 +376,7 @@ func (s *Session) guard(ctx context.Context, what string, limit time.Duration, f
 // call guards one exchange with the page, with a limit of ActionTimeout
 // and some slack.
 func (s *Session) call(ctx context.Context, what string, fn func() error) error {
-	return s.guard(ctx, what, s.opts.Env.ActionTimeout+5*time.Second, fn)
+	return s.guard(ctx, what, s.opts.Env.ActionTimeout+watchdogSlack, fn)
 }
 
 // VirtualTime returns the pinned page clock.

@@ -155,7 +155,7 @@ func (r *run) again(ctx context.Context, client *bus.Client, res *job.Result, at
 	hdr := nats.Header{}
 	hdr.Set(bus.HeaderAttemptBase, strconv.Itoa(attempt))
 	r.reruns[j.BranchID]++
-	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	pctx, cancel := context.WithTimeout(ctx, republishTimeout)
 	defer cancel()
 	if err := client.PublishAgain(pctx, r.runID, j.BranchID, r.reruns[j.BranchID], data, hdr); err != nil {
 		r.rec.add(time.Time{}, 0, "error", j.BranchID, map[string]any{"where": "again", "error": err.Error()})

@@ -102,10 +102,6 @@ type Progress struct {
 	Phase    string
 }
 
-// ResultGrace is how long past a branch's own wall clock budget the
-// orchestrator waits for its result before counting it lost.
-const ResultGrace = 30 * time.Second
-
 // Run executes the task end to end and returns its summary. The error is
 // nil only when the run committed (or found its commit already in the
 // ledger); ExitCode maps it to the CLI's exit code. The summary is
@@ -315,10 +311,6 @@ func (r *run) storageFull() <-chan struct{} {
 	return r.nats.StorageFull()
 }
 
-// WorkerWait is how long a run with only remote workers waits for the
-// first one to join.
-const WorkerWait = 60 * time.Second
-
 func waitForWorkers(ctx context.Context, watch *bus.Workers, natsURL string) error {
 	deadline := time.Now().Add(WorkerWait)
 	for {
@@ -331,7 +323,7 @@ func waitForWorkers(ctx context.Context, watch *bus.Workers, natsURL string) err
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(workerPoll):
 		}
 	}
 }
@@ -560,16 +552,6 @@ func (r *run) execute(ctx context.Context) error {
 	return r.commit(ctx, rt, winners)
 }
 
-// routeWait is how long a job routed to the worker holding its parent's
-// live context waits for that worker before any worker may run it.
-// Continuing a live context saves replaying the prefix (about half a
-// second to a few seconds of browser work per branch on the demo).
-const routeWait = time.Second
-
-// workerStopWait bounds how long the end of a run waits for its
-// in-process workers to return their slots.
-const workerStopWait = 20 * time.Second
-
 func workerName() string {
 	h, _ := os.Hostname()
 	return fmt.Sprintf("%s/%d/inproc", h, os.Getpid())
@@ -580,7 +562,7 @@ func workerName() string {
 func publishRetry(ctx context.Context, client *bus.Client, runID, branchID string, data []byte, hdr nats.Header) error {
 	var err error
 	for attempt := 0; attempt < 8; attempt++ {
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 		err = client.PublishJob(pctx, runID, branchID, data, hdr)
 		cancel()
 		if err == nil || ctx.Err() != nil || errors.Is(err, bus.ErrStorageFull) {
@@ -652,13 +634,6 @@ func (r *run) mirror(ctx context.Context, res *job.Result) {
 	}
 }
 
-// mirrorBudget bounds the mirroring of one result's artifacts;
-// fetchAttempt bounds one request for one of them.
-const (
-	mirrorBudget = 20 * time.Second
-	fetchAttempt = 3 * time.Second
-)
-
 // fetch gets an artifact from the object store, asking again after an
 // attempt that timed out, until ctx ends.
 func (r *run) fetch(ctx context.Context, d artifacts.Digest) ([]byte, error) {
@@ -729,7 +704,7 @@ func (r *run) siteClient() *http.Client {
 // preflightSite asks u through client; its errors show the URL as shown
 // (scrubbed: a query may carry personal data).
 func preflightSite(ctx context.Context, client *http.Client, u, shown string) error {
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -937,7 +912,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		go func() {
 			defer wg.Done()
 			if route := routeOf[p.id]; route != "" {
-				pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 				seqs[i], errs[i] = client.PublishRouted(pctx, r.runID, p.id, route, p.data, p.hdr)
 				cancel()
 				if errs[i] == nil {
@@ -980,7 +955,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 	raw := map[string]*job.Result{}
 	timer := time.NewTimer(t.Budgets.BranchWallClock.D() + ResultGrace)
 	defer timer.Stop()
-	deadCheck := time.NewTicker(5 * time.Second)
+	deadCheck := time.NewTicker(deadJobsCheck)
 	defer deadCheck.Stop()
 	for len(got) < len(want) {
 		select {
