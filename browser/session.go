@@ -16,9 +16,13 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
-// Env is the frozen environment of a session.
+// Env is the frozen environment of a session. A zero size, device scale
+// factor, step advance, action timeout or clock takes the task's default
+// (task.DefaultViewportWidth and the others); a zero locale, timezone or
+// user agent leaves Chromium's own.
 type Env struct {
 	Width, Height     int
 	DeviceScaleFactor float64
@@ -149,19 +153,19 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	}
 	e := opts.Env
 	if e.Width == 0 {
-		e.Width, e.Height = 1280, 800
+		e.Width, e.Height = task.DefaultViewportWidth, task.DefaultViewportHeight
 	}
 	if e.DeviceScaleFactor == 0 {
-		e.DeviceScaleFactor = 1
+		e.DeviceScaleFactor = task.DefaultDeviceScaleFactor
 	}
 	if e.StepAdvance == 0 {
-		e.StepAdvance = time.Second
+		e.StepAdvance = task.DefaultStepAdvance
 	}
 	if e.ActionTimeout == 0 {
-		e.ActionTimeout = 10 * time.Second
+		e.ActionTimeout = task.DefaultActionTimeout
 	}
 	if e.Clock.IsZero() {
-		e.Clock = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+		e.Clock = task.DefaultClock
 	}
 	opts.Env = e
 	co := playwright.BrowserNewContextOptions{

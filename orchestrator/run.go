@@ -449,7 +449,7 @@ func (r *run) execute(ctx context.Context) error {
 	var rt *browser.Runtime
 	fp := browser.Fingerprint{Browser: "none (custom executor)"}
 	if handler == nil {
-		keep := max(8, 2*r.workers)
+		keep := worker.DefaultKeepWarm(r.workers)
 		if r.cfg.Cold {
 			keep = 0
 		}

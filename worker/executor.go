@@ -37,9 +37,14 @@ type Options struct {
 	LoginState func(ctx context.Context, runID string) ([]byte, error)
 	// KeepWarm is how many finished branch sessions the executor keeps
 	// alive so that a child can continue its parent's live context
-	// instead of replaying the prefix. Zero disables it.
+	// instead of replaying the prefix (DefaultKeepWarm is the usual
+	// number). Zero disables it.
 	KeepWarm int
 }
+
+// DefaultKeepWarm is the number of finished sessions an executor with the
+// given slots keeps warm: two per slot, at least 8.
+func DefaultKeepWarm(slots int) int { return max(8, 2*slots) }
 
 // Executor runs branch jobs in one Chromium. Safe for concurrent use: each
 // job gets its own session.

@@ -98,7 +98,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("%w: --slots %d: must be 1 to %d (start more worker processes for more)", errBadInput, *slots, task.MaxWorkers)
 	}
 	if *keepWarm < 0 {
-		*keepWarm = max(8, 2**slots)
+		*keepWarm = worker.DefaultKeepWarm(*slots)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if *verbose {
