@@ -37,7 +37,7 @@ type Spec struct {
 	// worker resolves it, as it does secret inputs.
 	StorageState *task.Input `json:"storage_state,omitempty"`
 	// Login is the version of the run's scripted login (0: none): a
-	// worker asks the run for its session state (Options.LoginState)
+	// worker asks the run for its session state (worker.Options.LoginState)
 	// and starts every branch from it.
 	Login int `json:"login,omitempty"`
 	// ScrubKey is the run's scrubbing key: tokens made by workers must
