@@ -1,7 +1,9 @@
 // Package branch holds the vocabulary every plane of Multiverse shares about
 // a branch: the actions of a plan, their targets, the plan digest and seed
-// derivation, and the job and result messages that carry a branch between
-// the orchestrator and the workers that execute it.
+// derivation, what a step observed, how an executed step ended (its status
+// and result code), and the site cookies a branch starts from. It imports
+// nothing of Multiverse, so every plane (the planner, the browser, the
+// simulated web, the committer) can share it.
 //
 // Invariants:
 //   - A plan is immutable once forked; children extend a copy.
@@ -11,6 +13,7 @@
 //     the digest names what the plan does, not how the page was laid out.
 //   - Seeds are pure functions of the run seed and the plan digest: the same
 //     plan gets the same seed in every run.
-//   - Job and Result are versioned wire formats (WireVersion); a reader
-//     refuses versions it does not know.
+//   - Result codes and statuses are stable strings: they cross process
+//     boundaries and are recorded in event logs and bundles, so a code is
+//     never renamed, only added.
 package branch

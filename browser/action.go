@@ -14,33 +14,6 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 )
 
-// Action error codes, stable across processes (they travel in results and
-// events).
-const (
-	CodeSelectorNotFound  = "selector_not_found"
-	CodeElementHidden     = "element_hidden"
-	CodeElementDisabled   = "element_disabled"
-	CodeNavigationTimeout = "navigation_timeout"
-	CodePageError         = "page_error"
-	CodePageCrash         = "page_crash"
-	CodeHTTPError         = "http_error"
-	CodeTimeout           = "timeout"
-	CodeUnsupported       = "unsupported_action_type"
-	CodeRedactedValue     = "redacted_value"
-	CodeInputMissing      = "input_missing"
-	CodeGuardBlocked      = "guard_blocked"
-	// CodeUnresponsive is a page that stopped answering: the session's
-	// watchdog closed its context.
-	CodeUnresponsive = "page_unresponsive"
-)
-
-// Statuses of an executed action.
-const (
-	StatusOK     = "ok"
-	StatusHealed = "healed"
-	StatusFailed = "failed"
-)
-
 var errNetworkBusy = errors.New("browser: network did not settle")
 
 // ActionError is a failed action with a stable code.
@@ -51,25 +24,8 @@ type ActionError struct {
 
 func (e *ActionError) Error() string { return e.Code + ": " + e.Msg }
 
-// StepResult is the outcome of one action.
-type StepResult struct {
-	Step     int    `json:"step"`
-	Status   string `json:"status"`
-	Code     string `json:"code,omitempty"`
-	Error    string `json:"error,omitempty"`
-	Strategy string `json:"strategy,omitempty"` // target strategy that resolved
-	Start    time.Time
-	End      time.Time
-	// VirtualTime is the page clock after the step settled, in ms.
-	VirtualTime int64 `json:"virtual_time_ms"`
-}
-
 // Resolver returns the value of a task input by name.
 type Resolver func(name string) (string, error)
-
-// RedactedPlaceholder is what plans carry instead of a removed value; it
-// must never be typed.
-const RedactedPlaceholder = "[redacted]"
 
 // Do executes one action, waits for the page to settle, and advances the
 // page clock by one step. A failed action returns a StepResult with status
@@ -79,18 +35,18 @@ const RedactedPlaceholder = "[redacted]"
 // A page that stops answering altogether (a navigation that never
 // commits, a renderer that hangs) fails the step with page_unresponsive
 // once the step's watchdog limit passes; the session is closed then.
-func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (StepResult, error) {
+func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (branch.StepResult, error) {
 	// An action, the load wait after it and the clock step each have
 	// ActionTimeout; the watchdog leaves them all that and some slack.
-	var res StepResult
-	err := s.guard(ctx, "step "+itoa(s.step+1), 3*s.opts.Env.ActionTimeout+5*time.Second, func() (err error) {
+	var res branch.StepResult
+	err := s.guard(ctx, "step "+itoa(s.step+1), 3*s.opts.Env.ActionTimeout+watchdogSlack, func() (err error) {
 		res, err = s.doStep(ctx, a, inputs)
 		return err
 	})
 	var ae *ActionError
-	if errors.As(err, &ae) && ae.Code == CodeUnresponsive {
+	if errors.As(err, &ae) && ae.Code == branch.CodeUnresponsive {
 		res.End = time.Now()
-		res.Status, res.Code, res.Error = StatusFailed, ae.Code, ae.Msg
+		res.Status, res.Code, res.Error = branch.StatusFailed, ae.Code, ae.Msg
 		err = nil
 	}
 	// A step's error quotes what the browser said (URLs, target text):
@@ -99,8 +55,8 @@ func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (Ste
 	return res, err
 }
 
-func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) (StepResult, error) {
-	res := StepResult{Step: s.step + 1, Start: time.Now()}
+func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) (branch.StepResult, error) {
+	res := branch.StepResult{Step: s.step + 1, Start: time.Now()}
 	s.mu.Lock()
 	s.step++
 	s.mu.Unlock()
@@ -121,13 +77,13 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 	if rerr := s.rt.Err(); rerr != nil {
 		return res, rerr
 	}
-	res.Status = StatusOK
+	res.Status = branch.StatusOK
 	if strategy != "" && strings.HasPrefix(strategy, "healed:") {
-		res.Status = StatusHealed
+		res.Status = branch.StatusHealed
 		res.Strategy = strings.TrimPrefix(strategy, "healed:")
 	}
 	if s.Crashed() {
-		err = &ActionError{Code: CodePageCrash, Msg: "the page crashed"}
+		err = &ActionError{Code: branch.CodePageCrash, Msg: "the page crashed"}
 	}
 	if err == nil && strings.HasPrefix(s.page.URL(), "chrome-error://") {
 		// The action led to a navigation that failed (a redirect loop,
@@ -138,15 +94,15 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 		if msg == "" {
 			msg = "the navigation failed"
 		}
-		err = &ActionError{Code: CodePageError, Msg: msg}
+		err = &ActionError{Code: branch.CodePageError, Msg: msg}
 	}
 	if err != nil {
 		var ae *ActionError
 		if !errors.As(err, &ae) {
 			ae = classify(err)
 		}
-		res.Status, res.Code, res.Error = StatusFailed, ae.Code, ae.Msg
-		if ae.Code == CodeTimeout || ae.Code == CodeNavigationTimeout {
+		res.Status, res.Code, res.Error = branch.StatusFailed, ae.Code, ae.Msg
+		if ae.Code == branch.CodeTimeout || ae.Code == branch.CodeNavigationTimeout {
 			s.stopLoading()
 		}
 	}
@@ -171,16 +127,16 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 	value := a.Value
 	if a.Input != "" {
 		if inputs == nil {
-			return "", &ActionError{Code: CodeInputMissing, Msg: "input " + a.Input + " is not available"}
+			return "", &ActionError{Code: branch.CodeInputMissing, Msg: "input " + a.Input + " is not available"}
 		}
 		v, err := inputs(a.Input)
 		if err != nil {
-			return "", &ActionError{Code: CodeInputMissing, Msg: err.Error()}
+			return "", &ActionError{Code: branch.CodeInputMissing, Msg: err.Error()}
 		}
 		value = v
 	}
-	if value == RedactedPlaceholder {
-		return "", &ActionError{Code: CodeRedactedValue, Msg: "refusing to type a redacted placeholder"}
+	if value == branch.RedactedPlaceholder {
+		return "", &ActionError{Code: branch.CodeRedactedValue, Msg: "refusing to type a redacted placeholder"}
 	}
 	switch a.Kind {
 	case branch.KindNavigate:
@@ -189,7 +145,7 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 			return "", err
 		}
 		if resp != nil && resp.Status() >= 500 {
-			return "", &ActionError{Code: CodeHTTPError, Msg: fmt.Sprintf("%s answered %d", a.URL, resp.Status())}
+			return "", &ActionError{Code: branch.CodeHTTPError, Msg: fmt.Sprintf("%s answered %d", a.URL, resp.Status())}
 		}
 		return "", nil
 	case branch.KindScroll:
@@ -209,13 +165,13 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 		if a.Target == nil {
 			d, err := time.ParseDuration(value)
 			if err != nil {
-				return "", &ActionError{Code: CodeUnsupported, Msg: "wait_for needs a target or a duration"}
+				return "", &ActionError{Code: branch.CodeUnsupported, Msg: "wait_for needs a target or a duration"}
 			}
 			return "", s.advance(ctx, d)
 		}
 	}
 	if a.Target == nil {
-		return "", &ActionError{Code: CodeUnsupported, Msg: a.Kind + " needs a target"}
+		return "", &ActionError{Code: branch.CodeUnsupported, Msg: a.Kind + " needs a target"}
 	}
 	loc, strategy, err := s.resolve(a.Target)
 	if err != nil {
@@ -248,7 +204,7 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 	case branch.KindWaitFor:
 		err = loc.WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateVisible, Timeout: timeout})
 	default:
-		err = &ActionError{Code: CodeUnsupported, Msg: "unknown action kind " + a.Kind}
+		err = &ActionError{Code: branch.CodeUnsupported, Msg: "unknown action kind " + a.Kind}
 	}
 	return strategy, err
 }
@@ -288,7 +244,7 @@ func (s *Session) resolve(t *branch.Target) (playwright.Locator, string, error) 
 	})
 	add("css", t.CSS, func() playwright.Locator { return p.Locator(t.CSS) })
 	if len(list) == 0 {
-		return nil, "", &ActionError{Code: CodeSelectorNotFound, Msg: "the target has no strategy"}
+		return nil, "", &ActionError{Code: branch.CodeSelectorNotFound, Msg: "the target has no strategy"}
 	}
 	var sawHidden bool
 	for i, st := range list {
@@ -313,9 +269,9 @@ func (s *Session) resolve(t *branch.Target) (playwright.Locator, string, error) 
 		return loc, name, nil
 	}
 	if sawHidden {
-		return nil, "", &ActionError{Code: CodeElementHidden, Msg: "target " + t.Describe() + " is not visible"}
+		return nil, "", &ActionError{Code: branch.CodeElementHidden, Msg: "target " + t.Describe() + " is not visible"}
 	}
-	return nil, "", &ActionError{Code: CodeSelectorNotFound, Msg: "no strategy found target " + t.Describe()}
+	return nil, "", &ActionError{Code: branch.CodeSelectorNotFound, Msg: "no strategy found target " + t.Describe()}
 }
 
 // enterFrame is the selector step that enters an iframe's document; an
@@ -383,7 +339,7 @@ func (s *Session) waitLoad(deadline time.Time) error {
 	for {
 		remaining := time.Until(deadline)
 		if remaining <= 0 {
-			return &ActionError{Code: CodeNavigationTimeout, Msg: "the page did not finish loading within " + s.opts.Env.ActionTimeout.String()}
+			return &ActionError{Code: branch.CodeNavigationTimeout, Msg: "the page did not finish loading within " + s.opts.Env.ActionTimeout.String()}
 		}
 		err := s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad,
 			Timeout: playwright.Float(float64(min(remaining, loadSlice).Milliseconds()))})
@@ -422,21 +378,21 @@ func classify(err error) *ActionError {
 	}
 	switch {
 	case errors.Is(err, errNetworkBusy):
-		return &ActionError{Code: CodeNavigationTimeout, Msg: "the network did not settle"}
+		return &ActionError{Code: branch.CodeNavigationTimeout, Msg: "the network did not settle"}
 	case strings.Contains(msg, "net::ERR_BLOCKED_BY_CLIENT"):
-		return &ActionError{Code: CodeGuardBlocked, Msg: short}
+		return &ActionError{Code: branch.CodeGuardBlocked, Msg: short}
 	case strings.Contains(msg, "net::ERR_TOO_MANY_REDIRECTS"), strings.Contains(msg, "net::ERR_"):
-		return &ActionError{Code: CodePageError, Msg: short}
+		return &ActionError{Code: branch.CodePageError, Msg: short}
 	case strings.Contains(msg, "not enabled") || strings.Contains(msg, "disabled"):
-		return &ActionError{Code: CodeElementDisabled, Msg: short}
+		return &ActionError{Code: branch.CodeElementDisabled, Msg: short}
 	case strings.Contains(msg, "not visible") || strings.Contains(msg, "intercepts pointer events"):
-		return &ActionError{Code: CodeElementHidden, Msg: short}
+		return &ActionError{Code: branch.CodeElementHidden, Msg: short}
 	case strings.Contains(msg, "page.goto") && isTimeout(err):
-		return &ActionError{Code: CodeNavigationTimeout, Msg: short}
+		return &ActionError{Code: branch.CodeNavigationTimeout, Msg: short}
 	case isTimeout(err):
-		return &ActionError{Code: CodeTimeout, Msg: short}
+		return &ActionError{Code: branch.CodeTimeout, Msg: short}
 	case strings.Contains(msg, "crash"):
-		return &ActionError{Code: CodePageCrash, Msg: short}
+		return &ActionError{Code: branch.CodePageCrash, Msg: short}
 	}
-	return &ActionError{Code: CodePageError, Msg: short}
+	return &ActionError{Code: branch.CodePageError, Msg: short}
 }

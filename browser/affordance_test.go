@@ -42,7 +42,7 @@ func affordancePage(t *testing.T) (*browser.Session, map[string]branch.Affordanc
 	t.Cleanup(srv.Close)
 	s := sessionWith(t, browser.SessionOptions{Env: browser.Env{ActionTimeout: 5 * time.Second},
 		RunSeed: 1, Origin: srv.URL, Scrub: scrub.New(scrub.NewKey(), nil)})
-	if r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/affordances.html"}); r.Status != browser.StatusOK {
+	if r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/affordances.html"}); r.Status != branch.StatusOK {
 		t.Fatalf("navigate: %+v", r)
 	}
 	return s, observeAffordances(t, s)
@@ -128,7 +128,7 @@ func TestActOnAnyAffordance(t *testing.T) {
 		{Kind: branch.KindFocus, Target: targetOf(got["Full name"])},
 	}
 	for _, a := range steps {
-		if r := do(t, s, a); r.Status == browser.StatusFailed {
+		if r := do(t, s, a); r.Status == branch.StatusFailed {
 			t.Fatalf("%s %s: %+v", a.Kind, a.Target.Describe(), r)
 		}
 	}

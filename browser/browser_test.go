@@ -81,7 +81,7 @@ func sessionWith(t testing.TB, opts browser.SessionOptions) *browser.Session {
 	return s
 }
 
-func do(t testing.TB, s *browser.Session, a branch.Action) browser.StepResult {
+func do(t testing.TB, s *browser.Session, a branch.Action) branch.StepResult {
 	t.Helper()
 	r, err := s.Do(context.Background(), a, func(name string) (string, error) { return "v-" + name, nil })
 	if err != nil {
@@ -97,10 +97,10 @@ func click(testid string) branch.Action {
 func TestNavigateClickObserve(t *testing.T) {
 	srv := vendor(t, sites.Knobs{})
 	s := session(t, srv.URL, 1)
-	if r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"}); r.Status != browser.StatusOK {
+	if r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"}); r.Status != branch.StatusOK {
 		t.Fatalf("navigate: %+v", r)
 	}
-	if r := do(t, s, click("nav-pricing")); r.Status != browser.StatusOK {
+	if r := do(t, s, click("nav-pricing")); r.Status != branch.StatusOK {
 		t.Fatalf("click: %+v", r)
 	}
 	probe := scoring.Probe{Kind: scoring.ProbeElement, Selector: "[data-testid=billing-shown]"}
@@ -186,7 +186,7 @@ func TestSelectorNotFound(t *testing.T) {
 	s := session(t, srv.URL, 1)
 	do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
 	r := do(t, s, click("no-such-thing"))
-	if r.Status != browser.StatusFailed || r.Code != browser.CodeSelectorNotFound {
+	if r.Status != branch.StatusFailed || r.Code != branch.CodeSelectorNotFound {
 		t.Fatalf("result = %+v", r)
 	}
 }
@@ -195,7 +195,7 @@ func TestServerError(t *testing.T) {
 	srv := vendor(t, sites.Knobs{FailStatus: map[string]int{"/": 500}})
 	s := session(t, srv.URL, 1)
 	r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
-	if r.Status != browser.StatusFailed || r.Code != browser.CodeHTTPError {
+	if r.Status != branch.StatusFailed || r.Code != branch.CodeHTTPError {
 		t.Fatalf("result = %+v", r)
 	}
 }
@@ -208,7 +208,7 @@ func TestStepErrorScrubbed(t *testing.T) {
 	s := sessionWith(t, browser.SessionOptions{Env: browser.Env{ActionTimeout: 5 * time.Second},
 		RunSeed: 1, Origin: srv.URL, Scrub: scrub.New(scrub.NewKey(), nil)})
 	r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/?email=jane.doe%40example.com"})
-	if r.Code != browser.CodeHTTPError || !strings.Contains(r.Error, "answered 500") {
+	if r.Code != branch.CodeHTTPError || !strings.Contains(r.Error, "answered 500") {
 		t.Fatalf("result = %+v", r)
 	}
 	if strings.Contains(r.Error, "jane.doe") {
@@ -275,7 +275,7 @@ func TestScreenshotMasksSecrets(t *testing.T) {
 		do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/checkout?plan=team"})
 		r, err := s.Do(context.Background(), branch.Action{Kind: branch.KindType, Input: "vat", Target: &branch.Target{ID: "vat_id"}},
 			func(string) (string, error) { return value, nil })
-		if err != nil || r.Status != browser.StatusOK {
+		if err != nil || r.Status != branch.StatusOK {
 			t.Fatalf("type: %+v %v", r, err)
 		}
 		snap, err := s.Observe(context.Background(), browser.ObserveSpec{Screenshot: true})
@@ -341,8 +341,8 @@ func TestCrashedTab(t *testing.T) {
 		t.Fatal("the crash event never arrived")
 	}
 	r := do(t, s, click("nav-pricing"))
-	if r.Status != browser.StatusFailed || r.Code != browser.CodePageCrash {
-		t.Fatalf("step after the crash = %+v, want failed %s", r, browser.CodePageCrash)
+	if r.Status != branch.StatusFailed || r.Code != branch.CodePageCrash {
+		t.Fatalf("step after the crash = %+v, want failed %s", r, branch.CodePageCrash)
 	}
 	if _, err := s.Observe(context.Background(), browser.ObserveSpec{}); err == nil || !strings.Contains(err.Error(), "crashed") {
 		t.Fatalf("observe after the crash: %v", err)

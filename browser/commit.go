@@ -6,25 +6,14 @@ import (
 	"net/url"
 
 	"github.com/playwright-community/playwright-go"
-)
 
-// Cookie is a browser cookie (of the session's site).
-type Cookie struct {
-	Name     string  `json:"name"`
-	Value    string  `json:"value"`
-	Domain   string  `json:"domain"`
-	Path     string  `json:"path"`
-	Expires  float64 `json:"expires"`
-	HTTPOnly bool    `json:"http_only"`
-	Secure   bool    `json:"secure"`
-	// SameSite is "Strict", "Lax", "None" or "" (the browser's default).
-	SameSite string `json:"same_site,omitempty"`
-}
+	"github.com/multiverse-orchestrator/multiverse/branch"
+)
 
 // State is the login state a session starts from: a storage state's
 // cookies and each origin's local storage.
 type State struct {
-	Cookies []Cookie        `json:"cookies"`
+	Cookies []branch.Cookie `json:"cookies"`
 	Origins []OriginStorage `json:"origins"`
 }
 
@@ -72,7 +61,7 @@ func (s *Session) State() (*State, error) {
 	}
 	out := &State{}
 	for _, c := range ss.Cookies {
-		bc := Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: c.Expires, HTTPOnly: c.HttpOnly, Secure: c.Secure}
+		bc := branch.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: c.Expires, HTTPOnly: c.HttpOnly, Secure: c.Secure}
 		if c.SameSite != nil {
 			bc.SameSite = string(*c.SameSite)
 		}
@@ -101,7 +90,7 @@ func (st *State) storageState() *playwright.OptionalStorageState {
 	return out
 }
 
-func optionalCookies(cs []Cookie) []playwright.OptionalCookie {
+func optionalCookies(cs []branch.Cookie) []playwright.OptionalCookie {
 	in := make([]playwright.OptionalCookie, len(cs))
 	for i, c := range cs {
 		path := c.Path
@@ -124,14 +113,14 @@ func optionalCookies(cs []Cookie) []playwright.OptionalCookie {
 // Cookies returns the session's cookies: the state a site keeps about the
 // branch (an A/B assignment, a consent, a cart), so the committer can
 // re-materialize the branch in the same state.
-func (s *Session) Cookies() ([]Cookie, error) {
+func (s *Session) Cookies() ([]branch.Cookie, error) {
 	cs, err := s.bctx.Cookies()
 	if err != nil {
 		return nil, fmt.Errorf("browser: cookies: %w", err)
 	}
-	out := make([]Cookie, len(cs))
+	out := make([]branch.Cookie, len(cs))
 	for i, c := range cs {
-		out[i] = Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: c.Expires, HTTPOnly: c.HttpOnly, Secure: c.Secure}
+		out[i] = branch.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: c.Expires, HTTPOnly: c.HttpOnly, Secure: c.Secure}
 		if c.SameSite != nil {
 			out[i].SameSite = string(*c.SameSite)
 		}
@@ -140,7 +129,7 @@ func (s *Session) Cookies() ([]Cookie, error) {
 }
 
 // AddCookies sets cookies before the session navigates.
-func (s *Session) AddCookies(cs []Cookie) error {
+func (s *Session) AddCookies(cs []branch.Cookie) error {
 	if len(cs) == 0 {
 		return nil
 	}
@@ -168,7 +157,7 @@ func (s *Session) SetValue(ctx context.Context, selector, value string) error {
 		return fmt.Errorf("browser: setting %s: %w", selector, err)
 	}
 	if ok, _ := found.(bool); !ok {
-		return &ActionError{Code: CodeSelectorNotFound, Msg: "no element matches " + selector}
+		return &ActionError{Code: branch.CodeSelectorNotFound, Msg: "no element matches " + selector}
 	}
 	return nil
 }
@@ -247,7 +236,7 @@ func (s *Session) Href(ctx context.Context, text, selector string) (string, erro
 	} else {
 		loc = s.page.Locator(selector).First()
 	}
-	v, err := loc.Evaluate(`(el) => el.href || el.getAttribute('href') || ''`, nil, playwright.LocatorEvaluateOptions{Timeout: playwright.Float(3000)})
+	v, err := loc.Evaluate(`(el) => el.href || el.getAttribute('href') || ''`, nil, playwright.LocatorEvaluateOptions{Timeout: millis(hrefTimeout)})
 	if err != nil {
 		return "", fmt.Errorf("browser: finding the invoice link: %w", err)
 	}

@@ -34,9 +34,9 @@ func TestHangingNavigationIsBounded(t *testing.T) {
 		t.Fatalf("the click into a hanging page took %s (limit %s)", took, limit)
 	}
 	switch {
-	case r.Status != browser.StatusFailed:
+	case r.Status != branch.StatusFailed:
 		t.Fatalf("click into a hanging page: %+v, want a failed step", r)
-	case r.Code != browser.CodeTimeout && r.Code != browser.CodeNavigationTimeout && r.Code != browser.CodeUnresponsive:
+	case r.Code != branch.CodeTimeout && r.Code != branch.CodeNavigationTimeout && r.Code != branch.CodeUnresponsive:
 		t.Fatalf("click into a hanging page failed with %s (%s), want a timeout code", r.Code, r.Error)
 	}
 	t0 = time.Now()
@@ -95,13 +95,13 @@ func TestWatchdogFailsStuckRenderer(t *testing.T) {
 	s, _ := hangSession(t)
 	const limit = 3*2*time.Second + 5*time.Second
 	t0 := time.Now()
-	done := make(chan browser.StepResult, 1)
+	done := make(chan branch.StepResult, 1)
 	go func() {
 		done <- do(t, s, branch.Action{Kind: branch.KindEval, Value: `setTimeout(() => { for (;;) {} }, 0)`})
 	}()
 	select {
 	case r := <-done:
-		if r.Status != browser.StatusFailed || r.Code != browser.CodeUnresponsive {
+		if r.Status != branch.StatusFailed || r.Code != branch.CodeUnresponsive {
 			t.Fatalf("a step into a stuck renderer: %s %s (%s), want failed page_unresponsive", r.Status, r.Code, r.Error)
 		}
 		if took := time.Since(t0); took < limit {
@@ -126,10 +126,10 @@ func TestRedirectLoopFailsStep(t *testing.T) {
 	s := session(t, srv.URL, 1)
 	do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
 	r := do(t, s, click("nav-pricing"))
-	if r.Status != browser.StatusFailed || r.Code != browser.CodePageError || !strings.Contains(r.Error, "ERR_TOO_MANY_REDIRECTS") {
+	if r.Status != branch.StatusFailed || r.Code != branch.CodePageError || !strings.Contains(r.Error, "ERR_TOO_MANY_REDIRECTS") {
 		t.Fatalf("click into a redirect loop: %s %s (%s), want failed page_error with ERR_TOO_MANY_REDIRECTS", r.Status, r.Code, r.Error)
 	}
-	if r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"}); r.Status == browser.StatusFailed {
+	if r := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"}); r.Status == branch.StatusFailed {
 		t.Fatalf("the session is unusable after a redirect loop: %s %s (%s)", r.Status, r.Code, r.Error)
 	}
 }

@@ -47,7 +47,7 @@ func TestMaskAgreesWithScrubber(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if r, err := s.Do(ctx, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"}, nil); err != nil || r.Status != StatusOK {
+	if r, err := s.Do(ctx, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"}, nil); err != nil || r.Status != branch.StatusOK {
 		t.Fatalf("navigate: %+v %v", r, err)
 	}
 	boxes, err := s.maskBoxes(nil)

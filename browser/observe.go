@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/playwright-community/playwright-go"
 
@@ -57,7 +56,7 @@ type observeResult struct {
 // fails it with page_unresponsive; the session is closed then.
 func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, error) {
 	var snap Snapshot
-	err := s.guard(ctx, "the observation", 2*s.opts.Env.ActionTimeout+5*time.Second, func() (err error) {
+	err := s.guard(ctx, "the observation", 2*s.opts.Env.ActionTimeout+watchdogSlack, func() (err error) {
 		snap, err = s.observe(ctx, spec)
 		return err
 	})
@@ -69,7 +68,7 @@ func (s *Session) Observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 
 func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, error) {
 	if s.Crashed() {
-		return Snapshot{}, &ActionError{Code: CodePageCrash, Msg: "the page crashed"}
+		return Snapshot{}, &ActionError{Code: branch.CodePageCrash, Msg: "the page crashed"}
 	}
 	max := spec.MaxAffordances
 	if max == 0 {
@@ -110,7 +109,7 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 		snap.Answers[p] = res.Answers[i]
 	}
 	title, _ := s.page.Title()
-	ax, err := s.page.Locator("body").AriaSnapshot(playwright.LocatorAriaSnapshotOptions{Timeout: playwright.Float(5000)})
+	ax, err := s.page.Locator("body").AriaSnapshot(playwright.LocatorAriaSnapshotOptions{Timeout: millis(ariaSnapshotTimeout)})
 	if err != nil {
 		ax = ""
 	}
@@ -151,7 +150,7 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 			// default) leaves style="" on the focused field, which the next
 			// step's DOM would carry.
 			Caret:   playwright.ScreenshotCaretInitial,
-			Timeout: playwright.Float(10000),
+			Timeout: millis(screenshotTimeout),
 		}, s.knownPersonal(res.PII))
 		if err == nil {
 			if d, err := s.opts.Store.Put(ctx, png); err == nil {

@@ -146,7 +146,7 @@ func Launch(ctx context.Context, opts Options) (*Runtime, error) {
 		ExecutablePath: playwright.String(chromium),
 		Headless:       playwright.Bool(!opts.Headful),
 		Args:           args,
-		Timeout:        playwright.Float(60000),
+		Timeout:        millis(launchTimeout),
 	})
 	if err != nil {
 		pw.Stop()

@@ -16,9 +16,13 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
-// Env is the frozen environment of a session.
+// Env is the frozen environment of a session. A zero size, device scale
+// factor, step advance, action timeout or clock takes the task's default
+// (task.DefaultViewportWidth and the others); a zero locale, timezone or
+// user agent leaves Chromium's own.
 type Env struct {
 	Width, Height     int
 	DeviceScaleFactor float64
@@ -149,19 +153,19 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	}
 	e := opts.Env
 	if e.Width == 0 {
-		e.Width, e.Height = 1280, 800
+		e.Width, e.Height = task.DefaultViewportWidth, task.DefaultViewportHeight
 	}
 	if e.DeviceScaleFactor == 0 {
-		e.DeviceScaleFactor = 1
+		e.DeviceScaleFactor = task.DefaultDeviceScaleFactor
 	}
 	if e.StepAdvance == 0 {
-		e.StepAdvance = time.Second
+		e.StepAdvance = task.DefaultStepAdvance
 	}
 	if e.ActionTimeout == 0 {
-		e.ActionTimeout = 10 * time.Second
+		e.ActionTimeout = task.DefaultActionTimeout
 	}
 	if e.Clock.IsZero() {
-		e.Clock = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+		e.Clock = task.DefaultClock
 	}
 	opts.Env = e
 	co := playwright.BrowserNewContextOptions{
@@ -368,7 +372,7 @@ func (s *Session) guard(ctx context.Context, what string, limit time.Duration, f
 	stop := s.watch(ctx, limit)
 	err := fn()
 	if stop() && ctx.Err() == nil {
-		return &ActionError{Code: CodeUnresponsive, Msg: fmt.Sprintf("the page did not answer %s within %s; its context was closed", what, limit)}
+		return &ActionError{Code: branch.CodeUnresponsive, Msg: fmt.Sprintf("the page did not answer %s within %s; its context was closed", what, limit)}
 	}
 	return err
 }
@@ -376,7 +380,7 @@ func (s *Session) guard(ctx context.Context, what string, limit time.Duration, f
 // call guards one exchange with the page, with a limit of ActionTimeout
 // and some slack.
 func (s *Session) call(ctx context.Context, what string, fn func() error) error {
-	return s.guard(ctx, what, s.opts.Env.ActionTimeout+5*time.Second, fn)
+	return s.guard(ctx, what, s.opts.Env.ActionTimeout+watchdogSlack, fn)
 }
 
 // VirtualTime returns the pinned page clock.

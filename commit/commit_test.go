@@ -14,9 +14,9 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 type nopRecorder struct{}
@@ -94,7 +94,7 @@ func (f *fixture) committer(t *testing.T, runID string) *commit.Committer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	spec := &worker.Spec{Origin: f.task.Origin(), RunSeed: f.task.Seed, Env: f.task.Environment, Timeout: f.task.Budgets.ActionTimeout,
+	spec := &job.Spec{Origin: f.task.Origin(), RunSeed: f.task.Seed, Env: f.task.Environment, Timeout: f.task.Budgets.ActionTimeout,
 		Guard: f.task.Commit.Guard, Inputs: f.task.Inputs, ScrubKey: []byte("test-key")}
 	return &commit.Committer{Task: f.task, RunID: runID, Spec: spec, Ledger: l, Store: f.store, Runtime: f.rt, Events: nopRecorder{}}
 }

@@ -17,9 +17,9 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/failpoint"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/task"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // Errors callers branch on.
@@ -64,7 +64,7 @@ type Candidate struct {
 	// Cookies are the branch's cookies at the boundary: preflight starts
 	// from them, so the site puts the committer in the same state (the
 	// same A/B variant) the branch explored.
-	Cookies []browser.Cookie
+	Cookies []branch.Cookie
 }
 
 // Committer performs commits for one run. It is the only code that may
@@ -72,7 +72,7 @@ type Candidate struct {
 type Committer struct {
 	Task    *task.Task
 	RunID   string
-	Spec    *worker.Spec
+	Spec    *job.Spec
 	Ledger  *ledger.Ledger
 	Store   *artifacts.FS
 	Runtime *browser.Runtime
@@ -161,13 +161,13 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if c.Store != nil {
 		kept.store = c.Store
 	}
-	so, err := worker.SessionOptions(c.Spec, kept)
+	so, err := browser.SessionOptionsFor(c.Spec, kept)
 	if err != nil {
 		return nil, err
 	}
 	so.Guard = nil // the committer is the one allowed to send them
 	if c.Login != nil {
-		so.State, so.Scrub = c.Login, worker.ScrubberWith(c.Spec, c.Login.Values())
+		so.State, so.Scrub = c.Login, c.Spec.ScrubberWith(c.Login.Values())
 	}
 	sess, err := c.Runtime.NewSession(ctx, so)
 	if err != nil {
@@ -178,13 +178,13 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 		return nil, err
 	}
 	c.Events.Record(ctx, "commit_start", cand.BranchID, map[string]any{"plan_digest": cand.PlanDigest, "steps": len(cand.Plan), "phase": "preflight", "cookies": len(cand.Cookies)})
-	resolve := worker.Resolver(c.Spec.Inputs)
+	resolve := c.Spec.ResolveInput
 	for i, a := range cand.Plan {
 		r, err := sess.Do(ctx, a, resolve)
 		if err != nil {
 			return nil, err
 		}
-		if r.Status == browser.StatusFailed {
+		if r.Status == branch.StatusFailed {
 			return nil, &preflightError{fmt.Sprintf("re-materializing step %d (%s) failed: %s", i+1, a.Describe(), r.Error)}
 		}
 	}
@@ -201,7 +201,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if err != nil {
 		return nil, &preflightError{err.Error()}
 	}
-	res := &Result{Candidate: cand, Changes: diffIntent(cand.Intent, worker.ScrubIntent(c.Spec, fields, snap.PII), c.Spec)}
+	res := &Result{Candidate: cand, Changes: diffIntent(cand.Intent, c.Spec.ScrubIntent(fields, snap.PII), c.Spec)}
 	if len(res.Changes) > 0 {
 		c.Events.Record(ctx, "snapshot_changed", cand.BranchID, map[string]any{"changes": res.Changes})
 	}
@@ -277,8 +277,8 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 
 // diffIntent lists the intent fields whose value changed between the
 // exploration snapshot and preflight. Both sides come scrubbed by
-// worker.ScrubIntent: the lines go into events and the summary.
-func diffIntent(before, after map[string]string, spec *worker.Spec) []string {
+// job.Spec.ScrubIntent: the lines go into events and the summary.
+func diffIntent(before, after map[string]string, spec *job.Spec) []string {
 	if before == nil {
 		return nil
 	}
@@ -341,7 +341,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 	if pre.Obs.DOMArtifact != "" {
 		arts["pre_submit_dom"] = pre.Obs.DOMArtifact
 	}
-	so, _ := worker.SessionOptions(c.Spec, c.Store)
+	so, _ := browser.SessionOptionsFor(c.Spec, c.Store)
 	var steps []map[string]any
 	if id := t.Commit.Idempotency; id.FormField != "" {
 		// Writing the key is a step of its own (an eval action), so the
@@ -351,7 +351,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 		if err != nil {
 			return res, err
 		}
-		if r.Status == browser.StatusFailed {
+		if r.Status == branch.StatusFailed {
 			return c.notSent(ctx, res, at, ledger.StateFailed, arts, fmt.Errorf("commit: writing the key into %s: %s", id.FormField, r.Error))
 		}
 		if st, err := c.stepRecord(ctx, sess, setKey, r); err == nil {
@@ -376,7 +376,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 	}
 	failpoint.Hit(failpoint.AfterAttempt)
 	step := sess.Step() + 1
-	r, err := sess.Do(ctx, t.Commit.Action, worker.Resolver(c.Spec.Inputs))
+	r, err := sess.Do(ctx, t.Commit.Action, c.Spec.ResolveInput)
 	if err != nil {
 		// The session broke during the action: the request may be out.
 		return c.uncertain(ctx, res, key, arts, fmt.Errorf("the commit action: %w", err))
@@ -388,7 +388,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 	}
 	c.Events.Record(ctx, "commit_action", cand.BranchID, map[string]any{"action": t.Commit.Action.Describe(), "status": r.Status, "code": r.Code, "requests": len(transcript)})
 	unseen := fmt.Errorf("the commit action failed: %s", r.Error)
-	if r.Status != browser.StatusFailed {
+	if r.Status != branch.StatusFailed {
 		snap, err := sess.Observe(ctx, browser.ObserveSpec{Probes: scoring.Probes(t.Commit.Confirm.Success), Store: true, Screenshot: true})
 		if err != nil {
 			unseen = fmt.Errorf("observing the confirmation: %v", err)
@@ -418,7 +418,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 // confirmed finishes a commit whose confirmation page holds: it reads the
 // token, keeps the invoice and finalizes the row as committed. A token
 // that cannot be read leaves the outcome uncertain: the probe decides.
-func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand Candidate, at attempt, r browser.StepResult, snap browser.Snapshot, steps []map[string]any, arts map[string]string, res *Result) (*Result, error) {
+func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand Candidate, at attempt, r branch.StepResult, snap browser.Snapshot, steps []map[string]any, arts map[string]string, res *Result) (*Result, error) {
 	t, key := c.Task, at.key
 	token, ok, err := sess.Read(ctx, t.Commit.Confirm.Token.Selector, t.Commit.Confirm.Token.Attr)
 	if err != nil || !ok || token == "" {
@@ -473,7 +473,7 @@ func KeyAction(selector, key string) branch.Action {
 
 // stepRecord observes the page after a commit step and returns its record
 // (the hashes a replay of the commit compares).
-func (c *Committer) stepRecord(ctx context.Context, sess *browser.Session, a branch.Action, r browser.StepResult) (map[string]any, error) {
+func (c *Committer) stepRecord(ctx context.Context, sess *browser.Session, a branch.Action, r branch.StepResult) (map[string]any, error) {
 	snap, err := sess.Observe(ctx, browser.ObserveSpec{Store: true})
 	if err != nil {
 		return nil, err

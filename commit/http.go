@@ -9,12 +9,16 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
+// httpTimeout bounds one request of httpGet (one ask of the confirm
+// probe).
+const httpTimeout = 15 * time.Second
+
 // httpGet fetches a URL with a timeout, reading at most 4 MiB.
 func httpGet(ctx context.Context, client *http.Client, u string) ([]byte, int, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, httpTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {

@@ -156,13 +156,13 @@ func answered(transcript []branch.NetRecord) string {
 // neverSent reports whether a failed commit action provably sent nothing:
 // the browser refused to act on its target (missing, hidden, disabled,
 // an input it could not type) and no guarded request left the page.
-func neverSent(r browser.StepResult, guard []browser.GuardPattern, transcript []branch.NetRecord) bool {
-	if r.Status != browser.StatusFailed {
+func neverSent(r branch.StepResult, guard []browser.GuardPattern, transcript []branch.NetRecord) bool {
+	if r.Status != branch.StatusFailed {
 		return false
 	}
 	switch r.Code {
-	case browser.CodeSelectorNotFound, browser.CodeElementHidden, browser.CodeElementDisabled,
-		browser.CodeInputMissing, browser.CodeRedactedValue, browser.CodeUnsupported:
+	case branch.CodeSelectorNotFound, branch.CodeElementHidden, branch.CodeElementDisabled,
+		branch.CodeInputMissing, branch.CodeRedactedValue, branch.CodeUnsupported:
 	default:
 		return false
 	}

@@ -40,21 +40,29 @@ type canonicalForm struct {
 	Hash         string          `json:"hash"`
 }
 
-// canonicalEvent returns the canonical JSON of e (with Hash treated as "")
-// as defined in the package documentation, canonicalizing e's payload first.
-// It fails only if e's payload is not valid JSON. Verification goes through
-// here; Append, whose payloads are canonicalized up front, calls
-// encodeCanonical directly. encodeCanonical is the only definition of the
-// hashed form.
-func canonicalEvent(e *Event) ([]byte, error) {
-	payload, err := CanonicalPayload(e.Payload)
+// EventHash returns the hash e should carry given its PrevHash, as the
+// package documentation defines it (hex(sha256(PrevHash + "\n" +
+// canonical))), and the canonical form of e's payload. It ignores e.Hash
+// and does not look at the chain around e: a reader that holds only part
+// of a chain (a bundle) checks each event's own hash with it, and the
+// payload's canonical form tells whether e's payload was stored in it. An
+// error matches [ErrInvalidEvent]: e's payload is not a single JSON
+// value.
+func EventHash(e *Event) (hash string, payload json.RawMessage, err error) {
+	payload, err = CanonicalPayload(e.Payload)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	return encodeCanonical(e, payload)
+	canonical, err := encodeCanonical(e, payload)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: %v", ErrInvalidEvent, err)
+	}
+	return chainHash(e.PrevHash, canonical), payload, nil
 }
 
-// encodeCanonical encodes e with the given (already canonical) payload.
+// encodeCanonical encodes e with the given (already canonical) payload:
+// the only definition of the hashed form, used by Append, verification
+// and EventHash.
 func encodeCanonical(e *Event, payload json.RawMessage) ([]byte, error) {
 	return encodeNoHTML(canonicalForm{
 		RunID:        e.RunID,

@@ -201,3 +201,31 @@ func TestGoldenLog(t *testing.T) {
 	}
 	requireDense(t, es, goldenRun, len(goldenEvents()))
 }
+
+// TestEventHash: EventHash recomputes every golden event's hash from the
+// event alone, returns its stored payload as the canonical one, and
+// refuses a payload that is not one JSON value.
+func TestEventHash(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "golden.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	es, err := eventlog.ReadJSONL(f)
+	if err != nil || len(es) == 0 {
+		t.Fatalf("golden chain: %d events, %v", len(es), err)
+	}
+	for i := range es {
+		e := es[i]
+		e.Hash = "not looked at"
+		h, payload, err := eventlog.EventHash(&e)
+		if err != nil || h != es[i].Hash || !bytes.Equal(payload, es[i].Payload) {
+			t.Fatalf("event %d: EventHash = %s %s %v, want %s %s", e.Seq, h, payload, err, es[i].Hash, es[i].Payload)
+		}
+	}
+	bad := es[0]
+	bad.Payload = json.RawMessage(`{"a":1} {"b":2}`)
+	if _, _, err := eventlog.EventHash(&bad); !errors.Is(err, eventlog.ErrInvalidEvent) {
+		t.Fatalf("two JSON values: err = %v, want ErrInvalidEvent", err)
+	}
+}

@@ -49,7 +49,9 @@
 //     invalid UTF-8 replaced by U+FFFD; '<', '>' and '&' are not escaped.
 //
 // One function computes this form for appending and for verifying, so the
-// two cannot disagree. The format is pinned by golden tests in testdata/.
+// two cannot disagree; [EventHash] gives it to readers that hold only part
+// of a chain (a bundle checks each of its events with it). The format is
+// pinned by golden tests in testdata/.
 //
 // # What verification can and cannot detect
 //

@@ -14,10 +14,9 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
-	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/task"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // chainExecutor answers jobs without a browser: page N offers three links
@@ -26,26 +25,26 @@ import (
 // append) the only cost of a run.
 type chainExecutor struct{ Depth int }
 
-func (c chainExecutor) Handle(ctx context.Context, j bus.Job) ([]byte, error) {
-	job, err := worker.DecodeJob(j.Data)
+func (c chainExecutor) Handle(ctx context.Context, m job.Delivery) ([]byte, error) {
+	j, err := job.DecodeJob(m.Data)
 	if err != nil {
 		return nil, err
 	}
-	d := len(job.Plan)
+	d := len(j.Plan)
 	now := time.Now()
-	obs := &branch.Observation{URL: fmt.Sprintf("%s/p/%d/%s", job.Spec.Origin, d, job.PlanDigest[:8]), Title: "page",
-		DOMHash: job.PlanDigest, Predicates: map[string]bool{"done": d >= c.Depth}}
+	obs := &branch.Observation{URL: fmt.Sprintf("%s/p/%d/%s", j.Spec.Origin, d, j.PlanDigest[:8]), Title: "page",
+		DOMHash: j.PlanDigest, Predicates: map[string]bool{"done": d >= c.Depth}}
 	for k := 2; k < c.Depth; k++ {
 		obs.Predicates["d"+strconv.Itoa(k)] = d == k
 	}
 	for i, name := range []string{"Continue", "Next step", "Proceed"} {
 		obs.Affordances = append(obs.Affordances, branch.Affordance{Kind: "link", Region: "main", Form: -1,
-			Href:   fmt.Sprintf("%s/p/%d/%s/%d", job.Spec.Origin, d+1, job.PlanDigest[:8], i),
+			Href:   fmt.Sprintf("%s/p/%d/%s/%d", j.Spec.Origin, d+1, j.PlanDigest[:8], i),
 			Target: branch.Target{Role: "link", Name: name, CSS: "a:nth-of-type(" + strconv.Itoa(i+1) + ")"}})
 	}
-	res := &worker.Result{RunID: job.RunID, BranchID: job.BranchID, Attempt: j.Attempt, Worker: "chain", Status: worker.ResultOK,
+	res := &job.Result{RunID: j.RunID, BranchID: j.BranchID, Attempt: m.Attempt, Worker: "chain", Status: job.ResultOK,
 		Obs: obs, AtBoundary: d >= c.Depth, Started: now,
-		Steps: []worker.Step{{StepResult: stepAt(d, now)}}}
+		Steps: []job.Step{{StepResult: stepAt(d, now)}}}
 	return res.Encode()
 }
 

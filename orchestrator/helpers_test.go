@@ -3,9 +3,9 @@ package orchestrator_test
 import (
 	"time"
 
-	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/branch"
 )
 
-func stepAt(step int, t time.Time) browser.StepResult {
-	return browser.StepResult{Step: step, Status: browser.StatusOK, Start: t, End: t}
+func stepAt(step int, t time.Time) branch.StepResult {
+	return branch.StepResult{Step: step, Status: branch.StatusOK, Start: t, End: t}
 }

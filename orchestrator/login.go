@@ -10,11 +10,12 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/task"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // ErrLoginFailed: the task's scripted login (auth.login) did not log in:
@@ -51,7 +52,7 @@ func (r *run) logIn(ctx context.Context, rt *browser.Runtime, client *bus.Client
 // (the action as described, never a typed value), login_end.
 func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State, error) {
 	t := r.t
-	so, err := worker.SessionOptions(r.spec, r.trail.store(r.store))
+	so, err := browser.SessionOptionsFor(r.spec, r.trail.store(r.store))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrLoginFailed, err)
 	}
@@ -68,7 +69,7 @@ func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State,
 		return fail(err.Error())
 	}
 	defer sess.Close()
-	resolve := worker.Resolver(r.spec.Inputs)
+	resolve := r.spec.ResolveInput
 	for i, a := range t.LoginActions() {
 		sr, err := sess.Do(ctx, a, resolve)
 		if err != nil {
@@ -76,7 +77,7 @@ func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State,
 		}
 		r.rec.add(time.Time{}, 0, "login_step", "", map[string]any{"step": i + 1, "action": a.Describe(), "status": sr.Status,
 			"code": sr.Code, "error": sr.Error, "url": r.sc.URL(sess.URL())})
-		if sr.Status == browser.StatusFailed {
+		if sr.Status == branch.StatusFailed {
 			return fail(fmt.Sprintf("step %d (%s) failed: %s", i+1, a.Describe(), sr.Error))
 		}
 	}
@@ -130,11 +131,11 @@ const maxRelogins = 1
 // again (once); a branch that ran with an older session just runs again
 // with the new one. It reports whether the branch's job was published
 // again; its result then replaces this one.
-func (r *run) again(ctx context.Context, client *bus.Client, res *worker.Result, attempt int, job *worker.Job, ranWith map[string]int) bool {
-	if len(r.t.Auth.Login) == 0 || r.rt == nil || job == nil || res.Obs == nil || !res.Obs.Predicates[task.LoginPagePredicate] || r.reruns[job.BranchID] > 0 {
+func (r *run) again(ctx context.Context, client *bus.Client, res *job.Result, attempt int, j *job.Job, ranWith map[string]int) bool {
+	if len(r.t.Auth.Login) == 0 || r.rt == nil || j == nil || res.Obs == nil || !res.Obs.Predicates[task.LoginPagePredicate] || r.reruns[j.BranchID] > 0 {
 		return false
 	}
-	if ranWith[job.BranchID] == r.spec.Login {
+	if ranWith[j.BranchID] == r.spec.Login {
 		if r.relogins >= maxRelogins {
 			return false
 		}
@@ -147,21 +148,21 @@ func (r *run) again(ctx context.Context, client *bus.Client, res *worker.Result,
 			return false
 		}
 	}
-	data, err := job.Encode()
+	data, err := j.Encode()
 	if err != nil {
 		return false
 	}
 	hdr := nats.Header{}
 	hdr.Set(bus.HeaderAttemptBase, strconv.Itoa(attempt))
-	r.reruns[job.BranchID]++
-	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	r.reruns[j.BranchID]++
+	pctx, cancel := context.WithTimeout(ctx, republishTimeout)
 	defer cancel()
-	if err := client.PublishAgain(pctx, r.runID, job.BranchID, r.reruns[job.BranchID], data, hdr); err != nil {
-		r.rec.add(time.Time{}, 0, "error", job.BranchID, map[string]any{"where": "again", "error": err.Error()})
+	if err := client.PublishAgain(pctx, r.runID, j.BranchID, r.reruns[j.BranchID], data, hdr); err != nil {
+		r.rec.add(time.Time{}, 0, "error", j.BranchID, map[string]any{"where": "again", "error": err.Error()})
 		return false
 	}
-	ranWith[job.BranchID] = r.spec.Login
-	r.rec.add(time.Time{}, 0, "branch_again", job.BranchID, map[string]any{"reason": "landed on the login page (auth.login_page)",
+	ranWith[j.BranchID] = r.spec.Login
+	r.rec.add(time.Time{}, 0, "branch_again", j.BranchID, map[string]any{"reason": "landed on the login page (auth.login_page)",
 		"login_version": r.spec.Login, "attempt": attempt})
 	return true
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 )
 
@@ -17,7 +17,7 @@ func siteFailure(o planner.Outcome) bool {
 		return false
 	}
 	switch o.Code {
-	case browser.CodePageError, browser.CodeHTTPError, browser.CodeNavigationTimeout:
+	case branch.CodePageError, branch.CodeHTTPError, branch.CodeNavigationTimeout:
 		return true
 	}
 	return false

@@ -24,10 +24,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
@@ -79,9 +81,11 @@ type Config struct {
 	Cold bool
 }
 
-// Executor runs branch jobs for in-process workers.
+// Executor runs branch jobs for in-process workers: it returns the wire
+// form of a delivered job's result, or an error for a fault of its own,
+// which makes the bus deliver the job again (see job.Delivery).
 type Executor interface {
-	Handle(ctx context.Context, job bus.Job) ([]byte, error)
+	Handle(ctx context.Context, d job.Delivery) ([]byte, error)
 }
 
 // Progress is a snapshot of a running search.
@@ -97,10 +101,6 @@ type Progress struct {
 	BestJ    float64
 	Phase    string
 }
-
-// ResultGrace is how long past a branch's own wall clock budget the
-// orchestrator waits for its result before counting it lost.
-const ResultGrace = 30 * time.Second
 
 // Run executes the task end to end and returns its summary. The error is
 // nil only when the run committed (or found its commit already in the
@@ -178,7 +178,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	sc := scrub.New(key, t.SecretValues())
 	r := &run{ctx: ctx, cfg: cfg, t: t, log: log, dd: dd, store: store, elog: elog, led: led, rec: rec, sum: sum,
-		runID: runID, key: key, sc: sc, workers: workers, start: start, results: map[string]*worker.Result{},
+		runID: runID, key: key, sc: sc, workers: workers, start: start, results: map[string]*job.Result{},
 		spans: map[string]trace.Span{}, trail: tr}
 	cpu0 := cpuTime()
 	err = scrubbed(sc, r.execute(ctx))
@@ -271,9 +271,9 @@ type run struct {
 	sc      *scrub.Scrubber
 	workers int
 	start   time.Time
-	spec    *worker.Spec
+	spec    *job.Spec
 	// results holds every branch's accepted result by branch id.
-	results map[string]*worker.Result
+	results map[string]*job.Result
 	// spans holds the open span of each dispatched branch.
 	spans map[string]trace.Span
 	// claims delivers workers' delivery claims; claimed holds the latest
@@ -311,10 +311,6 @@ func (r *run) storageFull() <-chan struct{} {
 	return r.nats.StorageFull()
 }
 
-// WorkerWait is how long a run with only remote workers waits for the
-// first one to join.
-const WorkerWait = 60 * time.Second
-
 func waitForWorkers(ctx context.Context, watch *bus.Workers, natsURL string) error {
 	deadline := time.Now().Add(WorkerWait)
 	for {
@@ -327,7 +323,7 @@ func waitForWorkers(ctx context.Context, watch *bus.Workers, natsURL string) err
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(workerPoll):
 		}
 	}
 }
@@ -388,7 +384,7 @@ func (r *run) inputTokens() map[string]map[string]any {
 
 func (r *run) execute(ctx context.Context) error {
 	t := r.t
-	r.spec = worker.NewSpec(t)
+	r.spec = job.NewSpec(t)
 	r.spec.ScrubKey, r.spec.Screenshots = r.key, !r.cfg.NoScreenshots
 	// The HTTP preflight speaks to real sites; a custom executor (a
 	// simulated web) has none.
@@ -453,7 +449,7 @@ func (r *run) execute(ctx context.Context) error {
 	var rt *browser.Runtime
 	fp := browser.Fingerprint{Browser: "none (custom executor)"}
 	if handler == nil {
-		keep := max(8, 2*r.workers)
+		keep := worker.DefaultKeepWarm(r.workers)
 		if r.cfg.Cold {
 			keep = 0
 		}
@@ -556,16 +552,6 @@ func (r *run) execute(ctx context.Context) error {
 	return r.commit(ctx, rt, winners)
 }
 
-// RouteWait is how long a job routed to the worker holding its parent's
-// live context waits for that worker before any worker may run it.
-// Continuing a live context saves replaying the prefix (about half a
-// second to a few seconds of browser work per branch on the demo).
-var RouteWait = time.Second
-
-// workerStopWait bounds how long the end of a run waits for its
-// in-process workers to return their slots.
-const workerStopWait = 20 * time.Second
-
 func workerName() string {
 	h, _ := os.Hostname()
 	return fmt.Sprintf("%s/%d/inproc", h, os.Getpid())
@@ -576,7 +562,7 @@ func workerName() string {
 func publishRetry(ctx context.Context, client *bus.Client, runID, branchID string, data []byte, hdr nats.Header) error {
 	var err error
 	for attempt := 0; attempt < 8; attempt++ {
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 		err = client.PublishJob(pctx, runID, branchID, data, hdr)
 		cancel()
 		if err == nil || ctx.Err() != nil || errors.Is(err, bus.ErrStorageFull) {
@@ -613,7 +599,7 @@ func (r *run) drainClaims() {
 
 // mirror copies the artifacts a result references from the object store
 // into the local store when a remote worker produced them.
-func (r *run) mirror(ctx context.Context, res *worker.Result) {
+func (r *run) mirror(ctx context.Context, res *job.Result) {
 	if r.objects == nil {
 		return
 	}
@@ -647,13 +633,6 @@ func (r *run) mirror(ctx context.Context, res *worker.Result) {
 		}
 	}
 }
-
-// mirrorBudget bounds the mirroring of one result's artifacts;
-// fetchAttempt bounds one request for one of them.
-const (
-	mirrorBudget = 20 * time.Second
-	fetchAttempt = 3 * time.Second
-)
 
 // fetch gets an artifact from the object store, asking again after an
 // attempt that timed out, until ctx ends.
@@ -725,7 +704,7 @@ func (r *run) siteClient() *http.Client {
 // preflightSite asks u through client; its errors show the URL as shown
 // (scrubbed: a query may carry personal data).
 func preflightSite(ctx context.Context, client *http.Client, u, shown string) error {
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -805,7 +784,7 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 			r.fold(search, wave)
 			r.countBranches(search)
 			switch o.Code {
-			case browser.CodePageError, browser.CodeHTTPError, browser.CodeNavigationTimeout, browser.CodeTimeout:
+			case branch.CodePageError, branch.CodeHTTPError, branch.CodeNavigationTimeout, branch.CodeTimeout:
 				return nil, fmt.Errorf("%w: opening %s failed: %s: %s", ErrSiteUnreachable, r.sc.URL(t.StartURL), o.Code, o.Msg)
 			}
 			return nil, fmt.Errorf("orchestrator: the start page branch failed: %s: %s", o.Code, o.Msg)
@@ -885,7 +864,7 @@ func (r *run) fold(search *planner.Search, wave []*planner.Node) planner.Decisio
 func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bus.Result, search *planner.Search, wave []*planner.Node) (map[string]planner.Outcome, error) {
 	t := r.t
 	want := map[string]*planner.Node{}
-	jobs := map[string]*worker.Job{}
+	jobs := map[string]*job.Job{}
 	ranWith := map[string]int{} // branch -> the login version its job carried
 	if r.reruns == nil {
 		r.reruns = map[string]int{}
@@ -907,13 +886,13 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		}
 	}
 	for _, n := range wave {
-		job := &worker.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Plan: n.Plan, PlanDigest: n.Digest,
-			Seed: n.Seed, Deadline: t.Budgets.BranchWallClock, Spec: r.spec}
-		data, err := job.Encode()
+		j := &job.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Plan: n.Plan, PlanDigest: n.Digest,
+			Deadline: t.Budgets.BranchWallClock, Spec: r.spec}
+		data, err := j.Encode()
 		if err != nil {
 			return nil, fmt.Errorf("orchestrator: encoding job: %w", err)
 		}
-		jobs[n.ID], ranWith[n.ID] = job, r.spec.Login
+		jobs[n.ID], ranWith[n.ID] = j, r.spec.Login
 		// The branch span's context travels with the job, so the worker's
 		// step spans join this trace, whatever process runs it.
 		hdr := nats.Header{}
@@ -933,7 +912,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		go func() {
 			defer wg.Done()
 			if route := routeOf[p.id]; route != "" {
-				pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 				seqs[i], errs[i] = client.PublishRouted(pctx, r.runID, p.id, route, p.data, p.hdr)
 				cancel()
 				if errs[i] == nil {
@@ -967,16 +946,16 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 	published := time.Now()
 	var routeTick <-chan time.Time // nil (never ready) once no route is pending
 	if len(pendingRoutes) > 0 {
-		t := time.NewTicker(RouteWait / 4)
+		t := time.NewTicker(routeWait / 4)
 		defer t.Stop()
 		routeTick = t.C
 	}
 	r.progress(search, len(want), "explore")
 	got := map[string]planner.Outcome{}
-	raw := map[string]*worker.Result{}
+	raw := map[string]*job.Result{}
 	timer := time.NewTimer(t.Budgets.BranchWallClock.D() + ResultGrace)
 	defer timer.Stop()
-	deadCheck := time.NewTicker(5 * time.Second)
+	deadCheck := time.NewTicker(deadJobsCheck)
 	defer deadCheck.Stop()
 	for len(got) < len(want) {
 		select {
@@ -987,7 +966,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 		case <-r.storageFull():
 			return nil, fmt.Errorf("orchestrator: exploring: %w", r.nats.StorageErr())
 		case <-routeTick:
-			// A routed job no one claimed within RouteWait, or whose
+			// A routed job no one claimed within routeWait, or whose
 			// claiming worker fell silent (killed, stopped), is queued
 			// for any worker, its attempts counting on.
 			r.drainClaims()
@@ -997,7 +976,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 					continue
 				}
 				claimed := r.claimed[rt.id]
-				if claimed > 0 && r.watch.Alive(r.claimedBy[rt.id]) || claimed == 0 && time.Since(published) < RouteWait {
+				if claimed > 0 && r.watch.Alive(r.claimedBy[rt.id]) || claimed == 0 && time.Since(published) < routeWait {
 					kept = append(kept, rt)
 					continue
 				}
@@ -1076,7 +1055,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 				r.rec.add(time.Time{}, 0, "stale_result", m.BranchID, map[string]any{"attempt": m.Attempt, "latest_attempt": last})
 				continue
 			}
-			res, err := worker.DecodeResult(m.Data)
+			res, err := job.DecodeResult(m.Data)
 			if err != nil {
 				got[m.BranchID] = planner.Outcome{Code: "bad_result", Msg: err.Error()}
 				continue
@@ -1086,7 +1065,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 			}
 			raw[m.BranchID] = res
 			r.mirror(ctx, res)
-			got[m.BranchID] = planner.Outcome{OK: res.Status == worker.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
+			got[m.BranchID] = planner.Outcome{OK: res.Status == job.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
 				Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: len(res.Steps), Intent: res.Intent}
 			r.progress(search, len(want)-len(got), "explore")
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
@@ -25,7 +26,7 @@ type fillingExecutor struct {
 	disk string
 }
 
-func (f *fillingExecutor) Handle(ctx context.Context, j bus.Job) ([]byte, error) {
+func (f *fillingExecutor) Handle(ctx context.Context, j job.Delivery) ([]byte, error) {
 	f.once.Do(func() {
 		if file, err := os.Create(filepath.Join(f.disk, "filler")); err == nil {
 			_, _ = file.Write(make([]byte, 64<<20))

@@ -4,13 +4,15 @@ import (
 	"context"
 
 	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // handle wraps the in-process workers' handler to keep each job's last
 // error: a job that fails every delivery is reported with it.
 func (r *run) handle(h Executor) bus.Handler {
+	handle := worker.BusHandler(h.Handle)
 	return func(ctx context.Context, job bus.Job) ([]byte, error) {
-		out, err := h.Handle(ctx, job)
+		out, err := handle(ctx, job)
 		if err != nil && ctx.Err() == nil {
 			r.workerErrsMu.Lock()
 			if r.workerErrs == nil {

@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
 type failingExecutor struct{}
 
-func (failingExecutor) Handle(context.Context, bus.Job) ([]byte, error) {
+func (failingExecutor) Handle(context.Context, job.Delivery) ([]byte, error) {
 	return nil, errors.New("browser: new context: viewport too large for card 4111111111111111")
 }
 

@@ -179,7 +179,7 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 				sr.WantURL = foldOrigin(want.URL, m.Origin)
 			}
 		}
-		sr.Match = err == nil && sr.DOM && sr.AX && sr.Net && (r.Status == want.Status || (r.Status != browser.StatusFailed && want.Status != browser.StatusFailed))
+		sr.Match = err == nil && sr.DOM && sr.AX && sr.Net && (r.Status == want.Status || (r.Status != branch.StatusFailed && want.Status != branch.StatusFailed))
 		if sr.Match {
 			matched++
 		} else if rep.TTD == 0 {

@@ -12,7 +12,7 @@
 // Site.Task writes the site's task file and parses it with task.Parse.
 //
 // Site.Execute replays a plan as the browser worker would and returns a
-// worker.Result of the same shape; Executor serves jobs over the bus so an
+// job.Result of the same shape; Executor serves jobs over the bus so an
 // orchestrator run can use the simulated web instead of Chromium. Evaluate
 // drives planner.Search in memory on a simulated clock with simulated
 // workers, and Table compares strategies.
@@ -32,6 +32,6 @@
 //   - On a trap site, at each page named in TrapSteps the link the
 //     planner's proposer ranks first is a trap.
 //   - Execute never fails: what the site cannot do is a failed result
-//     with the browser's error codes. Guarded requests (the order POST)
+//     with the browser's result codes (branch.Code*). Guarded requests (the order POST)
 //     are blocked and reported, never performed.
 package simweb

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/planner"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // ErrNoSite is returned by Evaluate for a nil site.
@@ -129,7 +129,7 @@ func Evaluate(s *Site, strategy string, opts EvalOptions) (Outcome, error) {
 			}
 			r.advance(n.Plan)
 			res, costs := r.result(n.Plan)
-			if res.Status == worker.ResultOK && !res.AtBoundary {
+			if res.Status == job.ResultOK && !res.AtBoundary {
 				runs[n] = r
 			}
 			warm := false
@@ -160,7 +160,7 @@ func Evaluate(s *Site, strategy string, opts EvalOptions) (Outcome, error) {
 			}
 			free[w] += ms
 			makespan = max(makespan, free[w])
-			search.Complete(n, planner.Outcome{OK: res.Status == worker.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg, Step: res.ErrStep,
+			search.Complete(n, planner.Outcome{OK: res.Status == job.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg, Step: res.ErrStep,
 				Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: actions, Intent: res.Intent})
 		}
 		simMS += makespan

@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
-	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/task"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // WorkerName is the worker name simulated results carry.
@@ -90,7 +89,7 @@ type body struct {
 // session is the simulated browser tab of one execution.
 type session struct {
 	site    *Site
-	spec    *worker.Spec
+	spec    *job.Spec
 	v       *view
 	net     []netRec
 	blocked map[string]int
@@ -110,7 +109,7 @@ type session struct {
 // one. Execute never fails: a plan the site cannot execute is a failed
 // result. It is deterministic: the same plan and spec give the same
 // result and cost.
-func (s *Site) Execute(plan branch.Plan, spec *worker.Spec) (*worker.Result, Cost) {
+func (s *Site) Execute(plan branch.Plan, spec *job.Spec) (*job.Result, Cost) {
 	res, costs := s.execute(plan, spec)
 	var total Cost
 	for _, c := range costs {
@@ -120,7 +119,7 @@ func (s *Site) Execute(plan branch.Plan, spec *worker.Spec) (*worker.Result, Cos
 }
 
 // execute is Execute with the cost of every executed action.
-func (s *Site) execute(plan branch.Plan, spec *worker.Spec) (*worker.Result, []Cost) {
+func (s *Site) execute(plan branch.Plan, spec *job.Spec) (*job.Result, []Cost) {
 	r := s.newRun(spec)
 	r.advance(plan)
 	return r.result(plan)
@@ -134,15 +133,15 @@ type run struct {
 	ss      *session
 	clock   time.Time
 	stepDur time.Duration
-	steps   []worker.Step
+	steps   []job.Step
 	costs   []Cost
 	elapsed int64
 	failed  bool
 }
 
-func (s *Site) newRun(spec *worker.Spec) *run {
+func (s *Site) newRun(spec *job.Spec) *run {
 	if spec == nil {
-		spec = &worker.Spec{}
+		spec = &job.Spec{}
 	}
 	r := &run{ss: &session{site: s, spec: spec, blocked: map[string]int{}}, clock: spec.Env.Clock, stepDur: spec.Env.StepAdvance.D()}
 	if r.clock.IsZero() {
@@ -158,7 +157,7 @@ func (s *Site) newRun(spec *worker.Spec) *run {
 func (r *run) clone() *run {
 	c := *r
 	c.ss = r.ss.clone()
-	c.steps = append([]worker.Step(nil), r.steps...)
+	c.steps = append([]job.Step(nil), r.steps...)
 	c.costs = append([]Cost(nil), r.costs...)
 	return &c
 }
@@ -173,32 +172,32 @@ func (r *run) advance(plan branch.Plan) {
 		out := ss.do(a)
 		c := Cost{SimMS: ActionOverheadMS + out.loadMS, Actions: 1, Units: ss.site.price(a.Kind) * out.mult}
 		r.costs = append(r.costs, c)
-		sr := browser.StepResult{Step: i + 1, Status: browser.StatusOK, Strategy: out.strategy,
+		sr := branch.StepResult{Step: i + 1, Status: branch.StatusOK, Strategy: out.strategy,
 			Start: r.clock.Add(time.Duration(r.elapsed) * time.Millisecond)}
 		r.elapsed += c.SimMS
 		sr.End = r.clock.Add(time.Duration(r.elapsed) * time.Millisecond)
 		sr.VirtualTime = r.clock.Add(time.Duration(i+1) * r.stepDur).UnixMilli()
 		if strings.HasPrefix(out.strategy, "healed:") {
-			sr.Status, sr.Strategy = browser.StatusHealed, strings.TrimPrefix(out.strategy, "healed:")
+			sr.Status, sr.Strategy = branch.StatusHealed, strings.TrimPrefix(out.strategy, "healed:")
 		}
 		if out.code != "" {
-			sr.Status, sr.Code, sr.Error = browser.StatusFailed, out.code, out.msg
+			sr.Status, sr.Code, sr.Error = branch.StatusFailed, out.code, out.msg
 			r.failed = true
 		}
-		r.steps = append(r.steps, worker.Step{StepResult: sr})
+		r.steps = append(r.steps, job.Step{StepResult: sr})
 	}
 }
 
 // result observes the page and builds the worker result of plan, whose
 // actions the run has executed.
-func (r *run) result(plan branch.Plan) (*worker.Result, []Cost) {
-	res := &worker.Result{Worker: WorkerName, Started: r.clock}
+func (r *run) result(plan branch.Plan) (*job.Result, []Cost) {
+	res := &job.Result{Worker: WorkerName, Started: r.clock}
 	if len(plan) == 0 {
-		res.Status, res.ErrCode, res.ErrMsg = worker.ResultFailed, "bad_job", "the plan is empty"
+		res.Status, res.ErrCode, res.ErrMsg = job.ResultFailed, branch.CodeBadJob, "the plan is empty"
 		return res, nil
 	}
 	last := len(plan) - 1
-	res.Steps = make([]worker.Step, len(r.steps))
+	res.Steps = make([]job.Step, len(r.steps))
 	for i, st := range r.steps {
 		st.Replayed = i < last
 		res.Steps[i] = st
@@ -207,8 +206,8 @@ func (r *run) result(plan branch.Plan) (*worker.Result, []Cost) {
 		} else {
 			res.Timing.Action = r.costs[i].SimMS
 		}
-		if st.Status == browser.StatusFailed {
-			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = worker.ResultFailed, st.Code, st.Error, i+1
+		if st.Status == branch.StatusFailed {
+			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = job.ResultFailed, st.Code, st.Error, i+1
 			if i < last {
 				res.ErrMsg = fmt.Sprintf("replaying the prefix diverged at step %d: %s", i+1, st.Error)
 			}
@@ -219,9 +218,9 @@ func (r *run) result(plan branch.Plan) (*worker.Result, []Cost) {
 		ss.observe(res, len(plan), r.clock.Add(time.Duration(len(plan))*r.stepDur))
 	}
 	if res.Status == "" {
-		res.Status = worker.ResultOK
+		res.Status = job.ResultOK
 		if res.Obs == nil {
-			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = worker.ResultFailed, browser.CodePageError, "no page was loaded", len(plan)
+			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = job.ResultFailed, branch.CodePageError, "no page was loaded", len(plan)
 		}
 	}
 	res.Blocked = ss.blockedList()
@@ -253,27 +252,27 @@ func (ss *session) do(a branch.Action) outcome {
 	if a.Input != "" {
 		in, ok := ss.spec.Inputs[a.Input]
 		if !ok {
-			return fail(browser.CodeInputMissing, "the task has no input %q", a.Input)
+			return fail(branch.CodeInputMissing, "the task has no input %q", a.Input)
 		}
 		v, err := in.Resolve()
 		if err != nil {
-			return fail(browser.CodeInputMissing, "%v", err)
+			return fail(branch.CodeInputMissing, "%v", err)
 		}
 		value = v
 	}
-	if value == browser.RedactedPlaceholder {
-		return fail(browser.CodeRedactedValue, "refusing to type a redacted placeholder")
+	if value == branch.RedactedPlaceholder {
+		return fail(branch.CodeRedactedValue, "refusing to type a redacted placeholder")
 	}
 	switch a.Kind {
 	case branch.KindNavigate:
 		return ss.navigate(a.URL)
 	case branch.KindScroll:
 		if ss.v == nil {
-			return fail(browser.CodePageError, "no page is open")
+			return fail(branch.CodePageError, "no page is open")
 		}
 		return outcome{mult: 1}
 	case branch.KindEval:
-		return fail(browser.CodeUnsupported, "the simulated web runs no scripts")
+		return fail(branch.CodeUnsupported, "the simulated web runs no scripts")
 	case branch.KindKeyPress:
 		if a.Target == nil {
 			return outcome{mult: 1}
@@ -281,19 +280,19 @@ func (ss *session) do(a branch.Action) outcome {
 	case branch.KindWaitFor:
 		if a.Target == nil {
 			if _, err := time.ParseDuration(value); err != nil {
-				return fail(browser.CodeUnsupported, "wait_for needs a target or a duration")
+				return fail(branch.CodeUnsupported, "wait_for needs a target or a duration")
 			}
 			return outcome{mult: 1}
 		}
 	case branch.KindClick, branch.KindType, branch.KindSelect, branch.KindCheck:
 	default:
-		return fail(browser.CodeUnsupported, "unknown action kind %s", a.Kind)
+		return fail(branch.CodeUnsupported, "unknown action kind %s", a.Kind)
 	}
 	if a.Target == nil {
-		return fail(browser.CodeUnsupported, "%s needs a target", a.Kind)
+		return fail(branch.CodeUnsupported, "%s needs a target", a.Kind)
 	}
 	if ss.v == nil {
-		return fail(browser.CodeSelectorNotFound, "no page is open")
+		return fail(branch.CodeSelectorNotFound, "no page is open")
 	}
 	c, strategy, o := ss.resolve(a.Target)
 	if o.code != "" {
@@ -309,7 +308,7 @@ func (ss *session) do(a branch.Action) outcome {
 		out = ss.selectIn(c, value)
 	case branch.KindCheck:
 		if c.kind != FieldCheckbox {
-			return fail(browser.CodePageError, "Error: Not a checkbox or radio button")
+			return fail(branch.CodePageError, "Error: Not a checkbox or radio button")
 		}
 		c.checked = value != "false"
 		out = outcome{mult: 1}
@@ -335,7 +334,7 @@ func (ss *session) do(a branch.Action) outcome {
 func (ss *session) navigate(rawURL string) outcome {
 	v, ok := ss.site.load(rawURL)
 	if !ok {
-		return fail(browser.CodePageError, "page.goto: net::ERR_NAME_NOT_RESOLVED at %s", rawURL)
+		return fail(branch.CodePageError, "page.goto: net::ERR_NAME_NOT_RESOLVED at %s", rawURL)
 	}
 	ss.enter(v, "GET")
 	return outcome{loadMS: v.page.LatencyMS, mult: 1}
@@ -376,7 +375,7 @@ func (ss *session) resolve(t *branch.Target) (*control, string, outcome) {
 	add("text", t.Text, func(c *control) bool { return c.text != "" && c.text == strings.Join(strings.Fields(t.Text), " ") })
 	add("css", t.CSS, func(c *control) bool { return c.css == t.CSS })
 	if len(list) == 0 {
-		return nil, "", fail(browser.CodeSelectorNotFound, "the target has no strategy")
+		return nil, "", fail(branch.CodeSelectorNotFound, "the target has no strategy")
 	}
 	sawHidden := false
 	for i, st := range list {
@@ -402,9 +401,9 @@ func (ss *session) resolve(t *branch.Target) (*control, string, outcome) {
 		return shown, name, outcome{}
 	}
 	if sawHidden {
-		return nil, "", fail(browser.CodeElementHidden, "target %s is not visible", t.Describe())
+		return nil, "", fail(branch.CodeElementHidden, "target %s is not visible", t.Describe())
 	}
-	return nil, "", fail(browser.CodeSelectorNotFound, "no strategy found target %s", t.Describe())
+	return nil, "", fail(branch.CodeSelectorNotFound, "no strategy found target %s", t.Describe())
 }
 
 func (ss *session) click(c *control) outcome {
@@ -412,7 +411,7 @@ func (ss *session) click(c *control) outcome {
 	case c.kind == "link":
 		v, ok := ss.site.load(c.href)
 		if !ok {
-			return fail(browser.CodePageError, "net::ERR_NAME_NOT_RESOLVED at %s", c.href)
+			return fail(branch.CodePageError, "net::ERR_NAME_NOT_RESOLVED at %s", c.href)
 		}
 		ss.enter(v, "GET")
 		return outcome{loadMS: v.page.LatencyMS, mult: c.cost}
@@ -431,10 +430,10 @@ func (ss *session) typeInto(c *control, value string) outcome {
 	case FieldText, FieldEmail, FieldSearch:
 	case FieldNumber:
 		if _, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err != nil && value != "" {
-			return fail(browser.CodePageError, "Error: Cannot type text into input[type=number]")
+			return fail(branch.CodePageError, "Error: Cannot type text into input[type=number]")
 		}
 	default:
-		return fail(browser.CodePageError, "Error: Element is not an <input>, <textarea> or [contenteditable] element")
+		return fail(branch.CodePageError, "Error: Element is not an <input>, <textarea> or [contenteditable] element")
 	}
 	c.value = value
 	return outcome{mult: 1}
@@ -442,7 +441,7 @@ func (ss *session) typeInto(c *control, value string) outcome {
 
 func (ss *session) selectIn(c *control, value string) outcome {
 	if c.kind != FieldSelect {
-		return fail(browser.CodePageError, "Error: Element is not a <select> element")
+		return fail(branch.CodePageError, "Error: Element is not a <select> element")
 	}
 	for _, o := range c.options {
 		if o.Value == value {
@@ -456,7 +455,7 @@ func (ss *session) selectIn(c *control, value string) outcome {
 			return outcome{mult: 1}
 		}
 	}
-	return fail(browser.CodeTimeout, "locator.selectOption: Timeout exceeded: did not find option %q", value)
+	return fail(branch.CodeTimeout, "locator.selectOption: Timeout exceeded: did not find option %q", value)
 }
 
 // submit submits a form: a required field left empty stops it (the

@@ -7,9 +7,8 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
-	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/task"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // findSite returns the first generated site (default config, seeds from
@@ -34,7 +33,7 @@ func hasRoute(s *Site, r string) bool {
 	return false
 }
 
-func mustSpec(t testing.TB, s *Site) *worker.Spec {
+func mustSpec(t testing.TB, s *Site) *job.Spec {
 	t.Helper()
 	spec, err := s.Spec()
 	if err != nil {
@@ -76,7 +75,7 @@ func TestExecuteSolution(t *testing.T) {
 	spec := mustSpec(t, s)
 	plan := mustSolution(t, s)
 	res, cost := s.Execute(plan, spec)
-	if res.Status != worker.ResultOK || !res.AtBoundary || res.Obs == nil {
+	if res.Status != job.ResultOK || !res.AtBoundary || res.Obs == nil {
 		t.Fatalf("result %s %s %s, boundary %v", res.Status, res.ErrCode, res.ErrMsg, res.AtBoundary)
 	}
 	tk, _ := s.Task()
@@ -88,7 +87,7 @@ func TestExecuteSolution(t *testing.T) {
 	}
 	var sum int64
 	for i, st := range res.Steps {
-		if st.Step != i+1 || st.Status != browser.StatusOK || st.Replayed != (i < len(plan)-1) {
+		if st.Step != i+1 || st.Status != branch.StatusOK || st.Replayed != (i < len(plan)-1) {
 			t.Errorf("step %d: %+v", i+1, st)
 		}
 		if i == 0 && !st.Start.Equal(task.DefaultClock) {
@@ -140,28 +139,28 @@ func TestExecuteFailures(t *testing.T) {
 		step     int
 		observed bool
 	}{
-		{"unknown testid", branch.Plan{start, click(branch.Target{TestID: "no-such-thing"})}, browser.CodeSelectorNotFound, 2, true},
-		{"hidden menu link", branch.Plan{start, click(branch.Target{TestID: "menu-pricing"})}, browser.CodeElementHidden, 2, true},
+		{"unknown testid", branch.Plan{start, click(branch.Target{TestID: "no-such-thing"})}, branch.CodeSelectorNotFound, 2, true},
+		{"hidden menu link", branch.Plan{start, click(branch.Target{TestID: "menu-pricing"})}, branch.CodeElementHidden, 2, true},
 		{"prefix diverges", branch.Plan{start, click(branch.Target{TestID: "no-such-thing"}), click(branch.Target{TestID: "nav-docs"})},
-			browser.CodeSelectorNotFound, 2, false},
-		{"off-site navigation", branch.Plan{{Kind: branch.KindNavigate, URL: "http://elsewhere.test/"}}, browser.CodePageError, 1, false},
-		{"script", branch.Plan{start, {Kind: branch.KindEval, Value: "1"}}, browser.CodeUnsupported, 2, true},
-		{"missing input", branch.Plan{start, {Kind: branch.KindType, Target: &branch.Target{TestID: "brand"}, Input: "nope"}}, browser.CodeInputMissing, 2, true},
-		{"redacted value", branch.Plan{start, {Kind: branch.KindType, Target: &branch.Target{TestID: "brand"}, Value: browser.RedactedPlaceholder}},
-			browser.CodeRedactedValue, 2, true},
-		{"type into a link", branch.Plan{start, {Kind: branch.KindType, Target: &branch.Target{TestID: "brand"}, Value: "x"}}, browser.CodePageError, 2, true},
-		{"click before any page", branch.Plan{click(branch.Target{TestID: "brand"})}, browser.CodeSelectorNotFound, 1, false},
+			branch.CodeSelectorNotFound, 2, false},
+		{"off-site navigation", branch.Plan{{Kind: branch.KindNavigate, URL: "http://elsewhere.test/"}}, branch.CodePageError, 1, false},
+		{"script", branch.Plan{start, {Kind: branch.KindEval, Value: "1"}}, branch.CodeUnsupported, 2, true},
+		{"missing input", branch.Plan{start, {Kind: branch.KindType, Target: &branch.Target{TestID: "brand"}, Input: "nope"}}, branch.CodeInputMissing, 2, true},
+		{"redacted value", branch.Plan{start, {Kind: branch.KindType, Target: &branch.Target{TestID: "brand"}, Value: branch.RedactedPlaceholder}},
+			branch.CodeRedactedValue, 2, true},
+		{"type into a link", branch.Plan{start, {Kind: branch.KindType, Target: &branch.Target{TestID: "brand"}, Value: "x"}}, branch.CodePageError, 2, true},
+		{"click before any page", branch.Plan{click(branch.Target{TestID: "brand"})}, branch.CodeSelectorNotFound, 1, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res, cost := s.Execute(c.plan, spec)
-			if res.Status != worker.ResultFailed || res.ErrCode != c.code || res.ErrStep != c.step {
+			if res.Status != job.ResultFailed || res.ErrCode != c.code || res.ErrStep != c.step {
 				t.Fatalf("status %s code %s step %d (%s), want failed %s at %d", res.Status, res.ErrCode, res.ErrStep, res.ErrMsg, c.code, c.step)
 			}
 			if (res.Obs != nil) != c.observed {
 				t.Fatalf("observed %v, want %v", res.Obs != nil, c.observed)
 			}
-			if len(res.Steps) != c.step || cost.Actions != c.step || res.Steps[c.step-1].Status != browser.StatusFailed {
+			if len(res.Steps) != c.step || cost.Actions != c.step || res.Steps[c.step-1].Status != branch.StatusFailed {
 				t.Fatalf("steps %+v, cost %+v", res.Steps, cost)
 			}
 			if c.step < len(c.plan) && !strings.Contains(res.ErrMsg, "replaying the prefix diverged") {
@@ -173,7 +172,7 @@ func TestExecuteFailures(t *testing.T) {
 	// A wrong first strategy that a later one repairs is a healed step.
 	open := branch.Plan{start, {Kind: branch.KindClick, Target: &branch.Target{TestID: "stale-id", Role: "button", Name: "Menu"}}}
 	res, _ := s.Execute(open, spec)
-	if res.Status != worker.ResultOK || res.Steps[1].Status != browser.StatusHealed || res.Steps[1].Strategy != "role" {
+	if res.Status != job.ResultOK || res.Steps[1].Status != branch.StatusHealed || res.Steps[1].Strategy != "role" {
 		t.Fatalf("healed click: %s %+v", res.Status, res.Steps[1])
 	}
 	menu := affordance(t, res.Obs, "menu-pricing")
@@ -198,7 +197,7 @@ func TestExecuteForms(t *testing.T) {
 		plan := append(append(branch.Plan{}, sol[:checkout]...), sol[submit])
 		before, _ := s.Execute(sol[:checkout], spec)
 		after, _ := s.Execute(plan, spec)
-		if after.Status != worker.ResultOK || after.Obs.URL != before.Obs.URL || after.Obs.DOMHash != before.Obs.DOMHash {
+		if after.Status != job.ResultOK || after.Obs.URL != before.Obs.URL || after.Obs.DOMHash != before.Obs.DOMHash {
 			t.Fatalf("an empty required form was submitted: %s -> %s", before.Obs.URL, after.Obs.URL)
 		}
 	})
@@ -241,14 +240,14 @@ func TestExecuteForms(t *testing.T) {
 		byText.Value = optionText(append(append([]branch.Option{}, s.CountryOptions...), s.BillingOptions...), sel.Value)
 		for _, a := range []branch.Action{sel, byText} {
 			res, _ := s.Execute(append(append(branch.Plan{}, sol[:checkout]...), a), spec)
-			if res.Status != worker.ResultOK {
+			if res.Status != job.ResultOK {
 				t.Fatalf("select %q: %s", a.Value, res.ErrMsg)
 			}
 		}
 		bad := sel
 		bad.Value = "Atlantis"
 		res, _ := s.Execute(append(append(branch.Plan{}, sol[:checkout]...), bad), spec)
-		if res.ErrCode != browser.CodeTimeout {
+		if res.ErrCode != branch.CodeTimeout {
 			t.Fatalf("selecting a missing option: %s %s", res.Status, res.ErrCode)
 		}
 	})
@@ -267,7 +266,7 @@ func TestExecuteForms(t *testing.T) {
 	})
 	t.Run("unknown pages answer 404", func(t *testing.T) {
 		res, _ := s.Execute(branch.Plan{nav(s, "/no/such/page")}, spec)
-		if res.Status != worker.ResultOK || res.Obs.Status != 404 || len(res.Obs.DeadEnds) == 0 || res.Obs.DeadEnds[0] != "not_found" {
+		if res.Status != job.ResultOK || res.Obs.Status != 404 || len(res.Obs.DeadEnds) == 0 || res.Obs.DeadEnds[0] != "not_found" {
 			t.Fatalf("404 page: status %d, dead ends %v", res.Obs.Status, res.Obs.DeadEnds)
 		}
 	})
@@ -282,7 +281,7 @@ func TestExecutePlaceOrder(t *testing.T) {
 
 	res, _ := s.Execute(plan, spec)
 	want := "POST " + s.Origin + s.Orders
-	if res.Status != worker.ResultOK || len(res.Blocked) != 1 || res.Blocked[0] != want {
+	if res.Status != job.ResultOK || len(res.Blocked) != 1 || res.Blocked[0] != want {
 		t.Fatalf("guarded order: status %s, blocked %v, want [%s]", res.Status, res.Blocked, want)
 	}
 	if !res.AtBoundary || len(res.Net) != 1 || !res.Net[0].Blocked {
@@ -292,7 +291,7 @@ func TestExecutePlaceOrder(t *testing.T) {
 	open := *spec
 	open.Guard = nil
 	res, _ = s.Execute(plan, &open)
-	if res.Status != worker.ResultOK || len(res.Blocked) != 0 || !strings.Contains(res.Obs.URL, s.Orders+"/ORD-") {
+	if res.Status != job.ResultOK || len(res.Blocked) != 0 || !strings.Contains(res.Obs.URL, s.Orders+"/ORD-") {
 		t.Fatalf("unguarded order: %s at %s, blocked %v", res.Status, res.Obs.URL, res.Blocked)
 	}
 	if n := len(res.Net); n != 2 || res.Net[0].Method != "POST" || res.Net[0].Status != 303 {
@@ -303,11 +302,11 @@ func TestExecutePlaceOrder(t *testing.T) {
 func TestExecuteNilSpec(t *testing.T) {
 	s := Generate(1, Config{})
 	res, cost := s.Execute(branch.Plan{nav(s, "/")}, nil)
-	if res.Status != worker.ResultOK || res.AtBoundary || len(res.Obs.Predicates) != 0 || cost.Actions != 1 {
+	if res.Status != job.ResultOK || res.AtBoundary || len(res.Obs.Predicates) != 0 || cost.Actions != 1 {
 		t.Fatalf("nil spec: %+v %+v", res, cost)
 	}
 	res, _ = s.Execute(nil, nil)
-	if res.Status != worker.ResultFailed {
+	if res.Status != job.ResultFailed {
 		t.Fatal("an empty plan is not a failure")
 	}
 }
@@ -318,7 +317,7 @@ func TestPaidLinkCostsMore(t *testing.T) {
 	plain, c1 := s.Execute(branch.Plan{nav(s, s.Hub)}, spec)
 	paid := affordance(t, plain.Obs, "instant-quote")
 	res, c2 := s.Execute(branch.Plan{nav(s, s.Hub), click(paid.Target)}, spec)
-	if res.Status != worker.ResultOK || c2.Units-c1.Units != PaidCost*s.Prices[branch.KindClick] {
+	if res.Status != job.ResultOK || c2.Units-c1.Units != PaidCost*s.Prices[branch.KindClick] {
 		t.Fatalf("paid link cost %g units, want %g", c2.Units-c1.Units, PaidCost*s.Prices[branch.KindClick])
 	}
 	if len(res.Obs.DeadEnds) == 0 {

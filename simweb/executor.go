@@ -5,17 +5,18 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/multiverse-orchestrator/multiverse/browser"
-	"github.com/multiverse-orchestrator/multiverse/bus"
-	"github.com/multiverse-orchestrator/multiverse/worker"
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/job"
 )
 
 // CodeNoSite is the error code of a job whose origin no simulated site
 // serves.
-const CodeNoSite = browser.CodePageError
+const CodeNoSite = branch.CodePageError
 
 // Executor executes branch jobs against simulated sites instead of a
-// browser: it is a bus handler, usable as the orchestrator's Executor.
+// browser: it handles job deliveries, so it is usable as the
+// orchestrator's Executor (and, through worker.BusHandler, as a bus
+// handler).
 // It is safe for concurrent use.
 type Executor struct {
 	// LatencyScale makes Handle sleep the simulated time of a job times
@@ -40,23 +41,23 @@ func NewExecutor(sites ...*Site) *Executor {
 // or whose site is unknown is a failed result, not an error; the only
 // error is ctx ending during the sleep, which makes the bus redeliver the
 // job.
-func (e *Executor) Handle(ctx context.Context, j bus.Job) ([]byte, error) {
-	job, err := worker.DecodeJob(j.Data)
+func (e *Executor) Handle(ctx context.Context, d job.Delivery) ([]byte, error) {
+	j, err := job.DecodeJob(d.Data)
 	if err != nil {
-		r := &worker.Result{RunID: j.RunID, BranchID: j.BranchID, Attempt: j.Attempt, Worker: WorkerName,
-			Status: worker.ResultFailed, ErrCode: "bad_job", ErrMsg: err.Error()}
+		r := &job.Result{RunID: d.RunID, BranchID: d.BranchID, Attempt: d.Attempt, Worker: WorkerName,
+			Status: job.ResultFailed, ErrCode: branch.CodeBadJob, ErrMsg: err.Error()}
 		return r.Encode()
 	}
-	s := e.sites[job.Spec.Origin]
-	var res *worker.Result
+	s := e.sites[j.Spec.Origin]
+	var res *job.Result
 	var cost Cost
 	if s == nil {
-		res = &worker.Result{Worker: WorkerName, Status: worker.ResultFailed, ErrCode: CodeNoSite, ErrStep: 1,
-			ErrMsg: fmt.Sprintf("no simulated site serves %s", job.Spec.Origin)}
+		res = &job.Result{Worker: WorkerName, Status: job.ResultFailed, ErrCode: CodeNoSite, ErrStep: 1,
+			ErrMsg: fmt.Sprintf("no simulated site serves %s", j.Spec.Origin)}
 	} else {
-		res, cost = s.Execute(job.Plan, job.Spec)
+		res, cost = s.Execute(j.Plan, j.Spec)
 	}
-	res.RunID, res.BranchID, res.Attempt = job.RunID, job.BranchID, j.Attempt
+	res.RunID, res.BranchID, res.Attempt = j.RunID, j.BranchID, d.Attempt
 	if d := time.Duration(float64(cost.SimMS) * e.LatencyScale * float64(time.Millisecond)); d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()

@@ -6,38 +6,37 @@ import (
 	"testing"
 	"time"
 
-	"github.com/multiverse-orchestrator/multiverse/bus"
-	"github.com/multiverse-orchestrator/multiverse/worker"
+	"github.com/multiverse-orchestrator/multiverse/job"
 )
 
-func jobFor(t testing.TB, s *Site, spec *worker.Spec) *worker.Job {
+func jobFor(t testing.TB, s *Site, spec *job.Spec) *job.Job {
 	t.Helper()
 	plan, err := s.Solution()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &worker.Job{RunID: "run1", BranchID: "b1", Plan: plan, PlanDigest: "d", Spec: spec}
+	return &job.Job{RunID: "run1", BranchID: "b1", Plan: plan, PlanDigest: "d", Spec: spec}
 }
 
 func TestExecutorHandle(t *testing.T) {
 	a, b := Generate(1, DefaultConfig()), Generate(2, DefaultConfig())
 	e := NewExecutor(a, b)
 	spec := mustSpec(t, b)
-	job := jobFor(t, b, spec)
-	data, err := job.Encode()
+	j := jobFor(t, b, spec)
+	data, err := j.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := e.Handle(context.Background(), bus.Job{RunID: "run1", BranchID: "b1", Attempt: 2, Data: data})
+	out, err := e.Handle(context.Background(), job.Delivery{RunID: "run1", BranchID: "b1", Attempt: 2, Data: data})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := worker.DecodeResult(out)
+	res, err := job.DecodeResult(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := b.Execute(job.Plan, spec)
-	want.RunID, want.BranchID, want.Attempt, want.V = "run1", "b1", 2, worker.WireVersion
+	want, _ := b.Execute(j.Plan, spec)
+	want.RunID, want.BranchID, want.Attempt, want.V = "run1", "b1", 2, job.WireVersion
 	x, _ := json.Marshal(res)
 	y, _ := json.Marshal(want)
 	if string(x) != string(y) || !res.AtBoundary {
@@ -60,12 +59,12 @@ func TestExecutorHandle(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := e.Handle(context.Background(), bus.Job{RunID: "run1", BranchID: "b2", Attempt: 1, Data: c.data})
+			out, err := e.Handle(context.Background(), job.Delivery{RunID: "run1", BranchID: "b2", Attempt: 1, Data: c.data})
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := worker.DecodeResult(out)
-			if err != nil || res.Status != worker.ResultFailed || res.ErrCode != c.code || res.BranchID == "" || res.RunID != "run1" {
+			res, err := job.DecodeResult(out)
+			if err != nil || res.Status != job.ResultFailed || res.ErrCode != c.code || res.BranchID == "" || res.RunID != "run1" {
 				t.Fatalf("result %+v, error %v", res, err)
 			}
 		})
@@ -80,7 +79,7 @@ func TestExecutorLatency(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.Handle(ctx, bus.Job{RunID: "run1", BranchID: "b1", Attempt: 1, Data: data})
+		_, err := e.Handle(ctx, job.Delivery{RunID: "run1", BranchID: "b1", Attempt: 1, Data: data})
 		done <- err
 	}()
 	cancel()

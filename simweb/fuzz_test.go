@@ -5,8 +5,7 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
-	"github.com/multiverse-orchestrator/multiverse/bus"
-	"github.com/multiverse-orchestrator/multiverse/worker"
+	"github.com/multiverse-orchestrator/multiverse/job"
 )
 
 // FuzzHandle feeds arbitrary job bytes to the executor: it must answer
@@ -21,11 +20,11 @@ func FuzzHandle(f *testing.F) {
 	f.Add([]byte(`null`))
 	e := NewExecutor(s)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, err := e.Handle(context.Background(), bus.Job{RunID: "r", BranchID: "b", Attempt: 1, Data: data})
+		out, err := e.Handle(context.Background(), job.Delivery{RunID: "r", BranchID: "b", Attempt: 1, Data: data})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := worker.DecodeResult(out); err != nil {
+		if _, err := job.DecodeResult(out); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -50,7 +49,7 @@ func FuzzExecute(f *testing.F) {
 		if a.Status != b.Status || ca != cb || (a.Obs == nil) != (b.Obs == nil) || (a.Obs != nil && a.Obs.DOMHash != b.Obs.DOMHash) {
 			t.Fatal("executing the same plan twice differs")
 		}
-		if a.Status != worker.ResultOK && a.Status != worker.ResultFailed {
+		if a.Status != job.ResultOK && a.Status != job.ResultFailed {
 			t.Fatalf("status %q", a.Status)
 		}
 		if len(a.Steps) == 0 || len(a.Steps) > len(plan) {

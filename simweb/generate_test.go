@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // fingerprint is a site's structure with its seed and origin left out.
@@ -317,7 +317,7 @@ func describe(cs []planner.Candidate) []string {
 
 // observeOnSolution executes the shortest prefix of the solution that
 // ends on path and returns its observation.
-func (s *Site) observeOnSolution(t *testing.T, plan branch.Plan, spec *worker.Spec, path string) *branch.Observation {
+func (s *Site) observeOnSolution(t *testing.T, plan branch.Plan, spec *job.Spec, path string) *branch.Observation {
 	t.Helper()
 	r := s.newRun(spec)
 	for i := 1; i <= len(plan); i++ {

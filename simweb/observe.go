@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // MaxAffordances bounds the affordances of an observation, as the
@@ -20,7 +20,7 @@ const MaxAffordances = 120
 // does: hashes, affordances with the inputs they hold (values scrubbed),
 // predicates, boundary, dead ends, the requests of the branch and the
 // network records of the last step.
-func (ss *session) observe(res *worker.Result, steps int, vt time.Time) {
+func (ss *session) observe(res *job.Result, steps int, vt time.Time) {
 	v, spec := ss.v, ss.spec
 	sc := newScrubber(ss.site, spec)
 	pc := sc.withPII(v)
@@ -93,7 +93,7 @@ func sensitiveKey(k string) bool {
 	return s
 }
 
-func secrets(spec *worker.Spec) []string {
+func secrets(spec *job.Spec) []string {
 	var out []string
 	for _, in := range spec.Inputs {
 		if in.Secret() {
@@ -108,7 +108,7 @@ func secrets(spec *worker.Spec) []string {
 
 // markHolds records which input each field holds, then scrubs the
 // affordances (labels, hrefs, values), exactly as the browser worker does.
-func markHolds(affs []branch.Affordance, spec *worker.Spec, sc *scrubber) {
+func markHolds(affs []branch.Affordance, spec *job.Spec, sc *scrubber) {
 	names := make([]string, 0, len(spec.Inputs))
 	for n := range spec.Inputs {
 		names = append(names, n)

@@ -3,8 +3,8 @@ package simweb
 import (
 	"strings"
 
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // scrubber scrubs what leaves a simulated tab the way the browser worker
@@ -20,7 +20,7 @@ type scrubber struct {
 	pii, known []string
 }
 
-func newScrubber(site *Site, spec *worker.Spec) *scrubber {
+func newScrubber(site *Site, spec *job.Spec) *scrubber {
 	sec := secrets(spec)
 	key := string(spec.ScrubKey)
 	for _, v := range sec {

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/task"
-	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
 // Budgets of generated tasks.
@@ -133,7 +133,7 @@ func (s *Site) TaskYAML(strategy string) []byte {
 
 // Spec returns the job spec of the site's task, as the orchestrator
 // builds it, with the fixed scrubbing key of simulated runs.
-func (s *Site) Spec() (*worker.Spec, error) {
+func (s *Site) Spec() (*job.Spec, error) {
 	t, err := s.Task()
 	if err != nil {
 		return nil, err
@@ -143,8 +143,8 @@ func (s *Site) Spec() (*worker.Spec, error) {
 
 // SpecOf builds the job spec of a task the way the orchestrator does,
 // with the fixed scrubbing key of simulated runs.
-func SpecOf(t *task.Task) *worker.Spec {
-	s := worker.NewSpec(t)
+func SpecOf(t *task.Task) *job.Spec {
+	s := job.NewSpec(t)
 	s.ScrubKey = scrubKey
 	return s
 }

@@ -30,6 +30,14 @@ const (
 	DefaultWorkers         = 4
 	DefaultConfirmTimeout  = 20 * time.Second
 	DefaultUserAgent       = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) MultiverseAgent/1.0"
+	// The frozen environment's defaults; a browser session takes the
+	// same for a zero field (browser.Env).
+	DefaultViewportWidth     = 1280
+	DefaultViewportHeight    = 800
+	DefaultDeviceScaleFactor = 1.0
+	DefaultLocale            = "en-US"
+	DefaultTimezone          = "UTC"
+	DefaultStepAdvance       = time.Second
 )
 
 // Limits checked by Parse.
@@ -188,16 +196,16 @@ func (v *validator) defaults(t *Task) {
 		t.DeadEnds = scoring.DefaultDetectors()
 	}
 	e := &t.Environment
-	setInt(&e.Viewport.Width, 1280)
-	setInt(&e.Viewport.Height, 800)
+	setInt(&e.Viewport.Width, DefaultViewportWidth)
+	setInt(&e.Viewport.Height, DefaultViewportHeight)
 	if e.DeviceScaleFactor == 0 {
-		e.DeviceScaleFactor = 1
+		e.DeviceScaleFactor = DefaultDeviceScaleFactor
 	}
 	if e.Locale == "" {
-		e.Locale = "en-US"
+		e.Locale = DefaultLocale
 	}
 	if e.Timezone == "" {
-		e.Timezone = "UTC"
+		e.Timezone = DefaultTimezone
 	}
 	if e.UserAgent == "" {
 		e.UserAgent = DefaultUserAgent
@@ -205,7 +213,7 @@ func (v *validator) defaults(t *Task) {
 	if e.Clock.IsZero() {
 		e.Clock = DefaultClock
 	}
-	setDur(&e.StepAdvance, time.Second)
+	setDur(&e.StepAdvance, DefaultStepAdvance)
 	c := t.Commit
 	if c == nil {
 		c = &Commit{} // defaults below apply to nothing

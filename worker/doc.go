@@ -1,8 +1,9 @@
-// Package worker is the execution plane: it turns a branch job into a
-// result by materializing the branch in a fresh, frozen browser session
-// (replaying the plan prefix), executing the new action, and observing.
-// The same code runs as in-process workers and in the `worker` command
-// against a remote NATS server.
+// Package worker is the execution plane: it turns a branch job (package
+// job) into a result by materializing the branch in a fresh, frozen
+// browser session (replaying the plan prefix) or continuing its parent's
+// live one, executing the new action, and observing. The same code runs as
+// in-process workers and in the `worker` command against a remote NATS
+// server.
 //
 // Contract: a job is executed at most once per delivery; a result carries
 // the delivery attempt so the orchestrator can fence duplicates and stale

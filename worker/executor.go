@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"sort"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -23,10 +23,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 )
-
-// CodeBranchTimeout is the error code of a branch that exceeded its wall
-// clock budget.
-const CodeBranchTimeout = "branch_timeout"
 
 // Options configure an Executor.
 type Options struct {
@@ -41,9 +37,14 @@ type Options struct {
 	LoginState func(ctx context.Context, runID string) ([]byte, error)
 	// KeepWarm is how many finished branch sessions the executor keeps
 	// alive so that a child can continue its parent's live context
-	// instead of replaying the prefix. Zero disables it.
+	// instead of replaying the prefix (DefaultKeepWarm is the usual
+	// number). Zero disables it.
 	KeepWarm int
 }
+
+// DefaultKeepWarm is the number of finished sessions an executor with the
+// given slots keeps warm: two per slot, at least 8.
+func DefaultKeepWarm(slots int) int { return max(8, 2*slots) }
 
 // Executor runs branch jobs in one Chromium. Safe for concurrent use: each
 // job gets its own session.
@@ -71,17 +72,17 @@ type warmSession struct {
 
 // takeWarm returns the live session of the job's parent, if this executor
 // holds it; the caller owns it from then on.
-func (e *Executor) takeWarm(job *Job) *browser.Session {
-	if job.ParentID == "" || e.opts.KeepWarm <= 0 {
+func (e *Executor) takeWarm(j *job.Job) *browser.Session {
+	if j.ParentID == "" || e.opts.KeepWarm <= 0 {
 		return nil
 	}
-	prefix := job.Plan[:len(job.Plan)-1].Canonical()
+	prefix := j.Plan[:len(j.Plan)-1].Canonical()
 	e.warmMu.Lock()
 	defer e.warmMu.Unlock()
 	for i, w := range e.warm {
 		// A session from before the run logged in again holds the
 		// session that expired: it is not continued.
-		if w.run == job.RunID && w.branch == job.ParentID && string(w.plan) == string(prefix) && w.login == job.Spec.Login {
+		if w.run == j.RunID && w.branch == j.ParentID && string(w.plan) == string(prefix) && w.login == j.Spec.Login {
 			e.warm = append(e.warm[:i], e.warm[i+1:]...)
 			return w.sess
 		}
@@ -91,18 +92,18 @@ func (e *Executor) takeWarm(job *Job) *browser.Session {
 
 // keepWarm parks a finished branch's session for its children, evicting
 // the oldest beyond KeepWarm and any session of another run.
-func (e *Executor) keepWarm(job *Job, sess *browser.Session) {
+func (e *Executor) keepWarm(j *job.Job, sess *browser.Session) {
 	e.warmMu.Lock()
 	var drop []*browser.Session
 	kept := e.warm[:0]
 	for _, w := range e.warm {
-		if w.run != job.RunID {
+		if w.run != j.RunID {
 			drop = append(drop, w.sess)
 			continue
 		}
 		kept = append(kept, w)
 	}
-	e.warm = append(kept, &warmSession{run: job.RunID, branch: job.BranchID, plan: job.Plan.Canonical(), login: job.Spec.Login, sess: sess})
+	e.warm = append(kept, &warmSession{run: j.RunID, branch: j.BranchID, plan: j.Plan.Canonical(), login: j.Spec.Login, sess: sess})
 	for len(e.warm) > e.opts.KeepWarm {
 		drop = append(drop, e.warm[0].sess)
 		e.warm = e.warm[1:]
@@ -183,164 +184,108 @@ func (e *Executor) Close() error {
 	return err
 }
 
-// Handle is a bus.Handler: it decodes the job, executes it and encodes the
-// result.
-func (e *Executor) Handle(ctx context.Context, bj bus.Job) ([]byte, error) {
-	job, err := DecodeJob(bj.Data)
+// Handle decodes a delivered job, executes it and encodes the result
+// (BusHandler makes it a bus.Handler). A job it cannot read is a failed
+// result with branch.CodeBadJob. It returns an error only for a fault of
+// its own (the browser was lost, ctx ended, the run could not yet say its
+// login session), which the bus answers by delivering the job again.
+func (e *Executor) Handle(ctx context.Context, d job.Delivery) ([]byte, error) {
+	j, err := job.DecodeJob(d.Data)
 	if err != nil {
 		// A job this worker cannot read will not get better on
 		// redelivery; report it as a failed branch.
-		r := &Result{RunID: bj.RunID, BranchID: bj.BranchID, Attempt: bj.Attempt, Worker: e.opts.Name,
-			Status: ResultFailed, ErrCode: "bad_job", ErrMsg: err.Error()}
+		r := &job.Result{RunID: d.RunID, BranchID: d.BranchID, Attempt: d.Attempt, Worker: e.opts.Name,
+			Status: job.ResultFailed, ErrCode: branch.CodeBadJob, ErrMsg: err.Error()}
 		return r.Encode()
 	}
 	// Continue the orchestrator's trace: this job's steps are children of
 	// the branch span whose context travels in the message headers.
-	ctx = otel.GetTextMapPropagator().Extract(ctx, bus.HeaderCarrier(bj.Header))
-	res, err := e.Execute(ctx, job, bj.Attempt)
+	ctx = otel.GetTextMapPropagator().Extract(ctx, bus.HeaderCarrier(d.Header))
+	res, kept, err := e.execute(ctx, j, d.Attempt)
 	if err != nil {
 		return nil, err
 	}
-	if res.kept {
-		res.WarmRoute = bj.Route
+	if kept {
+		res.WarmRoute = d.Route
 	}
 	return res.Encode()
-}
-
-// SessionOptions builds the browser session options of a run spec.
-func SessionOptions(spec *Spec, store browser.Putter) (browser.SessionOptions, error) {
-	var guards []browser.GuardPattern
-	for _, g := range spec.Guard {
-		re, err := regexp.Compile(g.URL)
-		if err != nil {
-			return browser.SessionOptions{}, fmt.Errorf("worker: guard %q: %w", g.URL, err)
-		}
-		guards = append(guards, browser.GuardPattern{Method: g.Method, URL: re})
-	}
-	secretInputs := map[string]bool{}
-	for name, in := range spec.Inputs {
-		if in.Secret() {
-			secretInputs[name] = true
-		}
-	}
-	env := spec.Env
-	headers := map[string]string{}
-	for name, h := range env.Headers {
-		v, err := h.Resolve()
-		if err != nil {
-			return browser.SessionOptions{}, fmt.Errorf("worker: header %s: %w", name, err)
-		}
-		headers[name] = v
-	}
-	var state *browser.State
-	secrets := inputSecrets(spec)
-	if spec.StorageState != nil {
-		st, err := task.ResolveStorageState(*spec.StorageState)
-		if err != nil {
-			return browser.SessionOptions{}, fmt.Errorf("worker: auth.storage_state: %w", err)
-		}
-		state = browserState(st)
-		secrets = append(secrets, st.Values()...)
-	}
-	return browser.SessionOptions{
-		State: state,
-		Env: browser.Env{
-			Width: env.Viewport.Width, Height: env.Viewport.Height, DeviceScaleFactor: env.DeviceScaleFactor,
-			Locale: env.Locale, Timezone: env.Timezone, UserAgent: env.UserAgent, Clock: env.Clock,
-			StepAdvance: env.StepAdvance.D(), ActionTimeout: spec.Timeout.D(), Headers: headers,
-			IgnoreHTTPSErrors: env.IgnoreHTTPSErrors,
-		},
-		RunSeed:      spec.RunSeed,
-		Origin:       spec.Origin,
-		Guard:        guards,
-		Store:        store,
-		Scrub:        scrub.New(spec.ScrubKey, secrets),
-		Record:       true,
-		SecretInputs: secretInputs,
-	}, nil
-}
-
-// Resolver returns a resolver of the spec's inputs, reading secrets from
-// this process's environment.
-func Resolver(inputs map[string]task.Input) browser.Resolver {
-	return func(name string) (string, error) {
-		in, ok := inputs[name]
-		if !ok {
-			return "", fmt.Errorf("the task has no input %q", name)
-		}
-		return in.Resolve()
-	}
 }
 
 // Execute materializes the branch in a fresh session, runs its last
 // action, and observes. It returns an error only when the browser itself
 // failed or ctx ended; a branch timeout is a failed result.
-func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result, error) {
+func (e *Executor) Execute(ctx context.Context, j *job.Job, attempt int) (*job.Result, error) {
+	res, _, err := e.execute(ctx, j, attempt)
+	return res, err
+}
+
+// execute is Execute, also reporting whether the executor kept the
+// branch's session for its children.
+func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *job.Result, kept bool, err error) {
 	start := time.Now()
-	res := &Result{RunID: job.RunID, BranchID: job.BranchID, Attempt: attempt, Worker: e.opts.Name, Started: start}
+	res = &job.Result{RunID: j.RunID, BranchID: j.BranchID, Attempt: attempt, Worker: e.opts.Name, Started: start}
 	bctx := ctx
-	if job.Deadline > 0 {
+	if j.Deadline > 0 {
 		var cancel context.CancelFunc
-		bctx, cancel = context.WithTimeout(ctx, job.Deadline.D())
+		bctx, cancel = context.WithTimeout(ctx, j.Deadline.D())
 		defer cancel()
 	}
 	rt, err := e.runtime(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// Continue the parent's live context when this executor still holds
 	// it: the same actions on the same frozen environment reach the same
 	// state, without replaying the prefix.
-	last := len(job.Plan) - 1
+	last := len(j.Plan) - 1
 	from := 0
-	sess := e.takeWarm(job)
+	sess := e.takeWarm(j)
 	if sess != nil {
 		res.Reused, from = true, last
 	} else {
-		so, err := SessionOptions(job.Spec, e.opts.Store)
+		so, err := browser.SessionOptionsFor(j.Spec, e.opts.Store)
 		if err != nil {
-			res.Status, res.ErrCode, res.ErrMsg = ResultFailed, "bad_job", err.Error()
-			return res, nil
+			res.Status, res.ErrCode, res.ErrMsg = job.ResultFailed, branch.CodeBadJob, err.Error()
+			return res, false, nil
 		}
-		if job.Spec.Login > 0 {
-			st, err := e.loginState(ctx, job)
+		if j.Spec.Login > 0 {
+			st, err := e.loginState(ctx, j)
 			if err != nil {
-				return nil, err // redelivered: the orchestrator may answer later
+				return nil, false, err // redelivered: the orchestrator may answer later
 			}
 			so.State = st
-			so.Scrub = ScrubberWith(job.Spec, st.Values())
+			so.Scrub = j.Spec.ScrubberWith(st.Values())
 		}
 		if sess, err = rt.NewSession(bctx, so); err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, false, ctx.Err()
 			}
-			return nil, err
+			return nil, false, err
 		}
-		if err := sess.AddCookies(job.Spec.Cookies); err != nil {
+		if err := sess.AddCookies(j.Spec.Cookies); err != nil {
 			sess.Close()
-			return nil, err
+			return nil, false, err
 		}
 	}
-	keep := false
 	defer func() {
-		if keep {
-			e.keepWarm(job, sess)
+		if kept {
+			e.keepWarm(j, sess)
 		} else {
 			sess.Close()
 		}
 	}()
 	res.Timing.Context = time.Since(start).Milliseconds()
-	resolve := Resolver(job.Spec.Inputs)
+	resolve := j.Spec.ResolveInput
 	t0 := time.Now()
 	failed := false
-	for i := from; i < len(job.Plan); i++ {
-		a := job.Plan[i]
+	for i := from; i < len(j.Plan); i++ {
+		a := j.Plan[i]
 		if i == last {
 			res.Timing.Prefix = time.Since(t0).Milliseconds()
 			t0 = time.Now()
 		}
 		sctx, span := telemetry.Tracer().Start(bctx, "step", trace.WithAttributes(
-			attribute.String("multiverse.run_id", job.RunID), attribute.String("multiverse.branch_id", job.BranchID),
+			attribute.String("multiverse.run_id", j.RunID), attribute.String("multiverse.branch_id", j.BranchID),
 			attribute.Int("multiverse.step", i+1), attribute.String("multiverse.action", a.Kind),
 			attribute.Bool("multiverse.replayed", i < last)))
 		traceID, spanID := telemetry.IDs(sctx)
@@ -351,19 +296,19 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 		span.End()
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, false, ctx.Err()
 			}
 			if bctx.Err() != nil {
-				res.Status, res.ErrCode, res.ErrStep = ResultFailed, CodeBranchTimeout, i+1
-				res.ErrMsg = fmt.Sprintf("the branch exceeded its wall clock budget of %s at step %d", job.Deadline.D(), i+1)
+				res.Status, res.ErrCode, res.ErrStep = job.ResultFailed, branch.CodeBranchTimeout, i+1
+				res.ErrMsg = fmt.Sprintf("the branch exceeded its wall clock budget of %s at step %d", j.Deadline.D(), i+1)
 				res.Timing.Total = time.Since(start).Milliseconds()
-				return res, nil
+				return res, false, nil
 			}
-			return nil, err
+			return nil, false, err
 		}
-		res.Steps = append(res.Steps, Step{StepResult: sr, Replayed: i < last, TraceID: traceID, SpanID: spanID})
-		if sr.Status == browser.StatusFailed {
-			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = ResultFailed, sr.Code, sr.Error, i+1
+		res.Steps = append(res.Steps, job.Step{StepResult: sr, Replayed: i < last, TraceID: traceID, SpanID: spanID})
+		if sr.Status == branch.StatusFailed {
+			res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = job.ResultFailed, sr.Code, sr.Error, i+1
 			if i < last {
 				res.ErrMsg = fmt.Sprintf("replaying the prefix diverged at step %d: %s", i+1, sr.Error)
 			}
@@ -372,20 +317,20 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 		}
 	}
 	res.Timing.Action = time.Since(t0).Milliseconds()
-	if !failed || res.ErrStep == len(job.Plan) {
+	if !failed || res.ErrStep == len(j.Plan) {
 		t0 = time.Now()
-		if err := e.observe(bctx, sess, job, res); err != nil {
+		if err := e.observe(bctx, sess, j, res); err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, false, ctx.Err()
 			}
 			if bctx.Err() != nil {
-				res.Status, res.ErrCode, res.ErrStep = ResultFailed, CodeBranchTimeout, len(job.Plan)
-				res.ErrMsg = fmt.Sprintf("the branch exceeded its wall clock budget of %s while observing step %d", job.Deadline.D(), len(job.Plan))
+				res.Status, res.ErrCode, res.ErrStep = job.ResultFailed, branch.CodeBranchTimeout, len(j.Plan)
+				res.ErrMsg = fmt.Sprintf("the branch exceeded its wall clock budget of %s while observing step %d", j.Deadline.D(), len(j.Plan))
 				res.Timing.Total = time.Since(start).Milliseconds()
-				return res, nil
+				return res, false, nil
 			}
 			if !failed {
-				res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = ResultFailed, browser.CodePageError, err.Error(), len(job.Plan)
+				res.Status, res.ErrCode, res.ErrMsg, res.ErrStep = job.ResultFailed, branch.CodePageError, err.Error(), len(j.Plan)
 				var ae *browser.ActionError
 				if errors.As(err, &ae) {
 					res.ErrCode = ae.Code
@@ -395,18 +340,17 @@ func (e *Executor) Execute(ctx context.Context, job *Job, attempt int) (*Result,
 		res.Timing.Observe = time.Since(t0).Milliseconds()
 	}
 	if res.Status == "" {
-		res.Status = ResultOK
-		keep = e.opts.KeepWarm > 0 && !res.AtBoundary && !sess.Aborted()
-		res.kept = keep
+		res.Status = job.ResultOK
+		kept = e.opts.KeepWarm > 0 && !res.AtBoundary && !sess.Aborted()
 	}
 	res.Blocked = sess.Blocked()
 	res.Unsupported = sess.Unsupported()
 	res.Timing.Total = time.Since(start).Milliseconds()
-	return res, nil
+	return res, kept, nil
 }
 
-func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job, res *Result) error {
-	spec := job.Spec
+func (e *Executor) observe(ctx context.Context, sess *browser.Session, j *job.Job, res *job.Result) error {
+	spec := j.Spec
 	preds := append(append([]scoring.Predicate{}, spec.Predicates...), spec.Boundary)
 	snap, err := sess.Observe(ctx, browser.ObserveSpec{
 		Probes:     scoring.Probes(preds...),
@@ -437,17 +381,17 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job,
 		}
 	}
 	res.AtBoundary, _ = spec.Boundary.Eval(facts)
-	if len(job.Plan) == 1 {
+	if len(j.Plan) == 1 {
 		if cs, err := sess.Cookies(); err == nil {
 			res.Cookies = withoutLogin(cs, sess.StartState())
 		}
 	}
 	if res.AtBoundary && len(spec.Intent) > 0 {
-		res.Intent = ScrubIntent(spec, readFields(ctx, sess, spec.Intent), snap.PII)
+		res.Intent = spec.ScrubIntent(readFields(ctx, sess, spec.Intent), snap.PII)
 	}
 	if len(spec.Extract) > 0 {
 		if raw := readFields(ctx, sess, spec.Extract); len(raw) > 0 {
-			res.Extract = ScrubIntent(spec, raw, snap.PII)
+			res.Extract = spec.ScrubIntent(raw, snap.PII)
 		}
 	}
 	for _, d := range spec.DeadEnds {
@@ -455,9 +399,9 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, job *Job,
 			obs.DeadEnds = append(obs.DeadEnds, d.Name)
 		}
 	}
-	markHolds(obs.Affordances, spec.Inputs, Scrubber(spec), snap.PII)
+	markHolds(obs.Affordances, spec.Inputs, spec.Scrubber(), snap.PII)
 	res.Obs = &obs
-	res.Net = sess.NetSince(len(job.Plan))
+	res.Net = sess.NetSince(len(j.Plan))
 	return nil
 }
 
@@ -497,54 +441,10 @@ func markHolds(affs []branch.Affordance, inputs map[string]task.Input, sc *scrub
 	}
 }
 
-// Scrubber returns the scrubber of a spec's sessions: the run's key, the
-// secret inputs' values and every header value. Explorer and committer
-// scrub with it alike.
-func Scrubber(spec *Spec) *scrub.Scrubber { return scrub.New(spec.ScrubKey, specSecrets(spec)) }
-
-// specSecrets resolves the spec's secret values: secret inputs, header
-// values and the storage state's values.
-func specSecrets(spec *Spec) []string {
-	secrets := inputSecrets(spec)
-	if in := spec.StorageState; in != nil {
-		if st, err := task.ResolveStorageState(*in); err == nil {
-			secrets = append(secrets, st.Values()...)
-		}
-	}
-	return secrets
-}
-
-// inputSecrets resolves the secret inputs' and the headers' values.
-func inputSecrets(spec *Spec) []string {
-	var secrets []string
-	for _, in := range spec.Inputs {
-		if in.Secret() {
-			if v, err := in.Resolve(); err == nil {
-				secrets = append(secrets, v)
-			}
-		}
-	}
-	for _, h := range spec.Env.Headers {
-		if v, err := h.Resolve(); err == nil {
-			secrets = append(secrets, v)
-		}
-	}
-	return secrets
-}
-
-// ScrubberWith is Scrubber with more secrets: the values of a session
-// state a scripted login produced.
-func ScrubberWith(spec *Spec, extra []string) *scrub.Scrubber {
-	if len(extra) == 0 {
-		return Scrubber(spec)
-	}
-	return scrub.New(spec.ScrubKey, append(specSecrets(spec), extra...))
-}
-
 // loginState returns the session state of the job's run at its login
 // version, asking the run once per version.
-func (e *Executor) loginState(ctx context.Context, job *Job) (*browser.State, error) {
-	key := fmt.Sprintf("%s/%d", job.RunID, job.Spec.Login)
+func (e *Executor) loginState(ctx context.Context, j *job.Job) (*browser.State, error) {
+	key := fmt.Sprintf("%s/%d", j.RunID, j.Spec.Login)
 	e.loginMu.Lock()
 	defer e.loginMu.Unlock()
 	if st, ok := e.logins[key]; ok {
@@ -553,7 +453,7 @@ func (e *Executor) loginState(ctx context.Context, job *Job) (*browser.State, er
 	if e.opts.LoginState == nil {
 		return nil, errors.New("worker: the run logged in, and this worker cannot ask it for its session")
 	}
-	b, err := e.opts.LoginState(ctx, job.RunID)
+	b, err := e.opts.LoginState(ctx, j.RunID)
 	if err != nil {
 		return nil, fmt.Errorf("worker: the run's session: %w", err)
 	}
@@ -573,7 +473,7 @@ func (e *Executor) loginState(ctx context.Context, job *Job) (*browser.State, er
 // the site renewed is dropped too: every branch and the committer start
 // from that state itself, and its tokens must not travel in results,
 // which the bus keeps on disk.
-func withoutLogin(cs []browser.Cookie, start *browser.State) []browser.Cookie {
+func withoutLogin(cs []branch.Cookie, start *browser.State) []branch.Cookie {
 	if start == nil || len(start.Cookies) == 0 {
 		return cs
 	}
@@ -590,23 +490,6 @@ func withoutLogin(cs []browser.Cookie, start *browser.State) []browser.Cookie {
 	return out
 }
 
-// browserState is the browser's form of a task's storage state.
-func browserState(st *task.StorageState) *browser.State {
-	out := &browser.State{}
-	for _, c := range st.Cookies {
-		out.Cookies = append(out.Cookies, browser.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
-			Expires: c.Expires, HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: c.SameSite})
-	}
-	for _, o := range st.Origins {
-		os := browser.OriginStorage{Origin: o.Origin}
-		for _, kv := range o.LocalStorage {
-			os.Items = append(os.Items, browser.NameValue{Name: kv.Name, Value: kv.Value})
-		}
-		out.Origins = append(out.Origins, os)
-	}
-	return out
-}
-
 // readFields reads each field the page shows; one it does not is left out.
 func readFields(ctx context.Context, sess *browser.Session, fields []task.IntentField) map[string]string {
 	raw := map[string]string{}
@@ -616,18 +499,4 @@ func readFields(ctx context.Context, sess *browser.Session, fields []task.Intent
 		}
 	}
 	return raw
-}
-
-// ScrubIntent scrubs the intent values read at the commit boundary (and
-// the extract fields of a task without commit) with the page's personal
-// field values (Snapshot.PII): the values a branch reports and those the
-// committer compares with them at preflight (and records in
-// snapshot_changed and commit_end) come from this one function.
-func ScrubIntent(spec *Spec, raw map[string]string, pii []string) map[string]string {
-	sc := Scrubber(spec)
-	out := make(map[string]string, len(raw))
-	for k, v := range raw {
-		out[k] = sc.TextWith(v, pii)
-	}
-	return out
 }

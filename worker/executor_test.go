@@ -8,14 +8,15 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
 	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
-func spec(origin string) *worker.Spec {
-	return &worker.Spec{
+func spec(origin string) *job.Spec {
+	return &job.Spec{
 		Origin: origin, RunSeed: 99,
 		Env: task.Environment{Viewport: task.Viewport{Width: 1280, Height: 800}, DeviceScaleFactor: 1, Locale: "en-US",
 			Timezone: "UTC", Clock: task.DefaultClock, StepAdvance: task.Duration(time.Second)},
@@ -70,25 +71,25 @@ func TestWarmContinuationMatchesColdReplay(t *testing.T) {
 	if p[2].Target.TestID == "" {
 		t.Fatal("bad plan")
 	}
-	job := func(id, parent string, n int) *worker.Job {
-		return &worker.Job{RunID: "run", BranchID: id, ParentID: parent, Plan: p[:n], Spec: sp}
+	branchJob := func(id, parent string, n int) *job.Job {
+		return &job.Job{RunID: "run", BranchID: id, ParentID: parent, Plan: p[:n], Spec: sp}
 	}
-	cold, err := ex.Execute(ctx, job("cold", "", 5), 1)
-	if err != nil || cold.Status != worker.ResultOK {
+	cold, err := ex.Execute(ctx, branchJob("cold", "", 5), 1)
+	if err != nil || cold.Status != job.ResultOK {
 		t.Fatalf("cold: %v %+v", err, cold)
 	}
 	// A chain of warm continuations, each step observed with a
 	// screenshot, against one cold replay of the whole plan.
-	grand, err := ex.Execute(ctx, job("grandparent", "", 3), 1)
-	if err != nil || grand.Status != worker.ResultOK {
+	grand, err := ex.Execute(ctx, branchJob("grandparent", "", 3), 1)
+	if err != nil || grand.Status != job.ResultOK {
 		t.Fatalf("grandparent: %v %+v", err, grand)
 	}
-	parent, err := ex.Execute(ctx, job("parent", "grandparent", 4), 1)
-	if err != nil || parent.Status != worker.ResultOK || !parent.Reused {
+	parent, err := ex.Execute(ctx, branchJob("parent", "grandparent", 4), 1)
+	if err != nil || parent.Status != job.ResultOK || !parent.Reused {
 		t.Fatalf("parent: %v %+v", err, parent)
 	}
-	warm, err := ex.Execute(ctx, job("child", "parent", 5), 1)
-	if err != nil || warm.Status != worker.ResultOK {
+	warm, err := ex.Execute(ctx, branchJob("child", "parent", 5), 1)
+	if err != nil || warm.Status != job.ResultOK {
 		t.Fatalf("warm: %v %+v", err, warm)
 	}
 	if !warm.Reused || cold.Reused || len(warm.Steps) != 1 || len(cold.Steps) != 5 {
@@ -109,7 +110,7 @@ func TestWarmContinuationMatchesColdReplay(t *testing.T) {
 		t.Fatal("the seats field is not marked as holding the seats input")
 	}
 	// A sibling cannot take the parent's context twice.
-	again, err := ex.Execute(ctx, job("sibling", "parent", 5), 1)
+	again, err := ex.Execute(ctx, branchJob("sibling", "parent", 5), 1)
 	if err != nil || again.Reused {
 		t.Fatalf("sibling reused a taken context: %v %+v", err, again)
 	}

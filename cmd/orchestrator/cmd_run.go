@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/examples"
@@ -128,7 +127,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	var f runFlags
 	f.register(fs)
-	latency := fs.Duration("latency", 100*time.Millisecond, "demo site response latency")
+	latency := fs.Duration("latency", demoLatency, "demo site response latency")
 	ab := fs.String("ab", "A", "demo site A/B variant: A, B or random")
 	chaos := fs.Bool("chaos", false, "turn on the demo site's chaos: a late cookie modal, lazy-loaded plans, Math.random and Date in pages, timer races")
 	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator demo [flags]"); fs.PrintDefaults() }

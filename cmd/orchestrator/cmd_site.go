@@ -10,10 +10,14 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/sites"
 )
 
+// demoLatency is the demo site's response latency unless --latency says
+// otherwise (the `site` and `demo` commands).
+const demoLatency = 100 * time.Millisecond
+
 func cmdSite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("site", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8555", "listen address")
-	latency := fs.Duration("latency", 100*time.Millisecond, "response latency")
+	latency := fs.Duration("latency", demoLatency, "response latency")
 	ab := fs.String("ab", "", "A/B variant: A, B or random")
 	orders := fs.String("orders-file", "", "keep orders in this JSON file across restarts")
 	login := fs.Bool("require-login", false, "put checkout and orders behind a login (account "+sites.DemoEmail+", password \""+sites.DemoPassword+"\")")

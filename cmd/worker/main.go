@@ -25,11 +25,35 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
-	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/task"
 	"github.com/multiverse-orchestrator/multiverse/telemetry"
 	"github.com/multiverse-orchestrator/multiverse/worker"
 )
+
+// errBadInput marks a flag or data dir the worker cannot use.
+var errBadInput = errors.New("bad input")
+
+// Exit codes: the orchestrator's (see orchestrator.ExitCode) for the
+// faults a worker can have.
+const (
+	exitOK          = 0
+	exitInternal    = 1
+	exitBadInput    = 2 // a flag, the data dir, or its disk is full
+	exitEnvironment = 5 // Chromium or the Playwright driver is missing
+)
+
+// exitCode maps an error of run to the worker's exit code.
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errBadInput), errors.Is(err, bus.ErrStorageFull):
+		return exitBadInput
+	case errors.Is(err, browser.ErrChromiumNotFound), errors.Is(err, browser.ErrDriverNotFound):
+		return exitEnvironment
+	}
+	return exitInternal
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -43,7 +67,7 @@ func main() {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(os.Stderr, "worker: %v\n", err)
 		}
-		os.Exit(orchestrator.ExitCode(err))
+		os.Exit(exitCode(err))
 	}
 }
 
@@ -65,16 +89,16 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return fmt.Errorf("%w: %v", orchestrator.ErrBadInput, err)
+		return fmt.Errorf("%w: %v", errBadInput, err)
 	}
 	if *natsURL == "" || fs.NArg() != 0 {
-		return fmt.Errorf("%w: usage: worker --nats URL [--slots N] [--data-dir DIR]", orchestrator.ErrBadInput)
+		return fmt.Errorf("%w: usage: worker --nats URL [--slots N] [--data-dir DIR]", errBadInput)
 	}
 	if *slots < 1 || *slots > task.MaxWorkers {
-		return fmt.Errorf("%w: --slots %d: must be 1 to %d (start more worker processes for more)", orchestrator.ErrBadInput, *slots, task.MaxWorkers)
+		return fmt.Errorf("%w: --slots %d: must be 1 to %d (start more worker processes for more)", errBadInput, *slots, task.MaxWorkers)
 	}
 	if *keepWarm < 0 {
-		*keepWarm = max(8, 2**slots)
+		*keepWarm = worker.DefaultKeepWarm(*slots)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if *verbose {
@@ -97,7 +121,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *dataDir != "" {
 		fs, err := artifacts.OpenFS(filepath.Join(*dataDir, "artifacts"))
 		if err != nil {
-			return fmt.Errorf("%w: artifact store: %v", orchestrator.ErrBadInput, err)
+			return fmt.Errorf("%w: artifact store: %v", errBadInput, err)
 		}
 		store = fs
 	} else if store, err = client.Objects(ctx); err != nil {
@@ -110,5 +134,5 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer exec.Close()
 	log.Info("worker ready", "nats", *natsURL, "slots", *slots)
-	return client.Work(ctx, bus.WorkerConfig{Slots: *slots}, exec.Handle)
+	return client.Work(ctx, bus.WorkerConfig{Slots: *slots}, worker.BusHandler(exec.Handle))
 }

@@ -240,7 +240,7 @@ func (c *checker) checkEvents(b *Bundle, o origins) {
 		case prev != nil && e.Seq <= prev.Seq:
 			bad("seq does not increase after event %d", prev.Seq)
 		}
-		h, payload, err := eventHash(e)
+		h, payload, err := eventlog.EventHash(e)
 		switch {
 		case err != nil:
 			bad("payload is not a JSON value: %v", err)

@@ -8,9 +8,9 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 )
 
-// TestEventHashMatchesEventlog pins eventHash to eventlog's own golden
-// chain: the bundle recomputes the documented hash of single events, and
-// must agree with eventlog for every one.
+// TestEventHashMatchesEventlog pins the hash a bundle checks single
+// events with (eventlog.EventHash) to eventlog's own golden chain: it must
+// agree with eventlog for every event.
 func TestEventHashMatchesEventlog(t *testing.T) {
 	f, err := os.Open(filepath.Join("..", "..", "eventlog", "testdata", "golden.jsonl"))
 	if err != nil {
@@ -22,9 +22,9 @@ func TestEventHashMatchesEventlog(t *testing.T) {
 	require(t, len(es) > 0, "empty golden chain")
 	requireNoErr(t, eventlog.VerifyChain(es[0].RunID, es))
 	for i := range es {
-		h, _, err := eventHash(&es[i])
+		h, _, err := eventlog.EventHash(&es[i])
 		requireNoErr(t, err)
-		require(t, h == es[i].Hash, "event %d: eventHash %s, eventlog %s", es[i].Seq, h, es[i].Hash)
+		require(t, h == es[i].Hash, "event %d: EventHash %s, eventlog %s", es[i].Seq, h, es[i].Hash)
 	}
 	// And the fixture chain of this package's tests.
 	run := runEvents(t)

@@ -47,7 +47,7 @@ func chain(t testing.TB, es []eventlog.Event) []eventlog.Event {
 		p, err := eventlog.CanonicalPayload(e.Payload)
 		requireNoErr(t, err)
 		e.Payload = p
-		h, _, err := eventHash(&e)
+		h, _, err := eventlog.EventHash(&e)
 		requireNoErr(t, err)
 		e.Hash = h
 		prev = h

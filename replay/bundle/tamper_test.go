@@ -117,7 +117,7 @@ func TestTampering(t *testing.T) {
 			edit: func(t testing.TB, fs []tarFile) []tarFile {
 				b := smallBundle(t)
 				b.Events[5].PrevHash = strings.Repeat("0", 64)
-				h, _, err := eventHash(&b.Events[5])
+				h, _, err := eventlog.EventHash(&b.Events[5])
 				requireNoErr(t, err)
 				b.Events[5].Hash = h // the event is self-consistent, its link is not
 				if b.Events[5].Seq != b.Events[4].Seq+1 {

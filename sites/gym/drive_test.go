@@ -44,7 +44,7 @@ func greedy(ctx context.Context, rt *browser.Runtime, base string, e gym.Episode
 	}
 	noInputs := func(name string) (string, error) { return "", errors.New("no inputs") }
 	var did []string
-	if r, err := s.Do(ctx, branch.Action{Kind: branch.KindNavigate, URL: base + e.Path}, noInputs); err != nil || r.Status == browser.StatusFailed {
+	if r, err := s.Do(ctx, branch.Action{Kind: branch.KindNavigate, URL: base + e.Path}, noInputs); err != nil || r.Status == branch.StatusFailed {
 		return false, nil, fmt.Errorf("navigate: %+v %v", r, err)
 	}
 	// As the search does (noops): an action that left the page as it was

@@ -1,0 +1,54 @@
+package branch
+
+import "time"
+
+// Result codes of a failed step or branch. They are stable across
+// processes: they travel in results, events and bundles, and the planner
+// and the committer branch on them.
+const (
+	CodeSelectorNotFound  = "selector_not_found"
+	CodeElementHidden     = "element_hidden"
+	CodeElementDisabled   = "element_disabled"
+	CodeNavigationTimeout = "navigation_timeout"
+	CodePageError         = "page_error"
+	CodePageCrash         = "page_crash"
+	CodeHTTPError         = "http_error"
+	CodeTimeout           = "timeout"
+	CodeUnsupported       = "unsupported_action_type"
+	CodeRedactedValue     = "redacted_value"
+	CodeInputMissing      = "input_missing"
+	CodeGuardBlocked      = "guard_blocked"
+	// CodeUnresponsive is a page that stopped answering: the session's
+	// watchdog closed its context.
+	CodeUnresponsive = "page_unresponsive"
+	// CodeBranchTimeout is a branch that exceeded its wall clock budget.
+	CodeBranchTimeout = "branch_timeout"
+	// CodeBadJob is a job its executor could not read or set up (an
+	// unknown wire version, an invalid guard pattern): it fails the same
+	// way on every delivery.
+	CodeBadJob = "bad_job"
+)
+
+// Statuses of an executed step.
+const (
+	StatusOK     = "ok"
+	StatusHealed = "healed" // the target was found by a fallback strategy
+	StatusFailed = "failed" // Code and Error say why
+)
+
+// StepResult is the outcome of one executed action.
+type StepResult struct {
+	Step     int    `json:"step"`
+	Status   string `json:"status"`
+	Code     string `json:"code,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Strategy string `json:"strategy,omitempty"` // target strategy that resolved
+	Start    time.Time
+	End      time.Time
+	// VirtualTime is the page clock after the step settled, in ms.
+	VirtualTime int64 `json:"virtual_time_ms"`
+}
+
+// RedactedPlaceholder is what plans carry instead of a removed value; an
+// executor must never type it (it fails the step with CodeRedactedValue).
+const RedactedPlaceholder = "[redacted]"

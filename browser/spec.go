@@ -1,0 +1,87 @@
+package browser
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/job"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// SessionOptionsFor builds the options of a session that executes a
+// branch of the spec: its frozen environment, guards, scrubber and
+// starting state, with header values, secret inputs and the storage
+// state resolved in this process. The caller sets a scripted login's
+// state (and the matching scrubber, job.Spec.ScrubberWith) itself. It
+// fails on a guard pattern that does not compile or a header or storage
+// state that does not resolve.
+func SessionOptionsFor(spec *job.Spec, store Putter) (SessionOptions, error) {
+	var guards []GuardPattern
+	for _, g := range spec.Guard {
+		re, err := regexp.Compile(g.URL)
+		if err != nil {
+			return SessionOptions{}, fmt.Errorf("browser: guard %q: %w", g.URL, err)
+		}
+		guards = append(guards, GuardPattern{Method: g.Method, URL: re})
+	}
+	secretInputs := map[string]bool{}
+	for name, in := range spec.Inputs {
+		if in.Secret() {
+			secretInputs[name] = true
+		}
+	}
+	env := spec.Env
+	headers := map[string]string{}
+	for name, h := range env.Headers {
+		v, err := h.Resolve()
+		if err != nil {
+			return SessionOptions{}, fmt.Errorf("browser: header %s: %w", name, err)
+		}
+		headers[name] = v
+	}
+	var state *State
+	secrets := spec.InputSecrets()
+	if spec.StorageState != nil {
+		st, err := task.ResolveStorageState(*spec.StorageState)
+		if err != nil {
+			return SessionOptions{}, fmt.Errorf("browser: auth.storage_state: %w", err)
+		}
+		state = stateOf(st)
+		secrets = append(secrets, st.Values()...)
+	}
+	return SessionOptions{
+		State: state,
+		Env: Env{
+			Width: env.Viewport.Width, Height: env.Viewport.Height, DeviceScaleFactor: env.DeviceScaleFactor,
+			Locale: env.Locale, Timezone: env.Timezone, UserAgent: env.UserAgent, Clock: env.Clock,
+			StepAdvance: env.StepAdvance.D(), ActionTimeout: spec.Timeout.D(), Headers: headers,
+			IgnoreHTTPSErrors: env.IgnoreHTTPSErrors,
+		},
+		RunSeed:      spec.RunSeed,
+		Origin:       spec.Origin,
+		Guard:        guards,
+		Store:        store,
+		Scrub:        scrub.New(spec.ScrubKey, secrets),
+		Record:       true,
+		SecretInputs: secretInputs,
+	}, nil
+}
+
+// stateOf is the browser's form of a task's storage state.
+func stateOf(st *task.StorageState) *State {
+	out := &State{}
+	for _, c := range st.Cookies {
+		out.Cookies = append(out.Cookies, branch.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
+			Expires: c.Expires, HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: c.SameSite})
+	}
+	for _, o := range st.Origins {
+		os := OriginStorage{Origin: o.Origin}
+		for _, kv := range o.LocalStorage {
+			os.Items = append(os.Items, NameValue{Name: kv.Name, Value: kv.Value})
+		}
+		out.Origins = append(out.Origins, os)
+	}
+	return out
+}
