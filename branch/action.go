@@ -41,10 +41,19 @@ type Action struct {
 	// resolves it locally, so secrets never travel in plans, events or
 	// bundles; only the name does.
 	Input string `json:"input,omitempty"`
+	// Dialog answers the native dialogs (confirm, prompt, alert) the
+	// action raises: DialogAccept or DialogDismiss; empty dismisses.
+	Dialog string `json:"dialog,omitempty"`
 	// Label is a short human description ("click link \"Pricing\"").
 	// It is not part of the plan digest.
 	Label string `json:"label,omitempty"`
 }
+
+// Answers to a native dialog.
+const (
+	DialogAccept  = "accept"
+	DialogDismiss = "dismiss"
+)
 
 // Target says which element an action applies to. The strategies are tried
 // in the order of the fields below; the first that resolves to exactly one
@@ -116,6 +125,9 @@ func (a Action) Describe() string {
 	case a.Value != "" && a.Kind != KindEval:
 		b.WriteString(fmt.Sprintf(" %q", a.Value))
 	}
+	if a.Dialog == DialogAccept {
+		b.WriteString(", accepting its dialog")
+	}
 	return b.String()
 }
 
@@ -127,6 +139,9 @@ func (a Action) Validate() error {
 	needTarget := a.Kind == KindClick || a.Kind == KindType || a.Kind == KindSelect || a.Kind == KindCheck || a.Kind == KindFocus
 	if needTarget && (a.Target == nil || a.Target.empty()) {
 		return fmt.Errorf("branch: %s action needs a target", a.Kind)
+	}
+	if a.Dialog != "" && a.Dialog != DialogAccept && a.Dialog != DialogDismiss {
+		return fmt.Errorf("branch: dialog answer %q is neither %q nor %q", a.Dialog, DialogAccept, DialogDismiss)
 	}
 	if a.Kind == KindNavigate && a.URL == "" {
 		return fmt.Errorf("branch: navigate action needs a url")

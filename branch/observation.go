@@ -30,6 +30,24 @@ type Observation struct {
 	Affordances []Affordance `json:"affordances,omitempty"`
 	// VirtualTime is the pinned page clock in ms since the Unix epoch.
 	VirtualTime int64 `json:"virtual_time_ms"`
+	// Dialogs are the native dialogs the step raised, in order.
+	Dialogs []Dialog `json:"dialogs,omitempty"`
+}
+
+// Dialog is a native dialog a step raised and how it was answered.
+type Dialog struct {
+	// Type is alert, confirm, prompt or beforeunload.
+	Type string `json:"type"`
+	// Message is the dialog's text, scrubbed.
+	Message string `json:"message,omitempty"`
+	// Answer is DialogAccept or DialogDismiss.
+	Answer string `json:"answer"`
+}
+
+// Refused reports whether the dialog asked a question (confirm, prompt,
+// leave the page) and was answered no.
+func (d Dialog) Refused() bool {
+	return d.Answer == DialogDismiss && (d.Type == "confirm" || d.Type == "prompt" || d.Type == "beforeunload")
 }
 
 // Affordance is one interactive element of a page, as the planner sees it.

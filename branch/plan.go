@@ -25,6 +25,7 @@ type digestAction struct {
 	URL    string        `json:"u,omitempty"`
 	Value  string        `json:"v,omitempty"`
 	Input  string        `json:"i,omitempty"`
+	Dialog string        `json:"d,omitempty"`
 }
 
 type digestTarget struct {
@@ -50,7 +51,7 @@ func (p Plan) canonical(origin string) []byte {
 		if origin != "" && strings.HasPrefix(u, origin) {
 			u = "{origin}" + u[len(origin):]
 		}
-		d := digestAction{Kind: a.Kind, URL: u, Value: a.Value, Input: a.Input}
+		d := digestAction{Kind: a.Kind, URL: u, Value: a.Value, Input: a.Input, Dialog: a.Dialog}
 		if t := a.Target; t != nil {
 			d.Target = &digestTarget{TestID: t.TestID, AriaLabel: t.AriaLabel, Role: t.Role, Name: t.Name,
 				ID: t.ID, Field: t.Field, Text: t.Text, CSS: t.CSS}

@@ -59,6 +59,7 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 	res := branch.StepResult{Step: s.step + 1, Start: time.Now()}
 	s.mu.Lock()
 	s.step++
+	s.answer = a.Dialog
 	s.mu.Unlock()
 	strategy, err := s.do(ctx, a, inputs)
 	res.Strategy = strategy

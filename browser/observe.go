@@ -117,7 +117,12 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	snap.AX = ax
 	s.mu.Lock()
 	status := s.docStatus
+	dialogs := s.dialogs
+	s.dialogs = nil
 	s.mu.Unlock()
+	for i := range dialogs {
+		dialogs[i].Message = s.scrubText(dialogs[i].Message, res.PII)
+	}
 	o := branch.Observation{
 		URL:         s.scrubURL(s.page.URL()),
 		Title:       title,
@@ -127,6 +132,7 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 		NetDigest:   s.netDigestSince(s.step),
 		Affordances: res.Affordances,
 		VirtualTime: s.vt.UnixMilli(),
+		Dialogs:     dialogs,
 	}
 	if spec.Store && s.opts.Store != nil {
 		if d, err := s.opts.Store.Put(ctx, []byte(res.DOM)); err == nil {

@@ -124,7 +124,9 @@ type Session struct {
 	lastBusy    time.Time
 	blocked     map[string]int // method+" "+url -> times blocked
 	crashed     bool
-	dialogs     []string
+	dialogs     []branch.Dialog
+	// answer is how the running action answers native dialogs.
+	answer string
 	pageErrs    []string
 	unsupported []string
 	docStatus   int
@@ -276,9 +278,17 @@ func (s *Session) setPage(p playwright.Page) {
 	})
 	p.On("dialog", func(d playwright.Dialog) {
 		s.mu.Lock()
-		s.dialogs = append(s.dialogs, d.Type()+": "+d.Message())
+		answer := s.answer
+		if answer != branch.DialogAccept {
+			answer = branch.DialogDismiss
+		}
+		s.dialogs = append(s.dialogs, branch.Dialog{Type: d.Type(), Message: s.scrubText(d.Message(), nil), Answer: answer})
 		s.mu.Unlock()
-		go d.Dismiss()
+		if answer == branch.DialogAccept {
+			go d.Accept()
+		} else {
+			go d.Dismiss()
+		}
 	})
 	p.On("pageerror", func(err error) {
 		s.mu.Lock()

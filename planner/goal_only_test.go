@@ -266,3 +266,44 @@ search: {strategy: %s, beam_width: 2, min_beam_width: 1, max_children: 2}
 		}
 	}
 }
+
+// TestRefusedDialogForksAccept: a click whose native confirm was answered
+// no (the default) changes nothing and is a duplicate state; the search
+// forks the same click answering yes beside it, and that one reaches the
+// goal, for a search and for a sequential agent alike.
+func TestRefusedDialogForksAccept(t *testing.T) {
+	const text = `start_url: http://shop.test/reports
+goal:
+  text: Export the report
+  success:
+    - {name: done, js: "1"}
+budgets: {total_branches: 20, steps_per_branch: 3}
+search: {strategy: %s}
+`
+	sim := func(p branch.Plan) Outcome {
+		obs := &branch.Observation{URL: "http://shop.test/reports", DOMHash: "list", Predicates: map[string]bool{"done": false},
+			Affordances: []branch.Affordance{{Kind: "button", Region: "main", Form: -1, Target: branch.Target{Role: "button", Name: "Export", CSS: "#export"}}}}
+		if len(p) > 1 {
+			a := p[len(p)-1]
+			obs.Dialogs = []branch.Dialog{{Type: "confirm", Message: "Export now?", Answer: branch.DialogDismiss}}
+			if a.Dialog == branch.DialogAccept {
+				obs.Dialogs[0].Answer = branch.DialogAccept
+				obs.DOMHash, obs.Predicates["done"] = "exported", true
+			}
+		}
+		return Outcome{OK: true, Obs: obs}
+	}
+	for _, strategy := range []string{"beam", "greedy"} {
+		tk, err := task.Parse("test.yaml", []byte(fmt.Sprintf(text, strategy)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := drive(t, tk, sim)
+		if len(d.Winners) == 0 {
+			t.Fatalf("%s: no winner: %s", strategy, d.Exhausted)
+		}
+		if w := d.Winners[0]; len(w.Plan) != 2 || w.Plan[1].Dialog != branch.DialogAccept {
+			t.Fatalf("%s: winner plan %+v, want the click accepting its dialog", strategy, w.Plan)
+		}
+	}
+}

@@ -454,6 +454,7 @@ func (s *Search) EndWave() Decision {
 		flips := scoring.Flips(before, now)
 		s.events = append(s.events, Event{Kind: "score", Node: n, Detail: map[string]any{
 			"score": n.Score, "flips": flips, "credit": round3(n.Score.Progress - parentProgress), "action": a.Describe()}})
+		s.acceptSibling(n)
 		fired := firing(s.t.Goal.Failure, now)
 		switch {
 		case len(o.Blocked) > 0:
@@ -657,6 +658,29 @@ func (s *Search) expand(n *Node) {
 	}
 	if forked == 0 {
 		s.prune(n, RuleNoAffordances, map[string]any{"url": n.Outcome.Obs.URL, "candidates": len(cands)})
+	}
+}
+
+// acceptSibling forks, beside a step whose native question (a confirm, a
+// prompt, leaving the page) was answered no, the same step answering
+// yes: both answers are branches worth trying, and only the step's
+// result tells that it asks.
+func (s *Search) acceptSibling(n *Node) {
+	a := n.Action()
+	if n.Parent == nil || a.Dialog != "" {
+		return
+	}
+	for _, d := range n.Outcome.Obs.Dialogs {
+		if !d.Refused() {
+			continue
+		}
+		if a.Label != "" {
+			a.Label += ", accepting its dialog"
+		}
+		a.Dialog = branch.DialogAccept
+		s.fork(n.Parent, n.Parent.Plan.Extend(a), Candidate{Prior: n.Prior, Named: n.Named, Onward: n.Onward,
+			Reason: fmt.Sprintf("accepts the %s dialog %q that %s raised", d.Type, d.Message, n.Action().Describe())})
+		return
 	}
 }
 

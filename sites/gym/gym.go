@@ -92,8 +92,9 @@ var families = map[string]family{
 	"sellers": sellers,
 	"table":   table,
 	// keys.go
-	"enter-search": enterSearch,
-	"escape-popup": escapePopup,
+	"enter-search":   enterSearch,
+	"escape-popup":   escapePopup,
+	"confirm-export": confirmExport,
 }
 
 // Families lists the family names, sorted.

@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// Keyboard families: a search box that only Enter submits, and a popup
-// that only Escape closes.
+// Keyboard and native dialog families: a search box that only Enter
+// submits, a popup that only Escape closes, and an export that a
+// native confirm dialog guards.
 
 // enterSearch: type a query into a box without a button and press Enter.
 func enterSearch(r *rand.Rand) (string, string) {
@@ -52,4 +53,27 @@ document.addEventListener('keydown', (e) => { if (e.key === 'Escape') pop.remove
 </script>`, []string{"Newsletter", "Offer", "News"}[r.Intn(3)], strings.Join(pick(r, lorem, 12), " "), offer)
 	goals := []string{"Close the popup, then click %s.", "Get rid of the popup and press %s.", "Dismiss the overlay and click the %s button."}
 	return fmt.Sprintf(goals[r.Intn(len(goals))], want), b.String()
+}
+
+// confirmExport: export a named report; the site asks for confirmation
+// in a native confirm dialog, which must be accepted.
+func confirmExport(r *rand.Rand) (string, string) {
+	names := pick(r, lorem, 3+r.Intn(3))
+	ext := []string{".txt", ".pdf", ".csv"}[r.Intn(3)]
+	want := names[r.Intn(len(names))] + ext
+	act := []string{"Export", "Share", "Print"}[r.Intn(3)]
+	var b strings.Builder
+	b.WriteString(`<ul>`)
+	for _, n := range names {
+		fmt.Fprintf(&b, `<li>%s%s <button type="button" onclick="if (confirm('%s %s%s now?')) verdict(%t)">%s</button></li>`,
+			n, ext, act, n, ext, n+ext == want, act)
+	}
+	b.WriteString(`</ul>`)
+	goals := []string{"%s the report %s.", "%s %s from the list.", "Please %s %s and confirm."}
+	g := goals[r.Intn(len(goals))]
+	verb := act
+	if strings.HasPrefix(g, "Please") {
+		verb = strings.ToLower(act)
+	}
+	return fmt.Sprintf(g, verb, want), b.String()
 }
