@@ -117,16 +117,16 @@ type Session struct {
 	closed    atomic.Bool
 	aborted   atomic.Bool
 
-	mu          sync.Mutex
-	net         []*netRec
-	byReq       map[playwright.Request]*netRec
-	inflight    int
-	lastBusy    time.Time
-	blocked     map[string]int // method+" "+url -> times blocked
-	crashed     bool
-	dialogs     []branch.Dialog
+	mu       sync.Mutex
+	net      []*netRec
+	byReq    map[playwright.Request]*netRec
+	inflight int
+	lastBusy time.Time
+	blocked  map[string]int // method+" "+url -> times blocked
+	crashed  bool
+	dialogs  []branch.Dialog
 	// answer is how the running action answers native dialogs.
-	answer string
+	answer      string
 	pageErrs    []string
 	unsupported []string
 	docStatus   int
