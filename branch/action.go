@@ -14,6 +14,7 @@ const (
 	KindCheck    = "check"
 	KindFocus    = "focus"
 	KindKeyPress = "key_press"
+	KindHover    = "hover"
 	KindScroll   = "scroll"
 	KindWaitFor  = "wait_for"
 	KindEval     = "eval"
@@ -21,7 +22,7 @@ const (
 
 var knownKinds = map[string]bool{
 	KindNavigate: true, KindClick: true, KindType: true, KindSelect: true, KindCheck: true, KindFocus: true,
-	KindKeyPress: true, KindScroll: true, KindWaitFor: true, KindEval: true,
+	KindKeyPress: true, KindHover: true, KindScroll: true, KindWaitFor: true, KindEval: true,
 }
 
 // KnownKind reports whether kind is an action kind the runtime executes.
@@ -136,7 +137,8 @@ func (a Action) Validate() error {
 	if !KnownKind(a.Kind) {
 		return fmt.Errorf("branch: unknown action kind %q", a.Kind)
 	}
-	needTarget := a.Kind == KindClick || a.Kind == KindType || a.Kind == KindSelect || a.Kind == KindCheck || a.Kind == KindFocus
+	needTarget := a.Kind == KindClick || a.Kind == KindType || a.Kind == KindSelect || a.Kind == KindCheck || a.Kind == KindFocus ||
+		a.Kind == KindHover
 	if needTarget && (a.Target == nil || a.Target.empty()) {
 		return fmt.Errorf("branch: %s action needs a target", a.Kind)
 	}

@@ -53,7 +53,10 @@ func (d Dialog) Refused() bool {
 // Affordance is one interactive element of a page, as the planner sees it.
 type Affordance struct {
 	// Kind is link, button, textbox, number, email, select, checkbox,
-	// radio, textarea or search.
+	// radio, textarea, search, or one of the ARIA widget kinds (tab,
+	// treeitem, option, switch, combobox, listbox, menuitem); clickable
+	// for other elements with a click handler, menu for an element that
+	// only opens on hover.
 	Kind    string   `json:"kind"`
 	Target  Target   `json:"target"`
 	Href    string   `json:"href,omitempty"`
@@ -69,6 +72,11 @@ type Affordance struct {
 	Form int `json:"form"`
 	// Submit reports whether activating the element submits its form.
 	Submit bool `json:"submit,omitempty"`
+	// Hover reports that pointing at the element opens what it hides (a
+	// menu a :hover style or a mouse-enter listener shows); Reveals names
+	// the hidden controls it holds.
+	Hover   bool     `json:"hover,omitempty"`
+	Reveals []string `json:"reveals,omitempty"`
 	// Holds names the task input whose value the field currently holds.
 	// The worker sets it from the raw value before scrubbing Value, so the
 	// planner can tell a filled field without ever seeing the value.

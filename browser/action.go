@@ -200,6 +200,8 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 		err = loc.SetChecked(value != "false", playwright.LocatorSetCheckedOptions{Timeout: timeout})
 	case branch.KindFocus:
 		err = loc.Focus(playwright.LocatorFocusOptions{Timeout: timeout})
+	case branch.KindHover:
+		err = loc.Hover(playwright.LocatorHoverOptions{Timeout: timeout})
 	case branch.KindKeyPress:
 		err = loc.Press(value, playwright.LocatorPressOptions{Timeout: timeout})
 	case branch.KindWaitFor:

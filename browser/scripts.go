@@ -51,17 +51,21 @@ func determinismScript(runSeed uint64, clockOrigin int64) string {
 }
 
 // listenerScript marks elements that get a click-like listener, so an
-// observation can tell a clickable <div> from a plain one. The mark is a
+// observation can tell a clickable <div> from a plain one, and those that
+// get a mouse-enter listener (a menu that opens on hover). The mark is a
 // symbol-keyed property: invisible to the DOM, its serialization and the
 // page's own enumeration.
 const listenerScript = `(() => {
-  const CLICK = Symbol.for('multiverse.click');
+  const CLICK = Symbol.for('multiverse.click'), HOVER = Symbol.for('multiverse.hover');
   const kinds = new Set(['click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart']);
-  const mark = (el) => { try { Object.defineProperty(el, CLICK, { value: true, configurable: true }); } catch (e) {} };
+  const hovers = new Set(['mouseenter', 'mouseover', 'pointerenter', 'pointerover']);
+  const markAs = (el, sym) => { try { Object.defineProperty(el, sym, { value: true, configurable: true }); } catch (e) {} };
+  const mark = (el) => markAs(el, CLICK);
   const add = EventTarget.prototype.addEventListener;
   Object.defineProperty(EventTarget.prototype, 'addEventListener', { configurable: true, writable: true,
     value: function (type, fn, opts) {
       if (kinds.has(type) && typeof Element !== 'undefined' && this instanceof Element) mark(this);
+      if (hovers.has(type) && typeof Element !== 'undefined' && this instanceof Element) markAs(this, HOVER);
       return add.call(this, type, fn, opts);
     } });
   const d = typeof HTMLElement !== 'undefined' && Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'onclick');
@@ -92,14 +96,13 @@ const observeScript = `(arg) => {
       if (node.type === 'checkbox' || node.type === 'radio') attrs.push(['::checked', String(node.checked)]);
     }
     if (tag === 'details' || tag === 'dialog') attrs.push(['::open', String(node.open)]);
+    if (revealers.has(node) && node.matches(':hover')) attrs.push(['::hover', 'true']);
     attrs.sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
     out.push('<' + tag + attrs.map(([k, v]) => ' ' + k + '=' + JSON.stringify(v)).join('') + '>');
     if (tag !== 'template') for (const c of node.childNodes) ser(c);
     if (node.shadowRoot) { out.push('<#shadow>'); for (const c of node.shadowRoot.childNodes) ser(c); out.push('</#shadow>'); }
     out.push('</' + tag + '>');
   };
-  if (document.documentElement) ser(document.documentElement);
-
   const visible = (el) => {
     if (!el.isConnected) return false;
     const r = el.getBoundingClientRect();
@@ -234,6 +237,32 @@ const observeScript = `(arg) => {
     'checkbox', 'radio', 'switch', 'combobox', 'listbox', 'textbox', 'searchbox', 'spinbutton', 'slider'];
   const widgetSel = native + ',' + widgetRoles.map(r => '[role=' + r + ']').join(',') + ',[contenteditable=""],[contenteditable=true]';
   const roleOf = (el) => (el.getAttribute('role') || '').trim().split(/\s+/)[0];
+  // Hover menus: elements that a :hover style rule or a mouse-enter
+  // listener opens and that hold controls hidden until then. The one
+  // the pointer rests on is part of the page's state.
+  const HOVER = Symbol.for('multiverse.hover');
+  const hoverSels = new Set();
+  const walkRules = (rules) => {
+    for (const r of rules) {
+      if (r.selectorText) for (const part of r.selectorText.split(',')) {
+        const i = part.indexOf(':hover');
+        const base = i > 0 ? part.slice(0, i).trim() : '';
+        if (base && !/[\s>+~(]$/.test(base)) hoverSels.add(base);
+      }
+      if (r.cssRules) walkRules(r.cssRules);
+    }
+  };
+  for (const sh of document.styleSheets) { try { walkRules(sh.cssRules); } catch (e) {} }
+  const hoverCands = new Set();
+  for (const sel of hoverSels) { try { for (const el of document.querySelectorAll(sel)) if (hoverCands.size < 400) hoverCands.add(el); } catch (e) {} }
+  for (const el of document.querySelectorAll('*')) if (el[HOVER] === true && hoverCands.size < 400) hoverCands.add(el);
+  const hiddenWidgets = (el) => Array.from(el.querySelectorAll(widgetSel)).filter(x => !visible(x));
+  const revealers = new Map(); // element -> the hidden controls it holds, or [] while it is open
+  for (const el of hoverCands) {
+    const hidden = hiddenWidgets(el);
+    if (hidden.length || el.matches(':hover') && el.querySelector(widgetSel)) revealers.set(el, hidden);
+  }
+  if (document.documentElement) ser(document.documentElement);
   const how = (el, ctx, inside) => {
     if (el === ctx.doc.body || el === ctx.doc.documentElement) return '';
     if (el.matches(native)) return 'native';
@@ -292,7 +321,7 @@ const observeScript = `(arg) => {
     return 'button';
   };
   const forms = Array.from(document.forms);
-  const affordances = [];
+  const affordances = [], affEls = [];
   for (const { el, ctx, how: h } of found) {
     if (affordances.length >= max) break;
     if (!visible(el) || el.disabled || el.getAttribute('aria-disabled') === 'true') continue;
@@ -333,6 +362,25 @@ const observeScript = `(arg) => {
     if (el.required) a.required = true;
     if (form >= 0 && (kind === 'button') && (tag === 'button' ? (type === '' || type === 'submit') : type === 'submit' || type === 'image')) a.submit = true;
     affordances.push(a);
+    affEls.push(el);
+  }
+  // A closed hover menu is pointed at through its first visible control
+  // (its label link), or itself when it has none.
+  for (const [el, hidden] of revealers) {
+    if (!hidden.length || !visible(el) || affordances.length >= max) continue;
+    const reveals = [...new Set(hidden.map(x => accName(x, true)).filter(Boolean))].slice(0, 8).map(n => n.slice(0, 40));
+    const i = affEls.findIndex(x => x === el || el.contains(x));
+    if (i >= 0) { affordances[i].hover = true; affordances[i].reveals = reveals; continue; }
+    const name = norm(el.innerText).slice(0, 80);
+    if (!name) continue;
+    const r = el.getBoundingClientRect();
+    affordances.push({
+      kind: 'menu',
+      target: { role: roleOf(el) || undefined, name, id: el.id || undefined, text: name, css: cssPath(el), near: near(el) || undefined,
+        box: { x: Math.round(r.left), y: Math.round(r.top), w: Math.round(r.width), h: Math.round(r.height) } },
+      region: obscured(el, { doc: document, win: window, x: 0, y: 0 }) ? 'obscured' : region(el),
+      form: -1, hover: true, reveals,
+    });
   }
   const answers = [];
   for (const p of (arg.probes || [])) {

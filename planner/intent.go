@@ -50,6 +50,8 @@ func roleFits(role, kind string) float64 {
 		return 0.5
 	case role == "checkbox" && (kind == "switch" || kind == "option" || kind == "menuitem"):
 		return 0.7
+	case role == "menuitem" && (kind == "link" || kind == "clickable" || kind == "menu"):
+		return 0.7 // a menu's items are links as often as menu items
 	}
 	return 0
 }
@@ -281,6 +283,9 @@ func (p *Proposer) pick(obs *branch.Observation, st Step) map[int]float64 {
 			}
 			if a.Kind == "option" && st.Verb == VerbSelect && within(Words(a.Target.Name), target) {
 				m = 1 // "choose yry from the size dropdown": the option yry
+			}
+			if st.Role == "menuitem" && a.Kind != "menu" && within(Words(a.Target.Name), target) {
+				m = max(m, exactName) // "open Events from the Products menu": the item Events
 			}
 		case st.Role != "" || st.Verb == VerbType:
 			m = 1 // "enter the password into both fields": every field of the kind

@@ -289,3 +289,33 @@ func TestEarlierPhrasesFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestHoverMenuCandidates: a closed hover menu that hides what the goal
+// names is pointed at first; one the goal names only by its label comes
+// next; others are a look around.
+func TestHoverMenuCandidates(t *testing.T) {
+	menu := func(name string, reveals ...string) branch.Affordance {
+		return branch.Affordance{Kind: "menu", Form: -1, Region: "nav", Hover: true, Reveals: reveals,
+			Target: branch.Target{Name: name, CSS: "#" + name}}
+	}
+	obs := &branch.Observation{URL: "http://x.test/", Affordances: []branch.Affordance{
+		menu("Company", "Careers", "Press"), menu("Account", "Billing", "Privacy"), menu("Help", "Guides")}}
+	p, err := NewProposer(&task.Task{Goal: task.Goal{Text: "Open Privacy from the Account menu."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := p.Propose(obs, History{})
+	if len(cs) != 3 {
+		t.Fatalf("%d candidates, want a hover per menu: %+v", len(cs), cs)
+	}
+	want := []struct {
+		css   string
+		prior float64
+	}{{"#Account", HoverRevealPrior + HoverBothBonus}, {"#Company", HoverPrior}, {"#Help", HoverPrior}}
+	for i, w := range want {
+		c := cs[i]
+		if c.Action.Kind != branch.KindHover || c.Action.Target.CSS != w.css || c.Prior != w.prior {
+			t.Errorf("candidate %d: %s %s prior %.2f, want hover %s prior %.2f", i, c.Action.Kind, c.Action.Target.CSS, c.Prior, w.css, w.prior)
+		}
+	}
+}

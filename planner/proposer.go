@@ -252,6 +252,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 		}
 	}
 	p.keyCandidates(obs, modal, add)
+	p.hoverCandidates(obs, add)
 	waitForFields(obs, out)
 	p.rank(obs, out)
 	return out
@@ -298,6 +299,55 @@ func (p *Proposer) keyCandidates(obs *branch.Observation, modal bool, add func(C
 		c.Prior, c.Reason = EscapeBehindPrior, "closes a modal dialog that hides what the goal names"
 	}
 	add(c)
+}
+
+// Priors of pointing at a hover menu: one that hides what a step of the
+// goal names ranks with the goal's own steps (a little higher when the
+// goal names the menu too), one only named by the goal below, any other
+// as a look around.
+const (
+	HoverRevealPrior = 0.85
+	HoverBothBonus   = 0.05
+	HoverNamedPrior  = 0.6
+	HoverPrior       = 0.3
+)
+
+// hoverCandidates proposes pointing at each closed hover menu.
+func (p *Proposer) hoverCandidates(obs *branch.Observation, add func(Candidate)) {
+	for _, a := range obs.Affordances {
+		if !a.Hover || a.Region == "obscured" {
+			continue
+		}
+		c := Candidate{Action: branch.Action{Kind: branch.KindHover, Target: targetOf(a), Label: "point at " + label(a)},
+			Prior: HoverPrior, Reason: "opens a menu"}
+		own := within(Words(a.Target.Name), p.g.Words)
+		if own {
+			c.Prior, c.Named, c.Reason = HoverNamedPrior, true, "opens the menu the goal names"
+		}
+		for _, r := range a.Reveals {
+			if !p.stepNames(r) {
+				continue
+			}
+			c.Prior, c.Named, c.match = HoverRevealPrior, true, 1
+			c.Reason = fmt.Sprintf("opens the menu that holds %q, which the goal names", r)
+			if own {
+				c.Prior += HoverBothBonus
+			}
+			break
+		}
+		add(c)
+	}
+}
+
+// stepNames reports whether a step of the goal names an element by all
+// the words of its name.
+func (p *Proposer) stepNames(name string) bool {
+	for _, st := range p.g.Steps {
+		if within(Words(name), st.Target) {
+			return true
+		}
+	}
+	return false
 }
 
 // DismissPrior is the least prior of a modal's dismiss button (Close, No

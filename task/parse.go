@@ -205,7 +205,7 @@ func (d *decoder) task(n *yaml.Node, t *Task) {
 }
 
 var actionKinds = []string{branch.KindNavigate, branch.KindClick, branch.KindType, branch.KindSelect,
-	branch.KindCheck, branch.KindFocus, branch.KindKeyPress, branch.KindScroll, branch.KindWaitFor, branch.KindEval}
+	branch.KindCheck, branch.KindFocus, branch.KindKeyPress, branch.KindHover, branch.KindScroll, branch.KindWaitFor, branch.KindEval}
 
 func (d *decoder) goal(n *yaml.Node, path string, g *Goal) {
 	d.fields(n, path, map[string]func(*yaml.Node, string){

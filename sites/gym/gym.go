@@ -85,6 +85,7 @@ var families = map[string]family{
 	"comment":         comment,
 	"menu":            menu,
 	"dialog-form":     dialogForm,
+	"hover-menu":      hoverMenu,
 	// ambiguous.go
 	"mirrors": mirrors,
 	"slots":   slots,

@@ -9,7 +9,8 @@ import (
 
 // Widget families: a custom dropdown (an ARIA combobox and listbox), a
 // tab and then a button inside it, a switch, a quantity, a comment box, a
-// menu, and a form inside a dialog that a button opens.
+// menu, a form inside a dialog that a button opens, and a menu that opens
+// on hover.
 
 // customDropdown: open a combobox, choose the named option, submit.
 func customDropdown(r *rand.Rand) (string, string) {
@@ -127,4 +128,40 @@ func dialogForm(r *rand.Rand) (string, string) {
 <button type="button" onclick="dlg.hidden = true">Cancel</button>
 <button type="button" onclick="verdict(nm.value === '%s')">%s</button></div>`, strings.Join(pick(r, lorem, 10), " "), opener, opener, name, save)
 	return fmt.Sprintf(`Click %s, enter "%s" as the name and press %s.`, opener, name, save), b
+}
+
+// hoverMenu: point at a menu of a navigation bar that opens on hover
+// (by a :hover style or a mouse-enter listener) and click an item in it.
+func hoverMenu(r *rand.Rand) (string, string) {
+	menus := pick(r, []string{"Products", "Account", "Company", "Support", "Resources"}, 3)
+	k := r.Intn(3)
+	items := pick(r, []string{"Pricing", "Privacy", "Billing", "Careers", "Press", "Status", "Guides", "Contact", "Security", "Partners", "Events", "Webinars"}, 3*len(menus))
+	want := items[3*k+r.Intn(3)]
+	byScript := r.Intn(2) == 0
+	var b strings.Builder
+	b.WriteString(`<style>nav ul{list-style:none;margin:0;padding:0} nav > ul > li{display:inline-block;position:relative;padding:6px 12px;border:1px solid #ccc}
+nav li ul{display:none;position:absolute;top:100%;left:0;background:#fff;border:1px solid #999;min-width:120px}`)
+	if !byScript {
+		b.WriteString(` nav li.m:hover > ul{display:block}`)
+	}
+	b.WriteString(`</style><nav><ul>`)
+	for i, m := range menus {
+		fmt.Fprintf(&b, `<li class="m"><span>%s</span><ul>`, m)
+		for j := 0; j < 3; j++ {
+			it := items[3*i+j]
+			fmt.Fprintf(&b, `<li><a href="#%s" onclick="event.preventDefault(); verdict(%t)">%s</a></li>`, strings.ToLower(it), it == want, it)
+		}
+		b.WriteString(`</ul></li>`)
+	}
+	fmt.Fprintf(&b, `</ul></nav><p>%s</p>`, strings.Join(pick(r, lorem, 14), " "))
+	if byScript {
+		b.WriteString(`<script>
+for (const li of document.querySelectorAll('li.m')) {
+  li.addEventListener('mouseenter', () => { li.querySelector('ul').style.display = 'block'; });
+  li.addEventListener('mouseleave', () => { li.querySelector('ul').style.display = ''; });
+}
+</script>`)
+	}
+	goals := []string{"Open %[2]s from the %[1]s menu.", "In the %[1]s menu, click %[2]s.", "Point at %[1]s and click %[2]s."}
+	return fmt.Sprintf(goals[r.Intn(len(goals))], menus[k], want), b.String()
 }
