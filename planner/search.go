@@ -59,6 +59,9 @@ const (
 	SeparationMargin = 0.2
 	// PoolFactor bounds the pending pool to width × max_children × this.
 	PoolFactor = 3
+	// BacktrackLimit is how many times a branch whose choices the task's
+	// failure refused goes back to the candidates it left out.
+	BacktrackLimit = 2
 	// MinPrior is the least prior a child needs to be forked, except in
 	// the root's wide first expansion and for the explorer child.
 	MinPrior = 0.25
@@ -100,6 +103,9 @@ type Node struct {
 	sumJ   float64 // UCT: sum of J over executed branches of the subtree
 	visits int     // UCT: executed branches in the subtree
 	priors float64 // sum of the children's priors
+	// backtracks counts the times the search went back to n's left-out
+	// candidates.
+	backtracks int
 }
 
 // Action returns the node's last action.
@@ -685,15 +691,22 @@ func (s *Search) acceptSibling(n *Node) {
 }
 
 // backtrack forks, when no branch is pending and budget is left, the
-// candidates that the first expansions of the best live branches left
-// out: at most a beam's width in all, best branch first (by J, then
-// digest). Lookalike candidates that the goal cannot tell apart (mirrors,
+// candidates that the first expansions left out of the branches where a
+// choice ended in the task's failure: at most a beam's width in all, best
+// branch first (by J, then digest), and at most BacktrackLimit times per
+// branch. Lookalike candidates that the goal cannot tell apart (mirrors,
 // free slots, sellers) are tried in turn this way once the first ones
-// ended in a failure.
+// were refused; a search that merely ran dry elsewhere ends as before.
 func (s *Search) backtrack() {
+	refused := map[*Node]bool{} // parents of branches the task's failure ended
+	for _, n := range s.nodes {
+		if n.Parent != nil && n.Prune != nil && n.Prune.Rule == RuleGoalFailed {
+			refused[n.Parent] = true
+		}
+	}
 	var open []*Node
 	for _, n := range s.nodes {
-		if n.State == StateExplored && n.Outcome != nil && n.Outcome.Obs != nil {
+		if refused[n] && n.backtracks < BacktrackLimit && n.State == StateExplored && n.Outcome != nil && n.Outcome.Obs != nil {
 			open = append(open, n)
 		}
 	}
@@ -708,6 +721,7 @@ func (s *Search) backtrack() {
 		if room == 0 {
 			return
 		}
+		n.backtracks++
 		room -= s.expandNext(n, room)
 	}
 }

@@ -50,6 +50,7 @@ func greedy(ctx context.Context, rt *browser.Runtime, base string, e gym.Episode
 	// As the search does (noops): an action that left the page as it was
 	// is not proposed again on that page.
 	done, lastState, lastAction := map[string]bool{}, "", ""
+	var last branch.Action
 	for i := 0; ; i++ {
 		snap, err := s.Observe(ctx, browser.ObserveSpec{Probes: []scoring.Probe{success, failure}})
 		if err != nil {
@@ -68,10 +69,18 @@ func greedy(ctx context.Context, rt *browser.Runtime, base string, e gym.Episode
 			return false, did, nil
 		}
 		cands := prop.Propose(&snap.Obs, planner.History{Done: done})
-		if len(cands) == 0 {
+		var a branch.Action
+		switch {
+		case refused(snap.Obs.Dialogs) && last.Dialog == "":
+			// As the search does: the step again, answering yes.
+			a = last
+			a.Dialog = branch.DialogAccept
+		case len(cands) == 0:
 			return false, append(did, "(nothing proposed)"), nil
+		default:
+			a = cands[0].Action
 		}
-		a := cands[0].Action
+		last = a
 		lastAction = string(branch.Plan{a}.Canonical())
 		did = append(did, a.Describe())
 		if _, err := s.Do(ctx, a, noInputs); err != nil {
@@ -130,4 +139,14 @@ func TestGymGreedy(t *testing.T) {
 		}
 	}
 	t.Logf("gym, proposer's best action each step:\n%s", table.String())
+}
+
+// refused reports whether a step's native question was answered no.
+func refused(ds []branch.Dialog) bool {
+	for _, d := range ds {
+		if d.Refused() {
+			return true
+		}
+	}
+	return false
 }
