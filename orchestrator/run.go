@@ -29,6 +29,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
@@ -174,7 +175,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	key := scrub.NewKey()
 	if err := writeKey(dd, runID, key); err != nil {
 		tr.fail(err)
-		rec.add(time.Time{}, 0, "error", "", map[string]any{"where": "scrub_key", "error": err.Error()})
+		rec.add(time.Time{}, 0, eventlog.KindError, "", map[string]any{"where": "scrub_key", "error": err.Error()})
 	}
 	sc := scrub.New(key, t.SecretValues())
 	r := &run{ctx: ctx, cfg: cfg, t: t, log: log, dd: dd, store: store, elog: elog, led: led, rec: rec, sum: sum,
@@ -190,7 +191,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			sum.Status = statusOf(err)
 		}
 	}
-	r.rec.add(time.Time{}, 0, "run_end", "", map[string]any{"status": sum.Status, "error": sum.Error,
+	r.rec.add(time.Time{}, 0, eventlog.KindRunEnd, "", map[string]any{"status": sum.Status, "error": sum.Error,
 		"elapsed_ms": sum.Elapsed.Milliseconds(), "branches": sum.Branches, "exit_code": ExitCode(err)})
 	if ferr := rec.close(ctx); ferr != nil && err == nil {
 		err = fmt.Errorf("orchestrator: event log: %w", ferr)
@@ -328,21 +329,21 @@ func waitForWorkers(ctx context.Context, watch *bus.Workers, natsURL string) err
 	}
 }
 
-func (r *run) manifest(fp browser.Fingerprint, natsURL string) map[string]any {
+func (r *run) manifest(fp browser.Fingerprint, natsURL string) payload.RunStart {
 	t := r.t
 	version := "devel"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		version = bi.Main.Version
 	}
-	return map[string]any{
-		"task": t.Name, "task_digest": t.Digest(), "task_file": t.File(), "start_url": r.sc.URL(t.StartURL),
-		"seed": strconv.FormatUint(t.Seed, 10), "seed_from_task": t.SeedSet,
-		"budgets": t.Budgets, "search": t.Search, "weights": t.Weights, "environment": r.environment(),
-		"workers": r.workers, "nats": natsURL, "multiverse_version": version, "fingerprint": fp,
-		"scrub_key_sha256": r.sc.Token("multiverse/scrub-key-check"),
-		"origin":           t.Origin(), "inputs": r.inputTokens(), "guard": r.spec.Guard,
-		"goal": t.Goal.Goal, "boundary": r.spec.Boundary, "prices": t.Prices,
-		"goal_failure": t.Goal.Failure, "extract": t.Extract, "has_commit": t.HasCommit(),
+	return payload.RunStart{
+		Task: t.Name, TaskDigest: t.Digest(), TaskFile: t.File(), StartURL: r.sc.URL(t.StartURL),
+		Seed: strconv.FormatUint(t.Seed, 10), SeedFromTask: t.SeedSet,
+		Budgets: t.Budgets, Search: t.Search, Weights: t.Weights, Environment: r.environment(),
+		Workers: r.workers, NATS: natsURL, MultiverseVersion: version, Fingerprint: payload.Fingerprint(fp),
+		ScrubKeySHA256: r.sc.Token("multiverse/scrub-key-check"),
+		Origin:         t.Origin(), Inputs: r.inputTokens(), Guard: r.spec.Guard,
+		Goal: t.Goal.Goal, Boundary: r.spec.Boundary, Prices: t.Prices,
+		GoalFailure: t.Goal.Failure, Extract: t.Extract, HasCommit: t.HasCommit(),
 	}
 }
 
@@ -366,8 +367,8 @@ func (r *run) environment() task.Environment {
 // inputTokens says, for each task input, what a replay types in its
 // place: the scrubbed form the recorded pages show (a token for personal
 // data and secrets, the literal value otherwise). Raw values never leave.
-func (r *run) inputTokens() map[string]map[string]any {
-	out := map[string]map[string]any{}
+func (r *run) inputTokens() map[string]payload.Input {
+	out := map[string]payload.Input{}
 	for name, in := range r.t.Inputs {
 		v, err := in.Resolve()
 		if err != nil {
@@ -377,7 +378,7 @@ func (r *run) inputTokens() map[string]map[string]any {
 		if tok == v && (in.Secret() || scrub.SensitiveKey(name)) {
 			tok = r.sc.Token(v)
 		}
-		out[name] = map[string]any{"token": tok, "secret": in.Secret()}
+		out[name] = payload.Input{Token: tok, Secret: in.Secret()}
 	}
 	return out
 }
@@ -390,8 +391,8 @@ func (r *run) execute(ctx context.Context) error {
 	// simulated web) has none.
 	if r.cfg.Executor == nil {
 		if err := r.preflightSite(ctx); err != nil {
-			r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(browser.Fingerprint{}, ""))
-			r.rec.add(time.Time{}, 0, "error", "", map[string]any{"where": "preflight", "error": r.sc.Text(err.Error())})
+			r.rec.add(time.Time{}, 0, eventlog.KindRunStart, "", r.manifest(browser.Fingerprint{}, ""))
+			r.rec.add(time.Time{}, 0, eventlog.KindError, "", map[string]any{"where": "preflight", "error": r.sc.Text(err.Error())})
 			return err
 		}
 	}
@@ -497,7 +498,7 @@ func (r *run) execute(ctx context.Context) error {
 			r.log.Warn("in-process workers did not stop in time; ending the run without them", "waited", workerStopWait)
 		}
 	}()
-	r.rec.add(time.Time{}, 0, "run_start", "", r.manifest(fp, natsURL))
+	r.rec.add(time.Time{}, 0, eventlog.KindRunStart, "", r.manifest(fp, natsURL))
 	r.rec.flush(ctx)
 	if r.cfg.Executor == nil && t.HasCommit() {
 		r.recoverPending(ctx)
@@ -624,12 +625,12 @@ func (r *run) mirror(ctx context.Context, res *job.Result) {
 		}
 		b, err := r.fetch(mctx, dg)
 		if err != nil {
-			r.rec.add(time.Time{}, 0, "error", res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
+			r.rec.add(time.Time{}, 0, eventlog.KindError, res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
 			continue
 		}
 		if _, err := r.store.Put(ctx, b); err != nil {
 			r.trail.fail(fmt.Errorf("a remote worker's artifact was not stored: %w", err))
-			r.rec.add(time.Time{}, 0, "error", res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
+			r.rec.add(time.Time{}, 0, eventlog.KindError, res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
 		}
 	}
 }
@@ -826,19 +827,16 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 		cands[i] = n.Candidate()
 	}
 	dominated := scoring.DominatedBy(cands)
-	ranking := make([]map[string]any, len(decision.Winners))
+	ranking := make([]payload.Rank, len(decision.Winners))
 	for i, n := range decision.Winners {
-		ranking[i] = map[string]any{"branch_id": n.ID, "plan_digest": n.Digest, "j": n.Score.J, "cost": n.Cost, "steps": n.Depth,
-			"progress": n.Score.Progress, "confidence": n.Score.Confidence, "risk": n.Score.Risk}
-		if d := dominated[n.ID]; d != "" {
-			ranking[i]["dominated_by"] = d
-		}
+		ranking[i] = payload.Rank{BranchID: n.ID, PlanDigest: n.Digest, J: n.Score.J, Cost: n.Cost, Steps: n.Depth,
+			Progress: n.Score.Progress, Confidence: n.Score.Confidence, Risk: n.Score.Risk, DominatedBy: dominated[n.ID]}
 	}
 	order := "higher J, lower cost, fewer steps, plan digest, branch id"
 	if t.Search.Selection == "pareto" {
 		order = "Pareto front first (progress, confidence, risk, cost, steps), then " + order
 	}
-	r.rec.add(time.Time{}, 0, "winner", decision.Winners[0].ID, map[string]any{"order": order, "ranking": ranking})
+	r.rec.add(time.Time{}, 0, eventlog.KindWinner, decision.Winners[0].ID, payload.Winner{Order: order, Ranking: ranking})
 	r.rec.flush(ctx)
 	return decision.Winners, nil
 }
@@ -1018,7 +1016,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 						msg := r.lastWorkerError(j.BranchID)
 						got[j.BranchID] = planner.Outcome{Code: "exhausted_deliveries",
 							Msg: fmt.Sprintf("the job failed %d deliveries; %s", j.Attempt, msg)}
-						r.rec.add(time.Time{}, 0, "error", j.BranchID, map[string]any{"where": "dispatch", "code": "exhausted_deliveries",
+						r.rec.add(time.Time{}, 0, eventlog.KindError, j.BranchID, map[string]any{"where": "dispatch", "code": "exhausted_deliveries",
 							"attempts": j.Attempt, "error": msg})
 					}
 				}
@@ -1027,7 +1025,7 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 			for id, n := range want {
 				if _, ok := got[id]; !ok {
 					got[id] = planner.Outcome{Code: "lost", Msg: "no result within the branch budget plus grace"}
-					r.rec.add(time.Time{}, 0, "error", n.ID, map[string]any{"where": "dispatch", "error": "no result from any worker"})
+					r.rec.add(time.Time{}, 0, eventlog.KindError, n.ID, map[string]any{"where": "dispatch", "error": "no result from any worker"})
 				}
 			}
 		case m, ok := <-results:
@@ -1040,19 +1038,19 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 				// that stalled past its ack deadline, say): that branch
 				// was already folded; this result never counts.
 				if r.results[m.BranchID] != nil {
-					r.rec.add(time.Time{}, 0, "stale_result", m.BranchID, map[string]any{"attempt": m.Attempt, "reason": "the branch was already folded"})
+					r.rec.add(time.Time{}, 0, eventlog.KindStaleResult, m.BranchID, map[string]any{"attempt": m.Attempt, "reason": "the branch was already folded"})
 				}
 				continue
 			}
 			if _, dup := got[m.BranchID]; dup {
-				r.rec.add(time.Time{}, 0, "duplicate_result", m.BranchID, map[string]any{"attempt": m.Attempt})
+				r.rec.add(time.Time{}, 0, eventlog.KindDuplicateResult, m.BranchID, map[string]any{"attempt": m.Attempt})
 				continue
 			}
 			r.drainClaims()
 			if last := r.claimed[m.BranchID]; m.Attempt < last {
 				// The job was redelivered after this worker stalled past
 				// its ack deadline: another delivery owns it now.
-				r.rec.add(time.Time{}, 0, "stale_result", m.BranchID, map[string]any{"attempt": m.Attempt, "latest_attempt": last})
+				r.rec.add(time.Time{}, 0, eventlog.KindStaleResult, m.BranchID, map[string]any{"attempt": m.Attempt, "latest_attempt": last})
 				continue
 			}
 			res, err := job.DecodeResult(m.Data)
