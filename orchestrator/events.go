@@ -30,7 +30,7 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 			"worker": res.Worker, "attempt": res.Attempt, "plan_digest": n.Digest}
 		if !st.Replayed {
 			start["prefix_ms"], start["context_ms"], start["warm"] = res.Timing.Prefix, res.Timing.Context, res.Reused
-			if route := r.routedTo[n.ID]; route != "" {
+			if route := r.disp.routedTo[n.ID]; route != "" {
 				start["routed_to"] = route
 			}
 		}

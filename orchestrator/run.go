@@ -110,60 +110,20 @@ type Progress struct {
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	start := time.Now()
 	t := cfg.Task
-	if t == nil {
-		return nil, fmt.Errorf("%w: no task", ErrBadInput)
+	workers, err := checkConfig(cfg)
+	if err != nil {
+		return nil, err
 	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if err := t.CheckSecrets(); err != nil {
+	st, err := openStores(ctx, cfg.DataDir)
+	if err != nil {
 		return nil, err
 	}
-	workers := cfg.Workers
-	if workers < 0 {
-		workers = t.Search.Workers
-	}
-	if workers > task.MaxWorkers {
-		return nil, fmt.Errorf("%w: %d in-process worker slots: at most %d (start worker processes for more)", ErrBadInput, workers, task.MaxWorkers)
-	}
-	if workers == 0 && cfg.NATSURL == "" && cfg.NATSListen == "" {
-		return nil, fmt.Errorf("%w: --workers 0 needs remote workers: give --nats URL or --nats-listen ADDR", ErrBadInput)
-	}
-	// A missing browser part stops the run before it records anything.
-	if cfg.Executor == nil {
-		if _, err := browser.FindChromium(cfg.Browser.ChromiumPath, cfg.Browser.Headful); err != nil {
-			return nil, err
-		}
-		if _, err := browser.FindDriver(cfg.Browser.DriverDir); err != nil {
-			return nil, err
-		}
-	}
-	dd := cfg.DataDir
-	if dd == "" {
-		dd = DefaultDataDir
-	}
-	if abs, err := filepath.Abs(dd); err == nil {
-		dd = abs
-	}
-	if err := os.MkdirAll(dd, 0o755); err != nil {
-		return nil, fmt.Errorf("%w: data dir %s: %v", ErrBadInput, dd, err)
-	}
-	store, err := artifacts.OpenFS(filepath.Join(dd, "artifacts"))
-	if err != nil {
-		return nil, fmt.Errorf("%w: artifact store: %v", ErrBadInput, err)
-	}
-	elog, err := eventlog.Open(ctx, filepath.Join(dd, "events.db"))
-	if err != nil {
-		return nil, fmt.Errorf("%w: event log: %v", ErrBadInput, err)
-	}
-	defer elog.Close()
-	led, err := ledger.Open(ctx, filepath.Join(dd, "ledger.db"))
-	if err != nil {
-		return nil, fmt.Errorf("%w: ledger: %v", ErrBadInput, err)
-	}
-	defer led.Close()
-
+	defer st.close()
+	dd, store, elog, led := st.dir, st.artifacts, st.events, st.ledger
 	runID := ulid.Make().String()
 	ctx, runSpan := telemetry.Tracer().Start(ctx, "run", trace.WithAttributes(
 		attribute.String("multiverse.run_id", runID), attribute.String("multiverse.task", t.Name)))
@@ -197,6 +157,38 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		err = fmt.Errorf("orchestrator: event log: %w", ferr)
 	}
 	return sum, err
+}
+
+// checkConfig checks what a run needs before it records anything and
+// returns its in-process worker slots. A missing browser part stops the
+// run here.
+func checkConfig(cfg Config) (workers int, err error) {
+	t := cfg.Task
+	if t == nil {
+		return 0, fmt.Errorf("%w: no task", ErrBadInput)
+	}
+	if err := t.CheckSecrets(); err != nil {
+		return 0, err
+	}
+	workers = cfg.Workers
+	if workers < 0 {
+		workers = t.Search.Workers
+	}
+	if workers > task.MaxWorkers {
+		return 0, fmt.Errorf("%w: %d in-process worker slots: at most %d (start worker processes for more)", ErrBadInput, workers, task.MaxWorkers)
+	}
+	if workers == 0 && cfg.NATSURL == "" && cfg.NATSListen == "" {
+		return 0, fmt.Errorf("%w: --workers 0 needs remote workers: give --nats URL or --nats-listen ADDR", ErrBadInput)
+	}
+	if cfg.Executor == nil {
+		if _, err := browser.FindChromium(cfg.Browser.ChromiumPath, cfg.Browser.Headful); err != nil {
+			return 0, err
+		}
+		if _, err := browser.FindDriver(cfg.Browser.DriverDir); err != nil {
+			return 0, err
+		}
+	}
+	return workers, nil
 }
 
 // scrubbedError is an error whose message went through the run's
@@ -277,17 +269,9 @@ type run struct {
 	results map[string]*job.Result
 	// spans holds the open span of each dispatched branch.
 	spans map[string]trace.Span
-	// claims delivers workers' delivery claims; claimed holds the latest
-	// attempt claimed per branch (results of older attempts are stale).
-	claims  <-chan bus.Claim
-	claimed map[string]int
-	// claimedBy names the worker of each branch's latest claim; watch
-	// says which workers are alive (a routed job's worker may die).
-	claimedBy map[string]string
-	watch     *bus.Workers
-	// routedTo names the worker route a branch's job was sent to (and
-	// stayed with: a rerouted job is dropped from it).
-	routedTo map[string]string
+	// disp publishes the branches' jobs and keeps their claims and
+	// routes; nil until the run subscribed to claims.
+	disp *dispatcher
 	// objects is the artifact object store remote workers write to.
 	objects *bus.Objects
 	// siteFailures counts the branches that failed to reach the site.
@@ -312,6 +296,563 @@ func (r *run) storageFull() <-chan struct{} {
 	return r.nats.StorageFull()
 }
 
+func (r *run) execute(ctx context.Context) error {
+	t := r.t
+	r.spec = job.NewSpec(t)
+	r.spec.ScrubKey, r.spec.Screenshots = r.key, !r.cfg.NoScreenshots
+	// The HTTP preflight speaks to real sites; a custom executor (a
+	// simulated web) has none.
+	if r.cfg.Executor == nil {
+		if err := r.preflightSite(ctx); err != nil {
+			r.rec.add(time.Time{}, 0, eventlog.KindRunStart, "", r.manifest(browser.Fingerprint{}, ""))
+			r.rec.add(time.Time{}, 0, eventlog.KindError, "", map[string]any{"where": "preflight", "error": r.sc.Text(err.Error())})
+			return err
+		}
+	}
+	conn, err := r.connectBus(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.close()
+	handler, fp, closeExec, err := r.newExecutor(ctx, conn.client)
+	if err != nil {
+		return err
+	}
+	defer closeExec()
+	work := r.startWorkers(ctx, conn.client, handler)
+	defer work.stop(r.log)
+	r.rec.add(time.Time{}, 0, eventlog.KindRunStart, "", r.manifest(fp, conn.url))
+	r.rec.flush(ctx)
+	if r.cfg.Executor == nil && t.HasCommit() {
+		r.recoverPending(ctx)
+	}
+	if len(t.Auth.Login) > 0 {
+		if r.rt == nil {
+			return fmt.Errorf("%w: auth.login needs a browser; this run's executor has none", ErrBadInput)
+		}
+		stop, err := r.logIn(ctx, r.rt, conn.client)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	winners, err := r.search(ctx, conn, work)
+	if err != nil {
+		return err
+	}
+	if !t.HasCommit() {
+		return r.reachGoal(ctx, winners[0])
+	}
+	if r.cfg.ExploreOnly || r.rt == nil {
+		r.sum.Status = "explored"
+		r.sum.Winner = winnerOf(winners[0])
+		return nil
+	}
+	if r.cfg.BeforeCommit != nil {
+		r.cfg.BeforeCommit()
+	}
+	return r.commit(ctx, r.rt, winners)
+}
+
+// mirror copies the artifacts a result references from the object store
+// into the local store when a remote worker produced them.
+func (r *run) mirror(ctx context.Context, res *job.Result) {
+	if r.objects == nil {
+		return
+	}
+	var ds []string
+	if o := res.Obs; o != nil {
+		ds = append(ds, o.DOMArtifact, o.AXArtifact, o.ScreenshotHash)
+	}
+	for _, n := range res.Net {
+		ds = append(ds, n.BodyHash)
+	}
+	// One budget for the result: a store that is away (a cluster
+	// electing leaders) is asked again, but never holds the run long.
+	mctx, cancel := context.WithTimeout(ctx, mirrorBudget)
+	defer cancel()
+	for _, d := range ds {
+		if d == "" {
+			continue
+		}
+		dg := artifacts.Digest(d)
+		if ok, _ := r.store.Has(ctx, dg); ok {
+			continue
+		}
+		b, err := r.fetch(mctx, dg)
+		if err != nil {
+			r.rec.add(time.Time{}, 0, eventlog.KindError, res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
+			continue
+		}
+		if _, err := r.store.Put(ctx, b); err != nil {
+			r.trail.fail(fmt.Errorf("a remote worker's artifact was not stored: %w", err))
+			r.rec.add(time.Time{}, 0, eventlog.KindError, res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
+		}
+	}
+}
+
+// fetch gets an artifact from the object store, asking again after an
+// attempt that timed out, until ctx ends.
+func (r *run) fetch(ctx context.Context, d artifacts.Digest) ([]byte, error) {
+	for {
+		actx, cancel := context.WithTimeout(ctx, fetchAttempt)
+		b, err := r.objects.Get(actx, d)
+		cancel()
+		timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)
+		if err == nil || ctx.Err() != nil || !timedOut {
+			return b, err
+		}
+	}
+}
+
+// wave is the dispatch state of one wave: the branches it waits for,
+// their jobs, and what came back.
+type wave struct {
+	want    map[string]*planner.Node
+	jobs    map[string]*job.Job
+	ranWith map[string]int // branch -> the login version its job carried
+	got     map[string]planner.Outcome
+	raw     map[string]*job.Result
+}
+
+// open reports whether the wave still waits for a branch's result.
+func (w *wave) open(branchID string) bool {
+	_, in := w.want[branchID]
+	_, done := w.got[branchID]
+	return in && !done
+}
+
+func (w *wave) answered(branchID string) bool {
+	_, done := w.got[branchID]
+	return done
+}
+
+// runWave publishes the wave's jobs and collects their results. Results
+// of other branches (late, duplicate or stale deliveries) are ignored:
+// only the first result per branch of this wave counts.
+func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bus.Result, search *planner.Search, nodes []*planner.Node) (map[string]planner.Outcome, error) {
+	w, outs, err := r.prepareWave(ctx, nodes)
+	if err != nil {
+		return nil, err
+	}
+	pending, err := r.disp.publish(ctx, outs)
+	if err != nil {
+		return nil, err
+	}
+	r.sum.Routed += len(pending)
+	r.progress(search, len(w.want), "explore")
+	if err := r.collect(ctx, client, results, search, w, pending); err != nil {
+		return nil, err
+	}
+	for id, res := range w.raw {
+		r.results[id] = res
+	}
+	return w.got, nil
+}
+
+// prepareWave encodes the wave's jobs. A child goes to the worker that
+// kept its parent's live context: one child per parent, as a kept context
+// continues once.
+func (r *run) prepareWave(ctx context.Context, nodes []*planner.Node) (*wave, []outJob, error) {
+	if r.reruns == nil {
+		r.reruns = map[string]int{}
+	}
+	w := &wave{want: map[string]*planner.Node{}, jobs: map[string]*job.Job{}, ranWith: map[string]int{},
+		got: map[string]planner.Outcome{}, raw: map[string]*job.Result{}}
+	usedParent := map[string]bool{}
+	outs := make([]outJob, 0, len(nodes))
+	for _, n := range nodes {
+		route := ""
+		if p := r.results[n.ParentID]; p != nil && p.WarmRoute != "" && !usedParent[n.ParentID] {
+			usedParent[n.ParentID] = true
+			route = p.WarmRoute
+		}
+		j := &job.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Plan: n.Plan, PlanDigest: n.Digest,
+			Deadline: r.t.Budgets.BranchWallClock, Spec: r.spec}
+		data, err := j.Encode()
+		if err != nil {
+			return nil, nil, fmt.Errorf("orchestrator: encoding job: %w", err)
+		}
+		w.jobs[n.ID], w.ranWith[n.ID] = j, r.spec.Login
+		// The branch span's context travels with the job, so the worker's
+		// step spans join this trace, whatever process runs it.
+		hdr := nats.Header{}
+		if span := r.spans[n.ID]; span != nil {
+			otel.GetTextMapPropagator().Inject(trace.ContextWithSpan(ctx, span), bus.HeaderCarrier(hdr))
+		}
+		outs = append(outs, outJob{branchID: n.ID, data: data, hdr: hdr, route: route})
+		w.want[n.ID] = n
+	}
+	return w, outs, nil
+}
+
+// collect waits until every branch of the wave has an outcome: its
+// result, or its loss (no result in time, deliveries used up). Routed
+// jobs wait for their worker only so long: one that is busy or gone hands
+// the job to whoever is free.
+func (r *run) collect(ctx context.Context, client *bus.Client, results <-chan bus.Result, search *planner.Search, w *wave, pending []routedJob) error {
+	published := time.Now()
+	var routeTick <-chan time.Time // nil (never ready) once no route is pending
+	if len(pending) > 0 {
+		t := time.NewTicker(r.disp.routeWait / 4)
+		defer t.Stop()
+		routeTick = t.C
+	}
+	timer := time.NewTimer(r.t.Budgets.BranchWallClock.D() + ResultGrace)
+	defer timer.Stop()
+	deadCheck := time.NewTicker(deadJobsCheck)
+	defer deadCheck.Stop()
+	for len(w.got) < len(w.want) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case c := <-r.disp.claims:
+			r.disp.noteClaim(c)
+		case <-r.storageFull():
+			return fmt.Errorf("orchestrator: exploring: %w", r.nats.StorageErr())
+		case <-routeTick:
+			var n int
+			var err error
+			if pending, n, err = r.disp.reroute(ctx, pending, w.answered, time.Since(published)); err != nil {
+				return err
+			}
+			r.sum.Rerouted += n
+			if len(pending) == 0 {
+				routeTick = nil
+			}
+		case <-deadCheck.C:
+			maps.Copy(w.got, r.disp.dead(ctx, w.open, r.lastWorkerError))
+		case <-timer.C:
+			var open []string
+			for id := range w.want {
+				if w.open(id) {
+					open = append(open, id)
+				}
+			}
+			maps.Copy(w.got, r.disp.lost(open))
+		case m, ok := <-results:
+			if !ok {
+				return errors.New("orchestrator: the results subscription ended")
+			}
+			r.take(ctx, client, search, w, m)
+		}
+	}
+	return nil
+}
+
+// take folds a delivered result into the wave, when it counts.
+func (r *run) take(ctx context.Context, client *bus.Client, search *planner.Search, w *wave, m bus.Result) {
+	_, inWave := w.want[m.BranchID]
+	if !r.disp.counts(m, inWave, w.answered(m.BranchID), r.results[m.BranchID] != nil) {
+		return
+	}
+	res, err := job.DecodeResult(m.Data)
+	if err != nil {
+		w.got[m.BranchID] = planner.Outcome{Code: "bad_result", Msg: err.Error()}
+		return
+	}
+	if r.again(ctx, client, res, m.Attempt, w.jobs[m.BranchID], w.ranWith) {
+		return
+	}
+	w.raw[m.BranchID] = res
+	r.mirror(ctx, res)
+	w.got[m.BranchID] = planner.Outcome{OK: res.Status == job.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
+		Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: len(res.Steps), Intent: res.Intent}
+	r.progress(search, len(w.want)-len(w.got), "explore")
+}
+
+// startSpan opens a branch's span when it is forked; it ends when the
+// branch is folded after its execution, or pruned without one.
+func (r *run) startSpan(n *planner.Node) {
+	ctx, span := telemetry.Tracer().Start(r.ctx, "branch", trace.WithAttributes(
+		attribute.String("multiverse.branch_id", n.ID), attribute.String("multiverse.plan_digest", n.Digest),
+		attribute.Int("multiverse.depth", n.Depth), attribute.String("multiverse.action", n.Action().Kind)))
+	r.spans[n.ID] = span
+	_, id := telemetry.IDs(ctx)
+	r.rec.setBranchSpan(n.ID, id)
+}
+
+func (r *run) endSpan(n *planner.Node) {
+	span := r.spans[n.ID]
+	if span == nil || n.State == planner.StatePending || n.State == planner.StateRunning {
+		return
+	}
+	span.SetAttributes(attribute.String("multiverse.state", string(n.State)), attribute.Float64("multiverse.j", n.Score.J))
+	if n.Prune != nil {
+		span.SetAttributes(attribute.String("multiverse.pruned", n.Prune.Rule))
+	}
+	span.End()
+	delete(r.spans, n.ID)
+}
+
+// explore drives the search wave by wave until it has winners or cannot
+// go on.
+func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bus.Result) ([]*planner.Node, error) {
+	t := r.t
+	prop, err := planner.NewProposer(t)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	search := planner.NewSearch(t, prop, func() string { return ulid.Make().String() })
+	ectx, cancel := context.WithTimeout(ctx, t.Budgets.WallClock.D())
+	defer cancel()
+	root := search.Root()
+	r.logSearch(search.Drain())
+	r.rec.flush(ctx)
+	var decision planner.Decision
+	for {
+		wave := search.NextWave()
+		if len(wave) == 0 {
+			decision.Exhausted = "frontier empty"
+			break
+		}
+		r.sum.Waves++
+		got, err := r.runWave(ectx, client, results, search, wave)
+		if err != nil {
+			if ectx.Err() != nil && ctx.Err() == nil {
+				return nil, r.outOfTime(ctx, search)
+			}
+			return nil, err
+		}
+		for _, n := range wave {
+			search.Complete(n, got[n.ID])
+		}
+		if n := wave[0]; n == root {
+			// Pin the site's assignment of this visitor for every branch.
+			if res := r.results[n.ID]; res != nil && len(res.Cookies) > 0 {
+				spec := *r.spec
+				spec.Cookies = res.Cookies
+				r.spec = &spec
+			}
+		}
+		if len(wave) == 1 && wave[0] == root && !got[root.ID].OK {
+			o := got[root.ID]
+			r.fold(search, wave)
+			r.countBranches(search)
+			switch o.Code {
+			case branch.CodePageError, branch.CodeHTTPError, branch.CodeNavigationTimeout, branch.CodeTimeout:
+				return nil, fmt.Errorf("%w: opening %s failed: %s: %s", ErrSiteUnreachable, r.sc.URL(t.StartURL), o.Code, o.Msg)
+			}
+			return nil, fmt.Errorf("orchestrator: the start page branch failed: %s: %s", o.Code, o.Msg)
+		}
+		decision = r.fold(search, wave)
+		r.progress(search, 0, "explore")
+		failed := waveSiteFailures(wave, got)
+		r.siteFailures += failed
+		if len(decision.Winners) == 0 && (failed > 0 && failed == len(wave) || decision.Exhausted != "" && r.siteFailures > 0) {
+			// Every branch of the wave failed to reach the site, or the
+			// search ends after some did: is the site gone?
+			why := fmt.Sprintf("wave %d: %d of %d branches failed to reach it, %d in all", r.sum.Waves, failed, len(wave), r.siteFailures)
+			if err := r.siteLost(ctx, why); err != nil {
+				search.Stop()
+				r.logSearch(search.Drain())
+				r.countBranches(search)
+				return nil, err
+			}
+		}
+		if len(decision.Winners) > 0 || decision.Exhausted != "" {
+			break
+		}
+	}
+	r.countBranches(search)
+	if len(decision.Winners) == 0 {
+		return nil, r.noWinner(decision, search)
+	}
+	r.recordWinners(ctx, decision.Winners)
+	return decision.Winners, nil
+}
+
+// outOfTime is the error of a search whose wall clock budget ran out (or
+// of a site that went away meanwhile); the search stops.
+func (r *run) outOfTime(ctx context.Context, search *planner.Search) error {
+	search.Stop()
+	r.logSearch(search.Drain())
+	r.countBranches(search)
+	if r.siteFailures > 0 {
+		why := fmt.Sprintf("%d branches failed to reach it before the wall clock budget ran out", r.siteFailures)
+		if err := r.siteLost(ctx, why); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: the wall clock budget of %s ran out after %d waves", r.noGoal(), r.t.Budgets.WallClock.D(), r.sum.Waves)
+}
+
+// noWinner is the error of a search that ended without a winner.
+func (r *run) noWinner(decision planner.Decision, search *planner.Search) error {
+	if decision.AuthRequired > 0 {
+		return loggedOut(r.t, decision.AuthRequired)
+	}
+	if decision.Definite {
+		return fmt.Errorf("%w: %s after %d branches in %d waves; goal.failure held on %s", ErrGoalFailed,
+			decision.Exhausted, search.Executed(), r.sum.Waves, failedCounts(decision.Failed))
+	}
+	return fmt.Errorf("%w: %s after %d branches in %d waves", r.noGoal(), decision.Exhausted, search.Executed(), r.sum.Waves)
+}
+
+// recordWinners records the winner ranking. Each candidate says which
+// other one beats it on every objective, if any: the reader sees the
+// Pareto front whatever the selection.
+func (r *run) recordWinners(ctx context.Context, winners []*planner.Node) {
+	cands := make([]scoring.Candidate, len(winners))
+	for i, n := range winners {
+		cands[i] = n.Candidate()
+	}
+	dominated := scoring.DominatedBy(cands)
+	ranking := make([]payload.Rank, len(winners))
+	for i, n := range winners {
+		ranking[i] = payload.Rank{BranchID: n.ID, PlanDigest: n.Digest, J: n.Score.J, Cost: n.Cost, Steps: n.Depth,
+			Progress: n.Score.Progress, Confidence: n.Score.Confidence, Risk: n.Score.Risk, DominatedBy: dominated[n.ID]}
+	}
+	order := "higher J, lower cost, fewer steps, plan digest, branch id"
+	if r.t.Search.Selection == "pareto" {
+		order = "Pareto front first (progress, confidence, risk, cost, steps), then " + order
+	}
+	r.rec.add(time.Time{}, 0, eventlog.KindWinner, winners[0].ID, payload.Winner{Order: order, Ranking: ranking})
+	r.rec.flush(ctx)
+}
+
+// fold records the wave's results in digest order and lets the search
+// decide.
+func (r *run) fold(search *planner.Search, wave []*planner.Node) planner.Decision {
+	for _, n := range wave { // NextWave returns the wave in digest order
+		r.logResult(search, n)
+	}
+	d := search.EndWave()
+	r.logSearch(search.Drain())
+	for _, n := range wave {
+		r.endSpan(n)
+	}
+	r.rec.flushAsync()
+	return d
+}
+
+// search subscribes to the run's results and claims and explores until
+// the search names its winners; the in-process workers stop after it.
+func (r *run) search(ctx context.Context, conn *busConn, work *inprocWorkers) ([]*planner.Node, error) {
+	client := conn.client
+	results, err := client.Results(ctx, r.runID)
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: subscribing to results: %w", err)
+	}
+	claims, err := client.Claims(ctx, r.runID)
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: subscribing to claims: %w", err)
+	}
+	r.disp = newDispatcher(client, r.runID, r.log, r.rec, claims, conn.watch.Alive)
+	if r.workers == 0 {
+		if err := waitForWorkers(ctx, conn.watch, conn.url); err != nil {
+			return nil, err
+		}
+	}
+	exploreStart, exploreCPU := time.Now(), cpuTime()
+	winners, err := r.explore(work.exploreCtx, client, results)
+	if cause := context.Cause(work.exploreCtx); err != nil && ctx.Err() == nil && cause != nil {
+		err = cause
+	}
+	r.sum.Explore = time.Since(exploreStart)
+	r.sum.ExploreCPU = cpuTime() - exploreCPU
+	client.Cancel(context.WithoutCancel(ctx), r.runID)
+	work.stopWork()
+	return winners, err
+}
+
+// busConn is the run's connection to the bus.
+type busConn struct {
+	client *bus.Client
+	url    string
+	watch  *bus.Workers
+	// closers close what connectBus opened, last opened first.
+	closers []func()
+}
+
+func (c *busConn) close() {
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		c.closers[i]()
+	}
+}
+
+// connectBus starts the embedded NATS server, or joins the configured
+// server or cluster, connects, and watches the workers' presence. On
+// error it has closed what it opened.
+func (r *run) connectBus(ctx context.Context) (_ *busConn, err error) {
+	conn := &busConn{url: r.cfg.NATSURL}
+	defer func() {
+		if err != nil {
+			conn.close()
+		}
+	}()
+	if conn.url == "" {
+		srv, err := r.startEmbedded(ctx)
+		if err != nil {
+			return nil, err
+		}
+		conn.closers = append(conn.closers, srv.Shutdown)
+		conn.url, r.nats = srv.ClientURL(), srv
+		r.sum.Paths.NATS = filepath.Join(r.dd, "nats")
+	}
+	busOpts := []bus.Option{bus.WithName("multiverse-orchestrator " + r.runID), bus.WithLogger(r.log)}
+	if r.cfg.Replicas > 0 {
+		busOpts = append(busOpts, bus.WithReplicas(r.cfg.Replicas))
+	}
+	if r.nats != nil {
+		busOpts = append(busOpts, bus.WithServer(r.nats))
+	}
+	if conn.client, err = bus.Connect(ctx, conn.url, busOpts...); err != nil {
+		return nil, fmt.Errorf("orchestrator: connecting to NATS at %s: %w", conn.url, err)
+	}
+	conn.closers = append(conn.closers, func() { conn.client.Close() })
+	if r.cfg.NATSURL == "" {
+		// The embedded server is ours: jobs left by an earlier run that
+		// died are not worth running.
+		if st, err := conn.client.JetStream().Stream(ctx, bus.JobsStream); err == nil {
+			st.Purge(ctx)
+		}
+	}
+	if conn.watch, err = conn.client.WatchWorkers(ctx); err != nil {
+		return nil, err
+	}
+	conn.closers = append(conn.closers, func() { conn.watch.Close() })
+	if objs, err := conn.client.Objects(ctx); err == nil {
+		r.objects = objs
+	} else {
+		r.log.Warn("no artifact object store; remote workers' artifacts will not be mirrored", "error", err)
+	}
+	return conn, nil
+}
+
+// startEmbedded starts the run's own NATS server in the data dir.
+func (r *run) startEmbedded(ctx context.Context) (*bus.Server, error) {
+	host, port := "127.0.0.1", 0
+	if r.cfg.NATSListen != "" {
+		var err error
+		if host, port, err = ParseListen(r.cfg.NATSListen); err != nil {
+			return nil, err
+		}
+	}
+	srv, err := bus.StartEmbedded(ctx, bus.ServerConfig{StoreDir: filepath.Join(r.dd, "nats"), Host: host, Port: port})
+	if errors.Is(err, bus.ErrListen) {
+		return nil, fmt.Errorf("%w: --nats-listen %q: %w", ErrBadInput, r.cfg.NATSListen, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: starting the embedded NATS server: %w", err)
+	}
+	return srv, nil
+}
+
+// ParseListen reads a --nats-listen address, HOST:PORT with a port in
+// 0..65535; anything else is an error wrapping ErrBadInput that names the
+// flag.
+func ParseListen(addr string) (host string, port int, err error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, fmt.Errorf("%w: --nats-listen %q is not HOST:PORT: %v", ErrBadInput, addr, err)
+	}
+	if port, err = strconv.Atoi(p); err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("%w: --nats-listen %q: port %q is not a number in 0..65535", ErrBadInput, addr, p)
+	}
+	return host, port, nil
+}
+
 func waitForWorkers(ctx context.Context, watch *bus.Workers, natsURL string) error {
 	deadline := time.Now().Add(WorkerWait)
 	for {
@@ -327,6 +868,87 @@ func waitForWorkers(ctx context.Context, watch *bus.Workers, natsURL string) err
 		case <-time.After(workerPoll):
 		}
 	}
+}
+
+// newExecutor returns what runs the in-process workers' jobs: the
+// configured executor, or the browser executor (whose runtime becomes
+// r.rt), with the fingerprint the manifest records and a func that closes
+// it.
+func (r *run) newExecutor(ctx context.Context, client *bus.Client) (Executor, browser.Fingerprint, func(), error) {
+	if r.cfg.Executor != nil {
+		return r.cfg.Executor, browser.Fingerprint{Browser: "none (custom executor)"}, func() {}, nil
+	}
+	keep := worker.DefaultKeepWarm(r.workers)
+	if r.cfg.Cold {
+		keep = 0
+	}
+	exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.trail.store(r.store), Browser: r.cfg.Browser, LoginState: client.FetchState,
+		Logger: r.log, KeepWarm: keep})
+	if err != nil {
+		return nil, browser.Fingerprint{}, nil, err
+	}
+	closeExec := func() {
+		exec.DropWarm(r.runID)
+		exec.Close()
+	}
+	rt, err := exec.Runtime(ctx)
+	if err == nil {
+		err = checkSelectors(ctx, rt, r.t)
+	}
+	if err != nil {
+		closeExec()
+		return nil, browser.Fingerprint{}, nil, err
+	}
+	r.rt = rt
+	return exec, rt.Fingerprint(), closeExec, nil
+}
+
+// inprocWorkers are the run's in-process worker slots.
+type inprocWorkers struct {
+	// exploreCtx ends when the in-process workers stop with an error: no
+	// job would be run, and the error (its cause) is the run's.
+	exploreCtx  context.Context
+	stopExplore context.CancelCauseFunc
+	stopWork    context.CancelFunc
+	done        chan struct{}
+}
+
+// startWorkers starts r.workers in-process worker slots running handler
+// (none when r.workers is 0).
+func (r *run) startWorkers(ctx context.Context, client *bus.Client, handler Executor) *inprocWorkers {
+	workCtx, stopWork := context.WithCancel(ctx)
+	exploreCtx, stopExplore := context.WithCancelCause(ctx)
+	w := &inprocWorkers{exploreCtx: exploreCtx, stopExplore: stopExplore, stopWork: stopWork, done: make(chan struct{})}
+	if r.workers == 0 {
+		close(w.done)
+		return w
+	}
+	go func() {
+		defer close(w.done)
+		if err := client.Work(workCtx, bus.WorkerConfig{Slots: r.workers}, r.handle(handler)); err != nil {
+			r.log.Error("in-process workers stopped", "error", err)
+			stopExplore(fmt.Errorf("orchestrator: the in-process workers stopped: %w", err))
+		}
+	}()
+	return w
+}
+
+// stop stops the workers and waits for them, but only so long: cancelling
+// their context aborts their sessions, and a worker that still does not
+// return must not keep the run from ending.
+func (w *inprocWorkers) stop(log *slog.Logger) {
+	w.stopWork()
+	select {
+	case <-w.done:
+	case <-time.After(workerStopWait):
+		log.Warn("in-process workers did not stop in time; ending the run without them", "waited", workerStopWait)
+	}
+	w.stopExplore(nil)
+}
+
+func workerName() string {
+	h, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d/inproc", h, os.Getpid())
 }
 
 func (r *run) manifest(fp browser.Fingerprint, natsURL string) payload.RunStart {
@@ -383,310 +1005,6 @@ func (r *run) inputTokens() map[string]payload.Input {
 	return out
 }
 
-func (r *run) execute(ctx context.Context) error {
-	t := r.t
-	r.spec = job.NewSpec(t)
-	r.spec.ScrubKey, r.spec.Screenshots = r.key, !r.cfg.NoScreenshots
-	// The HTTP preflight speaks to real sites; a custom executor (a
-	// simulated web) has none.
-	if r.cfg.Executor == nil {
-		if err := r.preflightSite(ctx); err != nil {
-			r.rec.add(time.Time{}, 0, eventlog.KindRunStart, "", r.manifest(browser.Fingerprint{}, ""))
-			r.rec.add(time.Time{}, 0, eventlog.KindError, "", map[string]any{"where": "preflight", "error": r.sc.Text(err.Error())})
-			return err
-		}
-	}
-	// The bus: embedded by default, or an existing server or cluster.
-	natsURL := r.cfg.NATSURL
-	if natsURL == "" {
-		host, port := "127.0.0.1", 0
-		if r.cfg.NATSListen != "" {
-			var err error
-			if host, port, err = ParseListen(r.cfg.NATSListen); err != nil {
-				return err
-			}
-		}
-		srv, err := bus.StartEmbedded(ctx, bus.ServerConfig{StoreDir: filepath.Join(r.dd, "nats"), Host: host, Port: port})
-		if errors.Is(err, bus.ErrListen) {
-			return fmt.Errorf("%w: --nats-listen %q: %w", ErrBadInput, r.cfg.NATSListen, err)
-		}
-		if err != nil {
-			return fmt.Errorf("orchestrator: starting the embedded NATS server: %w", err)
-		}
-		defer srv.Shutdown()
-		natsURL, r.nats = srv.ClientURL(), srv
-		r.sum.Paths.NATS = filepath.Join(r.dd, "nats")
-	}
-	busOpts := []bus.Option{bus.WithName("multiverse-orchestrator " + r.runID), bus.WithLogger(r.log)}
-	if r.cfg.Replicas > 0 {
-		busOpts = append(busOpts, bus.WithReplicas(r.cfg.Replicas))
-	}
-	if r.nats != nil {
-		busOpts = append(busOpts, bus.WithServer(r.nats))
-	}
-	client, err := bus.Connect(ctx, natsURL, busOpts...)
-	if err != nil {
-		return fmt.Errorf("orchestrator: connecting to NATS at %s: %w", natsURL, err)
-	}
-	defer client.Close()
-	if r.cfg.NATSURL == "" {
-		// The embedded server is ours: jobs left by an earlier run that
-		// died are not worth running.
-		if st, err := client.JetStream().Stream(ctx, bus.JobsStream); err == nil {
-			st.Purge(ctx)
-		}
-	}
-	watch, err := client.WatchWorkers(ctx)
-	if err != nil {
-		return err
-	}
-	defer watch.Close()
-	if objs, err := client.Objects(ctx); err == nil {
-		r.objects = objs
-	} else {
-		r.log.Warn("no artifact object store; remote workers' artifacts will not be mirrored", "error", err)
-	}
-	var handler Executor = r.cfg.Executor
-	var rt *browser.Runtime
-	fp := browser.Fingerprint{Browser: "none (custom executor)"}
-	if handler == nil {
-		keep := worker.DefaultKeepWarm(r.workers)
-		if r.cfg.Cold {
-			keep = 0
-		}
-		exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.trail.store(r.store), Browser: r.cfg.Browser, LoginState: client.FetchState,
-			Logger: r.log, KeepWarm: keep})
-		if err != nil {
-			return err
-		}
-		defer exec.Close()
-		defer exec.DropWarm(r.runID)
-		if rt, err = exec.Runtime(ctx); err != nil {
-			return err
-		}
-		if err := checkSelectors(ctx, rt, r.t); err != nil {
-			return err
-		}
-		handler, fp = exec, rt.Fingerprint()
-		r.rt = rt
-	}
-	workCtx, stopWork := context.WithCancel(ctx)
-	workDone := make(chan struct{})
-	// Exploration ends at once when the in-process workers stop with an
-	// error: no job would be run, and the error is the run's.
-	exploreCtx, stopExplore := context.WithCancelCause(ctx)
-	defer stopExplore(nil)
-	if r.workers > 0 {
-		go func() {
-			defer close(workDone)
-			if err := client.Work(workCtx, bus.WorkerConfig{Slots: r.workers}, r.handle(handler)); err != nil {
-				r.log.Error("in-process workers stopped", "error", err)
-				stopExplore(fmt.Errorf("orchestrator: the in-process workers stopped: %w", err))
-			}
-		}()
-	} else {
-		close(workDone)
-	}
-	defer func() {
-		stopWork()
-		// Cancelling workCtx aborts the in-process workers' sessions;
-		// a worker that still does not return must not keep the run
-		// from ending.
-		select {
-		case <-workDone:
-		case <-time.After(workerStopWait):
-			r.log.Warn("in-process workers did not stop in time; ending the run without them", "waited", workerStopWait)
-		}
-	}()
-	r.rec.add(time.Time{}, 0, eventlog.KindRunStart, "", r.manifest(fp, natsURL))
-	r.rec.flush(ctx)
-	if r.cfg.Executor == nil && t.HasCommit() {
-		r.recoverPending(ctx)
-	}
-	if len(t.Auth.Login) > 0 {
-		if rt == nil {
-			return fmt.Errorf("%w: auth.login needs a browser; this run's executor has none", ErrBadInput)
-		}
-		stop, err := r.logIn(ctx, rt, client)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
-
-	results, err := client.Results(ctx, r.runID)
-	if err != nil {
-		return fmt.Errorf("orchestrator: subscribing to results: %w", err)
-	}
-	if r.claims, err = client.Claims(ctx, r.runID); err != nil {
-		return fmt.Errorf("orchestrator: subscribing to claims: %w", err)
-	}
-	r.claimed, r.claimedBy, r.watch, r.routedTo = map[string]int{}, map[string]string{}, watch, map[string]string{}
-	if r.workers == 0 {
-		if err := waitForWorkers(ctx, watch, natsURL); err != nil {
-			return err
-		}
-	}
-	exploreStart, exploreCPU := time.Now(), cpuTime()
-	winners, err := r.explore(exploreCtx, client, results)
-	if cause := context.Cause(exploreCtx); err != nil && ctx.Err() == nil && cause != nil {
-		err = cause
-	}
-	r.sum.Explore = time.Since(exploreStart)
-	r.sum.ExploreCPU = cpuTime() - exploreCPU
-	client.Cancel(context.WithoutCancel(ctx), r.runID)
-	stopWork()
-	if err != nil {
-		return err
-	}
-	if !t.HasCommit() {
-		return r.reachGoal(ctx, winners[0])
-	}
-	if r.cfg.ExploreOnly || rt == nil {
-		r.sum.Status = "explored"
-		r.sum.Winner = winnerOf(winners[0])
-		return nil
-	}
-	if r.cfg.BeforeCommit != nil {
-		r.cfg.BeforeCommit()
-	}
-	return r.commit(ctx, rt, winners)
-}
-
-func workerName() string {
-	h, _ := os.Hostname()
-	return fmt.Sprintf("%s/%d/inproc", h, os.Getpid())
-}
-
-// publishRetry publishes a job, retrying while the server is away (a
-// restart, a cluster election): the job's message id makes retries safe.
-func publishRetry(ctx context.Context, client *bus.Client, runID, branchID string, data []byte, hdr nats.Header) error {
-	var err error
-	for attempt := 0; attempt < 8; attempt++ {
-		pctx, cancel := context.WithTimeout(ctx, publishTimeout)
-		err = client.PublishJob(pctx, runID, branchID, data, hdr)
-		cancel()
-		if err == nil || ctx.Err() != nil || errors.Is(err, bus.ErrStorageFull) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Duration(attempt+1) * 500 * time.Millisecond):
-		}
-	}
-	return err
-}
-
-// noteClaim records a delivery claim.
-func (r *run) noteClaim(c bus.Claim) {
-	if c.Attempt > r.claimed[c.BranchID] {
-		r.claimed[c.BranchID] = c.Attempt
-		r.claimedBy[c.BranchID] = c.Worker
-	}
-}
-
-// drainClaims records the claims that arrived so far.
-func (r *run) drainClaims() {
-	for {
-		select {
-		case c := <-r.claims:
-			r.noteClaim(c)
-		default:
-			return
-		}
-	}
-}
-
-// mirror copies the artifacts a result references from the object store
-// into the local store when a remote worker produced them.
-func (r *run) mirror(ctx context.Context, res *job.Result) {
-	if r.objects == nil {
-		return
-	}
-	var ds []string
-	if o := res.Obs; o != nil {
-		ds = append(ds, o.DOMArtifact, o.AXArtifact, o.ScreenshotHash)
-	}
-	for _, n := range res.Net {
-		ds = append(ds, n.BodyHash)
-	}
-	// One budget for the result: a store that is away (a cluster
-	// electing leaders) is asked again, but never holds the run long.
-	mctx, cancel := context.WithTimeout(ctx, mirrorBudget)
-	defer cancel()
-	for _, d := range ds {
-		if d == "" {
-			continue
-		}
-		dg := artifacts.Digest(d)
-		if ok, _ := r.store.Has(ctx, dg); ok {
-			continue
-		}
-		b, err := r.fetch(mctx, dg)
-		if err != nil {
-			r.rec.add(time.Time{}, 0, eventlog.KindError, res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
-			continue
-		}
-		if _, err := r.store.Put(ctx, b); err != nil {
-			r.trail.fail(fmt.Errorf("a remote worker's artifact was not stored: %w", err))
-			r.rec.add(time.Time{}, 0, eventlog.KindError, res.BranchID, map[string]any{"where": "mirror", "artifact": d, "error": err.Error()})
-		}
-	}
-}
-
-// fetch gets an artifact from the object store, asking again after an
-// attempt that timed out, until ctx ends.
-func (r *run) fetch(ctx context.Context, d artifacts.Digest) ([]byte, error) {
-	for {
-		actx, cancel := context.WithTimeout(ctx, fetchAttempt)
-		b, err := r.objects.Get(actx, d)
-		cancel()
-		timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)
-		if err == nil || ctx.Err() != nil || !timedOut {
-			return b, err
-		}
-	}
-}
-
-// startSpan opens a branch's span when it is forked; it ends when the
-// branch is folded after its execution, or pruned without one.
-func (r *run) startSpan(n *planner.Node) {
-	ctx, span := telemetry.Tracer().Start(r.ctx, "branch", trace.WithAttributes(
-		attribute.String("multiverse.branch_id", n.ID), attribute.String("multiverse.plan_digest", n.Digest),
-		attribute.Int("multiverse.depth", n.Depth), attribute.String("multiverse.action", n.Action().Kind)))
-	r.spans[n.ID] = span
-	_, id := telemetry.IDs(ctx)
-	r.rec.setBranchSpan(n.ID, id)
-}
-
-func (r *run) endSpan(n *planner.Node) {
-	span := r.spans[n.ID]
-	if span == nil || n.State == planner.StatePending || n.State == planner.StateRunning {
-		return
-	}
-	span.SetAttributes(attribute.String("multiverse.state", string(n.State)), attribute.Float64("multiverse.j", n.Score.J))
-	if n.Prune != nil {
-		span.SetAttributes(attribute.String("multiverse.pruned", n.Prune.Rule))
-	}
-	span.End()
-	delete(r.spans, n.ID)
-}
-
-// ParseListen reads a --nats-listen address, HOST:PORT with a port in
-// 0..65535; anything else is an error wrapping ErrBadInput that names the
-// flag.
-func ParseListen(addr string) (host string, port int, err error) {
-	host, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", 0, fmt.Errorf("%w: --nats-listen %q is not HOST:PORT: %v", ErrBadInput, addr, err)
-	}
-	if port, err = strconv.Atoi(p); err != nil || port < 0 || port > 65535 {
-		return "", 0, fmt.Errorf("%w: --nats-listen %q: port %q is not a number in 0..65535", ErrBadInput, addr, p)
-	}
-	return host, port, nil
-}
-
 // preflightSite checks that the start URL answers before any browser
 // work: a refused connection, a DNS failure, a 5xx or a redirect loop is
 // a clear error at once instead of a search that cannot start. It
@@ -731,345 +1049,43 @@ func preflightSite(ctx context.Context, client *http.Client, u, shown string) er
 	return nil
 }
 
-// explore drives the search wave by wave until it has winners or cannot
-// go on.
-func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bus.Result) ([]*planner.Node, error) {
-	t := r.t
-	prop, err := planner.NewProposer(t)
+// stores are the data dir's record stores.
+type stores struct {
+	dir       string // absolute
+	artifacts *artifacts.FS
+	events    *eventlog.Log
+	ledger    *ledger.Ledger
+}
+
+// openStores creates the data dir (DefaultDataDir when dir is "") and
+// opens its stores.
+func openStores(ctx context.Context, dir string) (*stores, error) {
+	if dir == "" {
+		dir = DefaultDataDir
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: data dir %s: %v", ErrBadInput, dir, err)
+	}
+	store, err := artifacts.OpenFS(filepath.Join(dir, "artifacts"))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+		return nil, fmt.Errorf("%w: artifact store: %v", ErrBadInput, err)
 	}
-	search := planner.NewSearch(t, prop, func() string { return ulid.Make().String() })
-	ectx, cancel := context.WithTimeout(ctx, t.Budgets.WallClock.D())
-	defer cancel()
-	root := search.Root()
-	r.logSearch(search.Drain())
-	r.rec.flush(ctx)
-	var decision planner.Decision
-	for {
-		wave := search.NextWave()
-		if len(wave) == 0 {
-			decision.Exhausted = "frontier empty"
-			break
-		}
-		r.sum.Waves++
-		got, err := r.runWave(ectx, client, results, search, wave)
-		if err != nil {
-			if ectx.Err() != nil && ctx.Err() == nil {
-				search.Stop()
-				r.logSearch(search.Drain())
-				r.countBranches(search)
-				if r.siteFailures > 0 {
-					why := fmt.Sprintf("%d branches failed to reach it before the wall clock budget ran out", r.siteFailures)
-					if err := r.siteLost(ctx, why); err != nil {
-						return nil, err
-					}
-				}
-				return nil, fmt.Errorf("%w: the wall clock budget of %s ran out after %d waves", r.noGoal(), t.Budgets.WallClock.D(), r.sum.Waves)
-			}
-			return nil, err
-		}
-		for _, n := range wave {
-			search.Complete(n, got[n.ID])
-		}
-		if n := wave[0]; n == root {
-			// Pin the site's assignment of this visitor for every branch.
-			if res := r.results[n.ID]; res != nil && len(res.Cookies) > 0 {
-				spec := *r.spec
-				spec.Cookies = res.Cookies
-				r.spec = &spec
-			}
-		}
-		if len(wave) == 1 && wave[0] == root && !got[root.ID].OK {
-			o := got[root.ID]
-			r.fold(search, wave)
-			r.countBranches(search)
-			switch o.Code {
-			case branch.CodePageError, branch.CodeHTTPError, branch.CodeNavigationTimeout, branch.CodeTimeout:
-				return nil, fmt.Errorf("%w: opening %s failed: %s: %s", ErrSiteUnreachable, r.sc.URL(t.StartURL), o.Code, o.Msg)
-			}
-			return nil, fmt.Errorf("orchestrator: the start page branch failed: %s: %s", o.Code, o.Msg)
-		}
-		decision = r.fold(search, wave)
-		r.progress(search, 0, "explore")
-		failed := waveSiteFailures(wave, got)
-		r.siteFailures += failed
-		if len(decision.Winners) == 0 && (failed > 0 && failed == len(wave) || decision.Exhausted != "" && r.siteFailures > 0) {
-			// Every branch of the wave failed to reach the site, or the
-			// search ends after some did: is the site gone?
-			why := fmt.Sprintf("wave %d: %d of %d branches failed to reach it, %d in all", r.sum.Waves, failed, len(wave), r.siteFailures)
-			if err := r.siteLost(ctx, why); err != nil {
-				search.Stop()
-				r.logSearch(search.Drain())
-				r.countBranches(search)
-				return nil, err
-			}
-		}
-		if len(decision.Winners) > 0 || decision.Exhausted != "" {
-			break
-		}
+	elog, err := eventlog.Open(ctx, filepath.Join(dir, "events.db"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: event log: %v", ErrBadInput, err)
 	}
-	r.countBranches(search)
-	if len(decision.Winners) == 0 {
-		if decision.AuthRequired > 0 {
-			return nil, loggedOut(t, decision.AuthRequired)
-		}
-		if decision.Definite {
-			return nil, fmt.Errorf("%w: %s after %d branches in %d waves; goal.failure held on %s", ErrGoalFailed,
-				decision.Exhausted, search.Executed(), r.sum.Waves, failedCounts(decision.Failed))
-		}
-		return nil, fmt.Errorf("%w: %s after %d branches in %d waves", r.noGoal(), decision.Exhausted, search.Executed(), r.sum.Waves)
+	led, err := ledger.Open(ctx, filepath.Join(dir, "ledger.db"))
+	if err != nil {
+		elog.Close()
+		return nil, fmt.Errorf("%w: ledger: %v", ErrBadInput, err)
 	}
-	// Each candidate says which other one beats it on every objective,
-	// if any: the reader sees the Pareto front whatever the selection.
-	cands := make([]scoring.Candidate, len(decision.Winners))
-	for i, n := range decision.Winners {
-		cands[i] = n.Candidate()
-	}
-	dominated := scoring.DominatedBy(cands)
-	ranking := make([]payload.Rank, len(decision.Winners))
-	for i, n := range decision.Winners {
-		ranking[i] = payload.Rank{BranchID: n.ID, PlanDigest: n.Digest, J: n.Score.J, Cost: n.Cost, Steps: n.Depth,
-			Progress: n.Score.Progress, Confidence: n.Score.Confidence, Risk: n.Score.Risk, DominatedBy: dominated[n.ID]}
-	}
-	order := "higher J, lower cost, fewer steps, plan digest, branch id"
-	if t.Search.Selection == "pareto" {
-		order = "Pareto front first (progress, confidence, risk, cost, steps), then " + order
-	}
-	r.rec.add(time.Time{}, 0, eventlog.KindWinner, decision.Winners[0].ID, payload.Winner{Order: order, Ranking: ranking})
-	r.rec.flush(ctx)
-	return decision.Winners, nil
+	return &stores{dir: dir, artifacts: store, events: elog, ledger: led}, nil
 }
 
-// fold records the wave's results in digest order and lets the search
-// decide.
-func (r *run) fold(search *planner.Search, wave []*planner.Node) planner.Decision {
-	for _, n := range wave { // NextWave returns the wave in digest order
-		r.logResult(search, n)
-	}
-	d := search.EndWave()
-	r.logSearch(search.Drain())
-	for _, n := range wave {
-		r.endSpan(n)
-	}
-	r.rec.flushAsync()
-	return d
-}
-
-// runWave publishes the wave's jobs and collects their results. Results
-// of other branches (late, duplicate or stale deliveries) are ignored:
-// only the first result per branch of this wave counts.
-func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bus.Result, search *planner.Search, wave []*planner.Node) (map[string]planner.Outcome, error) {
-	t := r.t
-	want := map[string]*planner.Node{}
-	jobs := map[string]*job.Job{}
-	ranWith := map[string]int{} // branch -> the login version its job carried
-	if r.reruns == nil {
-		r.reruns = map[string]int{}
-	}
-	type pub struct {
-		id   string
-		data []byte
-		hdr  nats.Header
-	}
-	pubs := make([]pub, 0, len(wave))
-	// A child goes to the worker that kept its parent's live context: one
-	// child per parent, as a kept context continues once.
-	routeOf := map[string]string{}
-	usedParent := map[string]bool{}
-	for _, n := range wave {
-		if p := r.results[n.ParentID]; p != nil && p.WarmRoute != "" && !usedParent[n.ParentID] {
-			usedParent[n.ParentID] = true
-			routeOf[n.ID] = p.WarmRoute
-		}
-	}
-	for _, n := range wave {
-		j := &job.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Plan: n.Plan, PlanDigest: n.Digest,
-			Deadline: t.Budgets.BranchWallClock, Spec: r.spec}
-		data, err := j.Encode()
-		if err != nil {
-			return nil, fmt.Errorf("orchestrator: encoding job: %w", err)
-		}
-		jobs[n.ID], ranWith[n.ID] = j, r.spec.Login
-		// The branch span's context travels with the job, so the worker's
-		// step spans join this trace, whatever process runs it.
-		hdr := nats.Header{}
-		if span := r.spans[n.ID]; span != nil {
-			otel.GetTextMapPropagator().Inject(trace.ContextWithSpan(ctx, span), bus.HeaderCarrier(hdr))
-		}
-		pubs = append(pubs, pub{n.ID, data, hdr})
-		want[n.ID] = n
-	}
-	// Publish the wave at once: each publish waits for the store's fsync,
-	// and the waits overlap.
-	errs := make([]error, len(pubs))
-	seqs := make([]uint64, len(pubs))
-	var wg sync.WaitGroup
-	for i, p := range pubs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if route := routeOf[p.id]; route != "" {
-				pctx, cancel := context.WithTimeout(ctx, publishTimeout)
-				seqs[i], errs[i] = client.PublishRouted(pctx, r.runID, p.id, route, p.data, p.hdr)
-				cancel()
-				if errs[i] == nil {
-					return
-				}
-				r.log.Warn("routing a job failed; queueing it for any worker", "branch_id", p.id, "error", errs[i])
-			}
-			errs[i] = publishRetry(ctx, client, r.runID, p.id, p.data, p.hdr)
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("orchestrator: publishing branch %s: %w", pubs[i].id, err)
-		}
-	}
-	// Routed jobs wait for their worker only so long: one that is busy
-	// or gone hands the job to whoever is free.
-	type routed struct {
-		pub
-		seq uint64
-	}
-	var pendingRoutes []routed
-	for i, p := range pubs {
-		if seqs[i] > 0 {
-			pendingRoutes = append(pendingRoutes, routed{p, seqs[i]})
-			r.routedTo[p.id] = routeOf[p.id]
-		}
-	}
-	r.sum.Routed += len(pendingRoutes)
-	published := time.Now()
-	var routeTick <-chan time.Time // nil (never ready) once no route is pending
-	if len(pendingRoutes) > 0 {
-		t := time.NewTicker(routeWait / 4)
-		defer t.Stop()
-		routeTick = t.C
-	}
-	r.progress(search, len(want), "explore")
-	got := map[string]planner.Outcome{}
-	raw := map[string]*job.Result{}
-	timer := time.NewTimer(t.Budgets.BranchWallClock.D() + ResultGrace)
-	defer timer.Stop()
-	deadCheck := time.NewTicker(deadJobsCheck)
-	defer deadCheck.Stop()
-	for len(got) < len(want) {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case c := <-r.claims:
-			r.noteClaim(c)
-		case <-r.storageFull():
-			return nil, fmt.Errorf("orchestrator: exploring: %w", r.nats.StorageErr())
-		case <-routeTick:
-			// A routed job no one claimed within routeWait, or whose
-			// claiming worker fell silent (killed, stopped), is queued
-			// for any worker, its attempts counting on.
-			r.drainClaims()
-			kept := pendingRoutes[:0]
-			for _, rt := range pendingRoutes {
-				if _, done := got[rt.id]; done {
-					continue
-				}
-				claimed := r.claimed[rt.id]
-				if claimed > 0 && r.watch.Alive(r.claimedBy[rt.id]) || claimed == 0 && time.Since(published) < routeWait {
-					kept = append(kept, rt)
-					continue
-				}
-				removed, err := client.Unroute(ctx, rt.seq)
-				if err != nil {
-					kept = append(kept, rt) // the server is away: look again
-					continue
-				}
-				if !removed {
-					continue // its worker finished it: the result is on its way
-				}
-				hdr := rt.hdr
-				if claimed > 0 {
-					hdr = maps.Clone(hdr)
-					hdr.Set(bus.HeaderAttemptBase, strconv.Itoa(claimed))
-				}
-				if err := publishRetry(ctx, client, r.runID, rt.id, rt.data, hdr); err != nil {
-					return nil, fmt.Errorf("orchestrator: publishing branch %s: %w", rt.id, err)
-				}
-				r.sum.Rerouted++
-				delete(r.routedTo, rt.id)
-				r.log.Info("routed job queued for any worker", "branch_id", rt.id, "claimed_attempt", claimed, "claimed_by", r.claimedBy[rt.id])
-			}
-			pendingRoutes = kept
-			if len(pendingRoutes) == 0 {
-				routeTick = nil
-			}
-		case <-deadCheck.C:
-			// A job whose deliveries ran out will never answer: fail its
-			// branch now (the server's advisory is kept in MV_DEAD even if
-			// this process was not listening when it fired).
-			dead, err := client.DeadJobs(ctx, r.runID)
-			if err != nil {
-				continue
-			}
-			for _, j := range dead {
-				if _, ok := want[j.BranchID]; ok {
-					if _, done := got[j.BranchID]; !done {
-						msg := r.lastWorkerError(j.BranchID)
-						got[j.BranchID] = planner.Outcome{Code: "exhausted_deliveries",
-							Msg: fmt.Sprintf("the job failed %d deliveries; %s", j.Attempt, msg)}
-						r.rec.add(time.Time{}, 0, eventlog.KindError, j.BranchID, map[string]any{"where": "dispatch", "code": "exhausted_deliveries",
-							"attempts": j.Attempt, "error": msg})
-					}
-				}
-			}
-		case <-timer.C:
-			for id, n := range want {
-				if _, ok := got[id]; !ok {
-					got[id] = planner.Outcome{Code: "lost", Msg: "no result within the branch budget plus grace"}
-					r.rec.add(time.Time{}, 0, eventlog.KindError, n.ID, map[string]any{"where": "dispatch", "error": "no result from any worker"})
-				}
-			}
-		case m, ok := <-results:
-			if !ok {
-				return nil, errors.New("orchestrator: the results subscription ended")
-			}
-			n := want[m.BranchID]
-			if n == nil {
-				// An earlier wave's late or duplicate delivery (a worker
-				// that stalled past its ack deadline, say): that branch
-				// was already folded; this result never counts.
-				if r.results[m.BranchID] != nil {
-					r.rec.add(time.Time{}, 0, eventlog.KindStaleResult, m.BranchID, map[string]any{"attempt": m.Attempt, "reason": "the branch was already folded"})
-				}
-				continue
-			}
-			if _, dup := got[m.BranchID]; dup {
-				r.rec.add(time.Time{}, 0, eventlog.KindDuplicateResult, m.BranchID, map[string]any{"attempt": m.Attempt})
-				continue
-			}
-			r.drainClaims()
-			if last := r.claimed[m.BranchID]; m.Attempt < last {
-				// The job was redelivered after this worker stalled past
-				// its ack deadline: another delivery owns it now.
-				r.rec.add(time.Time{}, 0, eventlog.KindStaleResult, m.BranchID, map[string]any{"attempt": m.Attempt, "latest_attempt": last})
-				continue
-			}
-			res, err := job.DecodeResult(m.Data)
-			if err != nil {
-				got[m.BranchID] = planner.Outcome{Code: "bad_result", Msg: err.Error()}
-				continue
-			}
-			if r.again(ctx, client, res, m.Attempt, jobs[m.BranchID], ranWith) {
-				continue
-			}
-			raw[m.BranchID] = res
-			r.mirror(ctx, res)
-			got[m.BranchID] = planner.Outcome{OK: res.Status == job.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
-				Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: len(res.Steps), Intent: res.Intent}
-			r.progress(search, len(want)-len(got), "explore")
-		}
-	}
-	for id, res := range raw {
-		r.results[id] = res
-	}
-	return got, nil
+func (s *stores) close() {
+	s.ledger.Close()
+	s.events.Close()
 }
