@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
 )
 
 // Anchorer gives the head of the committing run's event log: the seq and
@@ -24,7 +25,7 @@ func (c *Committer) finalize(ctx context.Context, key string, out ledger.Outcome
 	if c.Anchor != nil {
 		a, err := c.Anchor.Anchor(ctx)
 		if err != nil {
-			c.Events.Record(ctx, "error", "", map[string]any{"where": "commit", "error": "reading the event log head to anchor the ledger row: " + err.Error()})
+			c.Events.Record(ctx, eventlog.KindError, "", map[string]any{"where": "commit", "error": "reading the event log head to anchor the ledger row: " + err.Error()})
 		} else {
 			out.Anchor = &a
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/failpoint"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
@@ -145,7 +146,7 @@ func (c *Committer) Commit(ctx context.Context, cands []Candidate) (*Result, err
 			return res, err
 		}
 		skipped = append(skipped, cand.BranchID+": "+pf.Error())
-		c.Events.Record(ctx, "commit_skip", cand.BranchID, map[string]any{"reason": pf.Error()})
+		c.Events.Record(ctx, eventlog.KindCommitSkip, cand.BranchID, map[string]any{"reason": pf.Error()})
 	}
 	return &Result{Skipped: skipped, Changes: changes}, fmt.Errorf("%w: %s", ErrNoCandidate, strings.Join(skipped, "; "))
 }
@@ -177,7 +178,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if err := sess.AddCookies(cand.Cookies); err != nil {
 		return nil, err
 	}
-	c.Events.Record(ctx, "commit_start", cand.BranchID, map[string]any{"plan_digest": cand.PlanDigest, "steps": len(cand.Plan), "phase": "preflight", "cookies": len(cand.Cookies)})
+	c.Events.Record(ctx, eventlog.KindCommitStart, cand.BranchID, map[string]any{"plan_digest": cand.PlanDigest, "steps": len(cand.Plan), "phase": "preflight", "cookies": len(cand.Cookies)})
 	resolve := c.Spec.ResolveInput
 	for i, a := range cand.Plan {
 		r, err := sess.Do(ctx, a, resolve)
@@ -203,7 +204,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	}
 	res := &Result{Candidate: cand, Changes: diffIntent(cand.Intent, c.Spec.ScrubIntent(fields, snap.PII), c.Spec)}
 	if len(res.Changes) > 0 {
-		c.Events.Record(ctx, "snapshot_changed", cand.BranchID, map[string]any{"changes": res.Changes})
+		c.Events.Record(ctx, eventlog.KindSnapshotChanged, cand.BranchID, map[string]any{"changes": res.Changes})
 	}
 	var failed []string
 	for i := range t.Commit.Preconditions {
@@ -217,7 +218,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 		}
 	}
 	if len(failed) > 0 {
-		c.Events.Record(ctx, "precondition_failed", cand.BranchID, map[string]any{"failed": failed, "changes": res.Changes})
+		c.Events.Record(ctx, eventlog.KindPreconditionFailed, cand.BranchID, map[string]any{"failed": failed, "changes": res.Changes})
 		msg := "preconditions failed: " + strings.Join(failed, ", ")
 		if len(res.Changes) > 0 {
 			msg += " (changed since exploration: " + strings.Join(res.Changes, ", ") + ")"
@@ -237,7 +238,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 		version = v
 	}
 	if err := c.trailErr(kept); err != nil {
-		c.Events.Record(ctx, "commit_refused", cand.BranchID, map[string]any{"reason": err.Error()})
+		c.Events.Record(ctx, eventlog.KindCommitRefused, cand.BranchID, map[string]any{"reason": err.Error()})
 		return res, err
 	}
 	failpoint.Hit(failpoint.BeforeIntent)
@@ -250,7 +251,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if !created {
 		switch entry.State {
 		case ledger.StateCommitted:
-			c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": entry.State, "existing": true, "order_id": entry.OrderID, "entry_id": entry.ID})
+			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "existing": true, "order_id": entry.OrderID, "entry_id": entry.ID})
 			res.Entry, res.Existing = entry, true
 			return res, nil
 		case ledger.StateIntent:
@@ -262,15 +263,15 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 				res.Entry, res.Recovered = e, true
 				return res, nil
 			}
-			c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "retry": true, "attempts": entry.Attempts})
+			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "retry": true, "attempts": entry.Attempts})
 		default:
 			if entry, err = c.Ledger.Reopen(ctx, key, c.RunID); err != nil {
 				return res, fmt.Errorf("commit: reopening %s: %w", key, err)
 			}
-			c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "reopened": true})
+			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "reopened": true})
 		}
 	} else {
-		c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "payload_sha256": entry.PayloadSHA256, "version": version})
+		c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "payload_sha256": entry.PayloadSHA256, "version": version})
 	}
 	return c.submit(ctx, sess, kept, cand, attempt{key: key, version: version, before: entry.Attempts}, snap, res)
 }
@@ -368,7 +369,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 	// The last moment to refuse: everything recorded up to here (the
 	// intent's event, the key step's snapshots) must have been kept.
 	if err := c.trailErr(kept); err != nil {
-		c.Events.Record(ctx, "commit_refused", cand.BranchID, map[string]any{"key": key, "reason": err.Error()})
+		c.Events.Record(ctx, eventlog.KindCommitRefused, cand.BranchID, map[string]any{"key": key, "reason": err.Error()})
 		return c.notSent(ctx, res, at, ledger.StateAborted, arts, err)
 	}
 	if _, err := c.Ledger.Attempt(ctx, key); err != nil {
@@ -386,7 +387,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 	if d, err := c.Store.Put(ctx, mustJSON(transcript)); err == nil {
 		arts["submit_transcript"] = string(d)
 	}
-	c.Events.Record(ctx, "commit_action", cand.BranchID, map[string]any{"action": t.Commit.Action.Describe(), "status": r.Status, "code": r.Code, "requests": len(transcript)})
+	c.Events.Record(ctx, eventlog.KindCommitAction, cand.BranchID, map[string]any{"action": t.Commit.Action.Describe(), "status": r.Status, "code": r.Code, "requests": len(transcript)})
 	unseen := fmt.Errorf("the commit action failed: %s", r.Error)
 	if r.Status != branch.StatusFailed {
 		snap, err := sess.Observe(ctx, browser.ObserveSpec{Probes: scoring.Probes(t.Commit.Confirm.Success), Store: true, Screenshot: true})
@@ -450,7 +451,7 @@ func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand C
 			}
 		}
 		if arts["invoice"] == "" {
-			c.Events.Record(ctx, "error", cand.BranchID, map[string]any{"where": "commit", "error": why})
+			c.Events.Record(ctx, eventlog.KindError, cand.BranchID, map[string]any{"where": "commit", "error": why})
 		}
 	}
 	e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateCommitted, OrderID: token, Confirmation: mustJSON(conf), Artifacts: arts})
@@ -458,7 +459,7 @@ func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand C
 		return res, fmt.Errorf("commit: finalizing %s: %w", key, err)
 	}
 	failpoint.Hit(failpoint.AfterFinalize)
-	c.Events.Record(ctx, "ledger", cand.BranchID, map[string]any{"key": key, "state": e.State, "order_id": token, "entry_id": e.ID}, artValues(arts)...)
+	c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": e.State, "order_id": token, "entry_id": e.ID}, artValues(arts)...)
 	res.Entry = e
 	return res, nil
 }
@@ -509,7 +510,7 @@ func isGuarded(guard []browser.GuardPattern, n branch.NetRecord) bool {
 func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, bool, error) {
 	id, ok, err := Probe(ctx, c.HTTPClient, c.Task, e.Key)
 	if err != nil {
-		c.Events.Record(ctx, "ledger", e.BranchID, map[string]any{"key": e.Key, "state": ledger.StateIntent, "pending": true, "error": err.Error()})
+		c.Events.Record(ctx, eventlog.KindLedger, e.BranchID, map[string]any{"key": e.Key, "state": ledger.StateIntent, "pending": true, "error": err.Error()})
 		return e, false, fmt.Errorf("%w: an earlier attempt under key %s may have landed and %v; nothing was sent, the next start probes again", ErrUncertain, e.Key, err)
 	}
 	if !ok {
@@ -520,7 +521,7 @@ func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, 
 	if err != nil {
 		return e, false, fmt.Errorf("commit: finalizing a recovered intent: %w", err)
 	}
-	c.Events.Record(ctx, "ledger", e.BranchID, map[string]any{"key": e.Key, "state": f.State, "recovered": true, "order_id": id, "entry_id": f.ID})
+	c.Events.Record(ctx, eventlog.KindLedger, e.BranchID, map[string]any{"key": e.Key, "state": f.State, "recovered": true, "order_id": id, "entry_id": f.ID})
 	return f, true, nil
 }
 

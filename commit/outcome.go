@@ -8,6 +8,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
 )
 
 // An attempt's outcome finalizes its ledger row only when it is known:
@@ -31,21 +32,21 @@ const probeEvery = time.Second
 // key; otherwise the row stays intent and the error wraps ErrUncertain.
 func (c *Committer) uncertain(ctx context.Context, res *Result, key string, arts map[string]string, cause error) (*Result, error) {
 	br := res.Candidate.BranchID
-	c.Events.Record(ctx, "commit_uncertain", br, map[string]any{"key": key, "reason": cause.Error()})
+	c.Events.Record(ctx, eventlog.KindCommitUncertain, br, map[string]any{"key": key, "reason": cause.Error()})
 	if id, ok := c.probeUntil(ctx, key); ok {
 		e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateCommitted, OrderID: id, Artifacts: arts,
 			Confirmation: mustJSON(map[string]any{"order_id": id, "source": "probe", "unseen": cause.Error()})})
 		if err != nil {
 			return res, fmt.Errorf("commit: finalizing %s from the probe: %w", key, err)
 		}
-		c.Events.Record(ctx, "ledger", br, map[string]any{"key": key, "state": e.State, "order_id": id, "entry_id": e.ID, "probe": true}, artValues(arts)...)
+		c.Events.Record(ctx, eventlog.KindLedger, br, map[string]any{"key": key, "state": e.State, "order_id": id, "entry_id": e.ID, "probe": true}, artValues(arts)...)
 		res.Entry, res.Recovered = e, true
 		return res, nil
 	}
 	if e, err := c.Ledger.Get(ctx, key); err == nil {
 		res.Entry = e
 	}
-	c.Events.Record(ctx, "ledger", br, map[string]any{"key": key, "state": ledger.StateIntent, "pending": true, "error": cause.Error()}, artValues(arts)...)
+	c.Events.Record(ctx, eventlog.KindLedger, br, map[string]any{"key": key, "state": ledger.StateIntent, "pending": true, "error": cause.Error()}, artValues(arts)...)
 	probe := "the task has no confirm probe"
 	if c.Task.Commit.Confirm.Probe.URL != "" {
 		probe = fmt.Sprintf("the confirm probe did not find it within %s", c.Task.Commit.Confirm.Timeout.D())
@@ -88,7 +89,7 @@ func (c *Committer) refused(ctx context.Context, res *Result, key string, n bran
 		if err != nil {
 			return res, fmt.Errorf("commit: finalizing %s as aborted: %w", key, err)
 		}
-		c.Events.Record(ctx, "ledger", res.Candidate.BranchID, map[string]any{"key": key, "state": e.State, "entry_id": e.ID, "conflict": n.Status})
+		c.Events.Record(ctx, eventlog.KindLedger, res.Candidate.BranchID, map[string]any{"key": key, "state": e.State, "entry_id": e.ID, "conflict": n.Status})
 		res.Entry = e
 		return res, &preflightError{fmt.Sprintf("the site refused the commit as a conflict (%d): it changed since preflight", n.Status)}
 	}
@@ -101,7 +102,7 @@ func (c *Committer) refused(ctx context.Context, res *Result, key string, n bran
 // still unknown.
 func (c *Committer) notSent(ctx context.Context, res *Result, at attempt, state ledger.State, arts map[string]string, cause error) (*Result, error) {
 	if at.before > 0 {
-		c.Events.Record(ctx, "ledger", res.Candidate.BranchID, map[string]any{"key": at.key, "state": ledger.StateIntent, "pending": true, "error": cause.Error()})
+		c.Events.Record(ctx, eventlog.KindLedger, res.Candidate.BranchID, map[string]any{"key": at.key, "state": ledger.StateIntent, "pending": true, "error": cause.Error()})
 		return res, cause
 	}
 	return c.finalizeNot(ctx, res, at.key, state, arts, Evidence{NotSent: true}, cause)
@@ -115,7 +116,7 @@ func (c *Committer) finalizeNot(ctx context.Context, res *Result, key string, st
 	if err != nil {
 		return res, fmt.Errorf("%w; commit: finalizing %s as %s: %w", cause, key, state, err)
 	}
-	c.Events.Record(ctx, "ledger", res.Candidate.BranchID, map[string]any{"key": key, "state": e.State, "error": cause.Error(), "entry_id": e.ID})
+	c.Events.Record(ctx, eventlog.KindLedger, res.Candidate.BranchID, map[string]any{"key": key, "state": e.State, "error": cause.Error(), "entry_id": e.ID})
 	res.Entry = e
 	return res, cause
 }

@@ -42,23 +42,55 @@ type Event struct {
 	Hash string `json:"hash"`
 }
 
-// Event kinds the orchestrator appends. The list is open: Append accepts any
-// non-empty kind, so newer kinds do not need a schema change.
+// Event kinds, one constant for every kind a writer in this module
+// appends (the orchestrator, the committer). The list is open: Append
+// accepts any non-empty kind, so newer kinds do not need a schema change.
+// Payloads that are read back have a typed struct in package
+// eventlog/payload; the others are free-form objects.
 const (
-	KindRunStart     = "run_start"     // run manifest: task digest, versions, environment, seeds, budgets
+	// The run.
+	KindRunStart = "run_start" // run manifest: task digest, versions, environment, seeds, budgets
+	KindRunEnd   = "run_end"   // the run finished
+	KindError    = "error"     // something failed; "where" says what
+
+	// The search.
 	KindBranchFork   = "branch_fork"   // a child branch was created from a parent
-	KindActionStart  = "action_start"  // a worker began an action
-	KindActionEnd    = "action_end"    // an action finished (status, duration, error code)
-	KindNav          = "nav"           // the page navigated
-	KindDOMSnapshot  = "dom_snapshot"  // a canonical DOM / AX tree was captured
-	KindNet          = "net"           // a request/response pair was captured
 	KindMetricUpdate = "metric_update" // a branch's score vector changed
-	KindBudgetDebit  = "budget_debit"  // a budget was charged
 	KindBranchPruned = "branch_pruned" // a branch was cut, with the reason
-	KindBranchDone   = "branch_done"   // a branch reached the boundary or a dead end
-	KindError        = "error"         // something failed
-	KindCommitStart  = "commit_start"  // the committer took over
-	KindCommitEnd    = "commit_end"    // the commit finished (committed, aborted, failed)
-	KindLedger       = "ledger"        // a commit ledger row changed
-	KindRunEnd       = "run_end"       // the run finished
+	KindBeamWidth    = "beam_width"    // the beam search changed its width
+	KindBudgetDebit  = "budget_debit"  // a budget was charged
+	KindGoalReached  = "goal_reached"  // a branch reached the goal
+	KindWinner       = "winner"        // the winner ranking of the branches at the boundary
+	KindBranchAgain  = "branch_again"  // a branch is run again (it landed on the login page)
+
+	// What a worker did for a branch.
+	KindActionStart        = "action_start"        // a worker began an action
+	KindActionEnd          = "action_end"          // an action finished (status, duration, error code)
+	KindNav                = "nav"                 // the page navigated
+	KindDOMSnapshot        = "dom_snapshot"        // a canonical DOM / AX tree was captured
+	KindNet                = "net"                 // a request/response pair was captured
+	KindGuardBlocked       = "guard_blocked"       // the guard blocked a request the branch made
+	KindUnsupportedTraffic = "unsupported_traffic" // traffic the recorder cannot capture (a websocket, say)
+
+	// Dispatch.
+	KindStaleResult     = "stale_result"     // a result of an older attempt, or of a branch already folded
+	KindDuplicateResult = "duplicate_result" // a result delivered again
+
+	// The scripted login.
+	KindLoginStart = "login_start" // the login began
+	KindLoginStep  = "login_step"  // a login step ran
+	KindLoginEnd   = "login_end"   // the login finished
+
+	// The commit.
+	KindRecovery           = "recovery"            // a pending intent of an earlier run was looked at
+	KindCommitSkip         = "commit_skip"         // a winner was passed over (its preflight failed)
+	KindCommitStart        = "commit_start"        // the committer took over
+	KindSnapshotChanged    = "snapshot_changed"    // the commit intent read at preflight differs from the branch's
+	KindPreconditionFailed = "precondition_failed" // a commit precondition no longer holds
+	KindCommitRefused      = "commit_refused"      // the committer refused to commit
+	KindCommitAction       = "commit_action"       // the commit action ran
+	KindCommitUncertain    = "commit_uncertain"    // the outcome of the commit action is unknown
+	KindLedger             = "ledger"              // a commit ledger row changed
+	KindCommitEnd          = "commit_end"          // the commit finished (committed, aborted, failed)
+	KindBundle             = "bundle"              // a replay bundle was written
 )

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
@@ -26,7 +28,7 @@ import (
 func (r *run) recoverPending(ctx context.Context) {
 	pending, err := r.led.Pending(ctx)
 	if err != nil {
-		r.rec.add(zeroTime, 0, "error", "", map[string]any{"where": "recovery", "error": err.Error()})
+		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "recovery", "error": err.Error()})
 		return
 	}
 	c := &commit.Committer{Task: r.t, RunID: r.runID, Ledger: r.led, Events: r.rec, Anchor: r.rec, HTTPClient: r.siteClient()}
@@ -42,7 +44,7 @@ func (r *run) recoverPending(ctx context.Context) {
 		if ok {
 			payload["order_id"] = f.OrderID
 		}
-		r.rec.add(zeroTime, 0, "recovery", e.BranchID, payload)
+		r.rec.add(zeroTime, 0, eventlog.KindRecovery, e.BranchID, payload)
 	}
 	r.rec.flush(ctx)
 }
@@ -58,7 +60,7 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 	key, kerr := evidence.CreateKey(r.dd)
 	if kerr != nil {
 		// The commit goes on; evidence that needs the key is not kept.
-		r.rec.add(zeroTime, 0, "error", "", map[string]any{"where": "evidence key", "error": kerr.Error()})
+		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "evidence key", "error": kerr.Error()})
 	}
 	c.EvidenceKey = key
 	cands := make([]commit.Candidate, len(winners))
@@ -89,7 +91,7 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 	}
 	r.sum.Commit = info
 	head, hash, _ := r.led.Head(ctx)
-	r.rec.add(zeroTime, 0, "commit_end", branchID, map[string]any{"entry_id": info.EntryID, "state": info.State, "order_id": info.OrderID,
+	r.rec.add(zeroTime, 0, eventlog.KindCommitEnd, branchID, map[string]any{"entry_id": info.EntryID, "state": info.State, "order_id": info.OrderID,
 		"existing": info.Existing, "recovered": info.Recovered, "key": info.Key, "error": errString(err),
 		"skipped": info.Skipped, "changes": info.Changes, "ledger_head_seq": head, "ledger_head_hash": hash})
 	r.rec.flush(ctx)
@@ -124,12 +126,12 @@ func (r *run) writeBundle(ctx context.Context, branchID string, kind bundle.Kind
 		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
 			if err = bundle.WriteFile(path, b); err == nil {
 				r.sum.Paths.Bundle = path
-				r.rec.add(zeroTime, 0, "bundle", branchID, map[string]any{"path": path, "kind": kind, "steps": len(b.Steps)})
+				r.rec.add(zeroTime, 0, eventlog.KindBundle, branchID, map[string]any{"path": path, "kind": kind, "steps": len(b.Steps)})
 				return
 			}
 		}
 	}
-	r.rec.add(zeroTime, 0, "error", branchID, map[string]any{"where": "bundle", "error": err.Error()})
+	r.rec.add(zeroTime, 0, eventlog.KindError, branchID, map[string]any{"where": "bundle", "error": err.Error()})
 }
 
 func errString(err error) string {

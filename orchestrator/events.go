@@ -4,7 +4,10 @@ import (
 	"sort"
 	"time"
 
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/planner"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
 )
 
 // logResult records what the worker did for a branch: the action span,
@@ -27,21 +30,21 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 			"worker": res.Worker, "attempt": res.Attempt, "plan_digest": n.Digest}
 		if !st.Replayed {
 			start["prefix_ms"], start["context_ms"], start["warm"] = res.Timing.Prefix, res.Timing.Context, res.Reused
-			if route := r.routedTo[n.ID]; route != "" {
+			if route := r.disp.routedTo[n.ID]; route != "" {
 				start["routed_to"] = route
 			}
 		}
-		r.rec.addSpan(st.Start, 0, "action_start", n.ID, span, start)
-		r.rec.addSpan(st.End, st.VirtualTime, "action_end", n.ID, span, map[string]any{
-			"step": st.Step, "status": st.Status, "code": st.Code, "error": r.sc.Text(st.Error), "strategy": st.Strategy,
-			"duration_ms": st.End.Sub(st.Start).Milliseconds(), "replayed": st.Replayed})
+		r.rec.addSpan(st.Start, 0, eventlog.KindActionStart, n.ID, span, start)
+		r.rec.addSpan(st.End, st.VirtualTime, eventlog.KindActionEnd, n.ID, span, payload.ActionEnd{
+			Step: st.Step, Status: st.Status, Code: st.Code, Error: r.sc.Text(st.Error), Strategy: st.Strategy,
+			DurationMS: st.End.Sub(st.Start).Milliseconds(), Replayed: st.Replayed})
 	}
 	if o := res.Obs; o != nil {
-		r.rec.addSpan(time.Time{}, o.VirtualTime, "nav", n.ID, span, map[string]any{"url": o.URL, "title": o.Title, "status": o.Status})
-		r.rec.addSpan(time.Time{}, o.VirtualTime, "dom_snapshot", n.ID, span, map[string]any{
-			"dom_hash": o.DOMHash, "ax_hash": o.AXHash, "net_digest": o.NetDigest, "screenshot": o.ScreenshotHash,
-			"dom_artifact": o.DOMArtifact, "ax_artifact": o.AXArtifact, "predicates": o.Predicates,
-			"dead_ends": o.DeadEnds, "affordances": len(o.Affordances), "at_boundary": res.AtBoundary},
+		r.rec.addSpan(time.Time{}, o.VirtualTime, eventlog.KindNav, n.ID, span, payload.Nav{URL: o.URL, Title: o.Title, Status: o.Status})
+		r.rec.addSpan(time.Time{}, o.VirtualTime, eventlog.KindDOMSnapshot, n.ID, span, payload.DOMSnapshot{
+			DOMHash: o.DOMHash, AXHash: o.AXHash, NetDigest: o.NetDigest, Screenshot: o.ScreenshotHash,
+			DOMArtifact: o.DOMArtifact, AXArtifact: o.AXArtifact, Predicates: o.Predicates,
+			DeadEnds: o.DeadEnds, Affordances: len(o.Affordances), AtBoundary: res.AtBoundary},
 			o.DOMArtifact, o.AXArtifact, o.ScreenshotHash)
 	}
 	// The step's requests, scrubbed at capture: enough to serve them back
@@ -51,48 +54,57 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 		if nr.BodyHash != "" {
 			arts = append(arts, nr.BodyHash)
 		}
-		r.rec.addSpan(time.Time{}, 0, "net", n.ID, span, nr, arts...)
+		r.rec.addSpan(time.Time{}, 0, eventlog.KindNet, n.ID, span, payload.Net{NetRecord: nr}, arts...)
 	}
 	for _, b := range res.Blocked {
-		r.rec.addSpan(time.Time{}, 0, "guard_blocked", n.ID, span, map[string]any{"request": b}) // scrubbed by the session
+		r.rec.addSpan(time.Time{}, 0, eventlog.KindGuardBlocked, n.ID, span, map[string]any{"request": b}) // scrubbed by the session
 	}
 	for _, u := range res.Unsupported {
-		r.rec.addSpan(time.Time{}, 0, "unsupported_traffic", n.ID, span, map[string]any{"what": r.sc.Text(u)})
+		r.rec.addSpan(time.Time{}, 0, eventlog.KindUnsupportedTraffic, n.ID, span, map[string]any{"what": r.sc.Text(u)})
 	}
 	if res.Status != "ok" {
-		r.rec.addSpan(time.Time{}, 0, "error", n.ID, span, map[string]any{"where": "branch", "code": res.ErrCode,
+		r.rec.addSpan(time.Time{}, 0, eventlog.KindError, n.ID, span, map[string]any{"where": "branch", "code": res.ErrCode,
 			"error": r.sc.Text(res.ErrMsg), "step": res.ErrStep})
 	}
 	t := r.t
-	r.rec.add(time.Time{}, 0, "budget_debit", n.ID, map[string]any{
+	r.rec.add(time.Time{}, 0, eventlog.KindBudgetDebit, n.ID, map[string]any{
 		"actions": len(res.Steps), "cost": n.Cost, "spent": search.Spent(), "cost_budget": t.Budgets.Cost,
 		"branches": search.Executed(), "branch_budget": t.Budgets.TotalBranches,
 		"elapsed_ms": time.Since(r.start).Milliseconds(), "wall_clock_budget_ms": t.Budgets.WallClock.D().Milliseconds(),
 		"branch_ms": res.Timing.Total})
 }
 
-// logSearch records the search's decisions.
+// logSearch records the search's decisions. The planner hands each
+// decision's numbers over in Event.Detail; the typed payloads take them
+// from there.
 func (r *run) logSearch(evs []planner.Event) {
 	for _, e := range evs {
 		switch e.Kind {
 		case "fork":
 			n := e.Node
 			r.startSpan(n)
-			r.rec.add(time.Time{}, 0, "branch_fork", n.ID, map[string]any{
-				"parent": n.ParentID, "plan_digest": n.Digest, "seed": n.Seed, "depth": n.Depth,
-				"action": n.Action().Describe(), "prior": e.Detail["prior"], "utility": e.Detail["utility"],
-				"reason": e.Detail["reason"], "plan": n.Plan})
+			prior, _ := e.Detail["prior"].(float64)
+			utility, _ := e.Detail["utility"].(float64)
+			reason, _ := e.Detail["reason"].(string)
+			r.rec.add(time.Time{}, 0, eventlog.KindBranchFork, n.ID, payload.BranchFork{
+				Parent: n.ParentID, PlanDigest: n.Digest, Seed: n.Seed, Depth: n.Depth,
+				Action: n.Action().Describe(), Prior: prior, Utility: utility, Reason: reason, Plan: n.Plan})
 		case "prune":
 			n := e.Node
 			defer r.endSpan(n)
-			rule := e.Detail["rule"].(string)
-			r.rec.add(time.Time{}, 0, "branch_pruned", n.ID, map[string]any{"rule": rule, "detail": e.Detail["detail"],
-				"state": n.State, "plan_digest": n.Digest, "j": n.Score.J, "progress": n.Score.Progress})
+			rule, _ := e.Detail["rule"].(string)
+			detail, _ := e.Detail["detail"].(map[string]any)
+			r.rec.add(time.Time{}, 0, eventlog.KindBranchPruned, n.ID, payload.BranchPruned{Rule: rule, Detail: detail,
+				State: string(n.State), PlanDigest: n.Digest, J: n.Score.J, Progress: n.Score.Progress})
 		case "score":
 			n := e.Node
-			r.rec.add(time.Time{}, 0, "metric_update", n.ID, e.Detail)
+			score, _ := e.Detail["score"].(scoring.Vector)
+			flips, _ := e.Detail["flips"].([]scoring.Flip)
+			credit, _ := e.Detail["credit"].(float64)
+			action, _ := e.Detail["action"].(string)
+			r.rec.add(time.Time{}, 0, eventlog.KindMetricUpdate, n.ID, payload.MetricUpdate{Score: score, Flips: flips, Credit: credit, Action: action})
 		case "width":
-			r.rec.add(time.Time{}, 0, "beam_width", "", e.Detail)
+			r.rec.add(time.Time{}, 0, eventlog.KindBeamWidth, "", e.Detail)
 		}
 	}
 }

@@ -1,12 +1,13 @@
 package orchestrator
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
 )
 
 // Explain tells, in a few lines, why a branch ended as it did, from a
@@ -20,68 +21,31 @@ func Explain(es []eventlog.Event, branchID string) []string {
 	ended := false
 	var children []string
 	for _, e := range es {
-		var p map[string]any
-		if len(e.Payload) > 0 && json.Unmarshal(e.Payload, &p) != nil {
-			continue
-		}
-		if e.Kind == eventlog.KindBranchFork && e.BranchID != branchID && p["parent"] == branchID {
-			children = append(children, short(e.BranchID))
-		}
 		switch {
-		case e.Kind == eventlog.KindBranchFork && e.BranchID == branchID:
-			line := "  forked"
-			if parent, _ := p["parent"].(string); parent != "" {
-				line += " from " + short(parent)
+		case e.Kind == eventlog.KindBranchFork:
+			f, err := payload.Decode[payload.BranchFork](e)
+			switch {
+			case err != nil:
+			case e.BranchID != branchID && f.Parent == branchID:
+				children = append(children, short(e.BranchID))
+			case e.BranchID == branchID:
+				out = append(out, forkLine(f))
 			}
-			line += fmt.Sprintf(" to %v", p["action"])
-			if r, _ := p["reason"].(string); r != "" {
-				line += " (" + r + ")"
-			}
-			out = append(out, line)
 		case e.Kind == eventlog.KindMetricUpdate && e.BranchID == branchID:
-			score, _ := p["score"].(map[string]any)
-			line := fmt.Sprintf("  after %v: J %s, progress %s", p["action"], num(score["j"]), num(score["progress"]))
-			if flips := flipList(p["flips"]); flips != "" {
-				line += ", flipped " + flips + ", credit " + num(p["credit"])
-			} else {
-				line += ", no predicate flipped"
+			if m, err := payload.Decode[payload.MetricUpdate](e); err == nil {
+				out = append(out, metricLine(m))
 			}
-			out = append(out, line)
 		case e.Kind == eventlog.KindBranchPruned && e.BranchID == branchID:
-			ended = true
-			detail, _ := p["detail"].(map[string]any)
-			out = append(out, fmt.Sprintf("  pruned by %v at J %s, progress %s: %s", p["rule"], num(p["j"]), num(p["progress"]), pairs(detail)))
-		case e.Kind == "winner":
-			ranking, _ := p["ranking"].([]any)
-			pos := -1
-			for i, r := range ranking {
-				if m, _ := r.(map[string]any); m["branch_id"] == branchID {
-					pos = i
-				}
+			if p, err := payload.Decode[payload.BranchPruned](e); err == nil {
+				ended = true
+				out = append(out, fmt.Sprintf("  pruned by %s at J %s, progress %s: %s", p.Rule, num(p.J), num(p.Progress), pairs(p.Detail)))
 			}
-			if pos < 0 {
-				continue
-			}
-			ended = true
-			verdict := "won"
-			if pos > 0 {
-				verdict = fmt.Sprintf("reached the boundary, ranked %d of %d", pos+1, len(ranking))
-			}
-			out = append(out, fmt.Sprintf("  %s; order: %v", verdict, p["order"]))
-			out = append(out, "       branch      J          progress  confidence  risk  cost  steps  dominated by")
-			for i, r := range ranking {
-				m, _ := r.(map[string]any)
-				mark := " "
-				if m["branch_id"] == branchID {
-					mark = "*"
+		case e.Kind == eventlog.KindWinner:
+			if w, err := payload.Decode[payload.Winner](e); err == nil {
+				if lines := rankingLines(w, branchID); lines != nil {
+					ended = true
+					out = append(out, lines...)
 				}
-				dom, _ := m["dominated_by"].(string)
-				if dom != "" {
-					dom = short(dom)
-				}
-				id, _ := m["branch_id"].(string)
-				out = append(out, strings.TrimRight(fmt.Sprintf("   %s %2d %-10s  %-9s  %-8s  %-10s  %-4s  %-4s  %-5s  %s", mark, i+1, short(id),
-					num(m["j"]), num(m["progress"]), num(m["confidence"]), num(m["risk"]), num(m["cost"]), num(m["steps"]), dom), " "))
 			}
 		}
 	}
@@ -94,12 +58,62 @@ func Explain(es []eventlog.Event, branchID string) []string {
 	return out
 }
 
-// num prints a JSON number compactly (3 decimals at most).
-func num(v any) string {
-	f, ok := v.(float64)
-	if !ok {
-		return fmt.Sprint(v)
+func forkLine(f payload.BranchFork) string {
+	line := "  forked"
+	if f.Parent != "" {
+		line += " from " + eventlog.ShortID(f.Parent)
 	}
+	line += " to " + f.Action
+	if f.Reason != "" {
+		line += " (" + f.Reason + ")"
+	}
+	return line
+}
+
+func metricLine(m payload.MetricUpdate) string {
+	line := fmt.Sprintf("  after %s: J %s, progress %s", m.Action, num(m.Score.J), num(m.Score.Progress))
+	if flips := flipList(m.Flips); flips != "" {
+		return line + ", flipped " + flips + ", credit " + num(m.Credit)
+	}
+	return line + ", no predicate flipped"
+}
+
+// rankingLines places branchID in the winner ranking, nil when it is not
+// ranked.
+func rankingLines(w payload.Winner, branchID string) []string {
+	short := eventlog.ShortID
+	pos := -1
+	for i, r := range w.Ranking {
+		if r.BranchID == branchID {
+			pos = i
+		}
+	}
+	if pos < 0 {
+		return nil
+	}
+	verdict := "won"
+	if pos > 0 {
+		verdict = fmt.Sprintf("reached the boundary, ranked %d of %d", pos+1, len(w.Ranking))
+	}
+	out := []string{fmt.Sprintf("  %s; order: %s", verdict, w.Order),
+		"       branch      J          progress  confidence  risk  cost  steps  dominated by"}
+	for i, r := range w.Ranking {
+		mark := " "
+		if r.BranchID == branchID {
+			mark = "*"
+		}
+		dom := r.DominatedBy
+		if dom != "" {
+			dom = short(dom)
+		}
+		out = append(out, strings.TrimRight(fmt.Sprintf("   %s %2d %-10s  %-9s  %-8s  %-10s  %-4s  %-4s  %-5d  %s", mark, i+1, short(r.BranchID),
+			num(r.J), num(r.Progress), num(r.Confidence), num(r.Risk), num(r.Cost), r.Steps, dom), " "))
+	}
+	return out
+}
+
+// num prints a number compactly (3 decimals at most).
+func num(f float64) string {
 	s := fmt.Sprintf("%.3f", f)
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	if s == "-0" {
@@ -109,12 +123,10 @@ func num(v any) string {
 }
 
 // flipList renders contrastive deltas as "name→true, other→false".
-func flipList(v any) string {
-	fs, _ := v.([]any)
+func flipList(fs []scoring.Flip) string {
 	var parts []string
 	for _, f := range fs {
-		m, _ := f.(map[string]any)
-		parts = append(parts, fmt.Sprintf("%v→%v", m["predicate"], m["to"]))
+		parts = append(parts, fmt.Sprintf("%s→%t", f.Predicate, f.To))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -145,8 +157,10 @@ func pairs(m map[string]any) string {
 				items[i] = fmt.Sprint(it)
 			}
 			s = "[" + strings.Join(items, ", ") + "]"
+		case float64:
+			s = num(x)
 		default:
-			s = num(v)
+			s = fmt.Sprint(v)
 		}
 		parts = append(parts, k+"="+s)
 	}

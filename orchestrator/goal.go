@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 )
@@ -23,7 +24,7 @@ func (r *run) reachGoal(ctx context.Context, w *planner.Node) error {
 	if res := r.results[w.ID]; res != nil && len(res.Extract) > 0 {
 		r.sum.Extract = res.Extract
 	}
-	r.rec.add(zeroTime, 0, "goal_reached", w.ID, map[string]any{"plan_digest": w.Digest, "steps": len(w.Plan),
+	r.rec.add(zeroTime, 0, eventlog.KindGoalReached, w.ID, map[string]any{"plan_digest": w.Digest, "steps": len(w.Plan),
 		"extract": r.sum.Extract})
 	r.rec.flush(ctx)
 	if r.cfg.ExploreOnly {

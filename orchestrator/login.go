@@ -13,6 +13,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -57,10 +58,10 @@ func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State,
 		return nil, fmt.Errorf("%w: %v", ErrLoginFailed, err)
 	}
 	start := time.Now()
-	r.rec.add(time.Time{}, 0, "login_start", "", map[string]any{"steps": len(t.Auth.Login), "version": r.spec.Login + 1})
+	r.rec.add(time.Time{}, 0, eventlog.KindLoginStart, "", map[string]any{"steps": len(t.Auth.Login), "version": r.spec.Login + 1})
 	fail := func(why string) (*browser.State, error) {
 		why = r.sc.Text(why) // a browser error may quote what the page showed
-		r.rec.add(time.Time{}, 0, "login_end", "", map[string]any{"status": "failed", "error": why, "duration_ms": time.Since(start).Milliseconds()})
+		r.rec.add(time.Time{}, 0, eventlog.KindLoginEnd, "", map[string]any{"status": "failed", "error": why, "duration_ms": time.Since(start).Milliseconds()})
 		r.rec.flush(ctx)
 		return nil, fmt.Errorf("%w: %s", ErrLoginFailed, why)
 	}
@@ -75,7 +76,7 @@ func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State,
 		if err != nil {
 			return fail(fmt.Sprintf("step %d (%s): %v", i+1, a.Describe(), err))
 		}
-		r.rec.add(time.Time{}, 0, "login_step", "", map[string]any{"step": i + 1, "action": a.Describe(), "status": sr.Status,
+		r.rec.add(time.Time{}, 0, eventlog.KindLoginStep, "", map[string]any{"step": i + 1, "action": a.Describe(), "status": sr.Status,
 			"code": sr.Code, "error": sr.Error, "url": r.sc.URL(sess.URL())})
 		if sr.Status == branch.StatusFailed {
 			return fail(fmt.Sprintf("step %d (%s) failed: %s", i+1, a.Describe(), sr.Error))
@@ -94,7 +95,7 @@ func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State,
 	if err != nil {
 		return fail(err.Error())
 	}
-	r.rec.add(time.Time{}, 0, "login_end", "", map[string]any{"status": "ok", "cookies": len(st.Cookies), "origins": len(st.Origins),
+	r.rec.add(time.Time{}, 0, eventlog.KindLoginEnd, "", map[string]any{"status": "ok", "cookies": len(st.Cookies), "origins": len(st.Origins),
 		"duration_ms": time.Since(start).Milliseconds()})
 	r.rec.flush(ctx)
 	return st, nil
@@ -158,11 +159,11 @@ func (r *run) again(ctx context.Context, client *bus.Client, res *job.Result, at
 	pctx, cancel := context.WithTimeout(ctx, republishTimeout)
 	defer cancel()
 	if err := client.PublishAgain(pctx, r.runID, j.BranchID, r.reruns[j.BranchID], data, hdr); err != nil {
-		r.rec.add(time.Time{}, 0, "error", j.BranchID, map[string]any{"where": "again", "error": err.Error()})
+		r.rec.add(time.Time{}, 0, eventlog.KindError, j.BranchID, map[string]any{"where": "again", "error": err.Error()})
 		return false
 	}
 	ranWith[j.BranchID] = r.spec.Login
-	r.rec.add(time.Time{}, 0, "branch_again", j.BranchID, map[string]any{"reason": "landed on the login page (auth.login_page)",
+	r.rec.add(time.Time{}, 0, eventlog.KindBranchAgain, j.BranchID, map[string]any{"reason": "landed on the login page (auth.login_page)",
 		"login_version": r.spec.Login, "attempt": attempt})
 	return true
 }

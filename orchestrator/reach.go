@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 )
 
@@ -35,7 +36,7 @@ func (r *run) siteLost(ctx context.Context, why string) error {
 		return nil
 	}
 	err = fmt.Errorf("%w; it stopped answering during exploration (%s)", err, why)
-	r.rec.add(time.Time{}, 0, "error", "", map[string]any{"where": "explore", "error": r.sc.Text(err.Error())})
+	r.rec.add(time.Time{}, 0, eventlog.KindError, "", map[string]any{"where": "explore", "error": r.sc.Text(err.Error())})
 	return err
 }
 

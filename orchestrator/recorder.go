@@ -128,7 +128,9 @@ func (r *recorder) addRaw(t time.Time, vt int64, kind, branchID, span, parent st
 	var raw json.RawMessage
 	if payload != nil {
 		// Without HTML escaping a map payload is already in the event
-		// log's canonical form, which the log then takes as it is.
+		// log's canonical form, which the log then takes as it is; a
+		// typed payload (package eventlog/payload) has its keys sorted
+		// by the log.
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)

@@ -27,6 +27,10 @@ const (
 	// publishTimeout bounds one attempt to publish a branch's job, to any
 	// worker or routed to one.
 	publishTimeout = 5 * time.Second
+	// publishAttempts bounds the attempts to queue a job while the server
+	// is away; the n-th retry waits n times publishBackoff.
+	publishAttempts = 8
+	publishBackoff  = 500 * time.Millisecond
 	// republishTimeout bounds publishing a branch's job once more after
 	// it landed on the login page.
 	republishTimeout = 10 * time.Second

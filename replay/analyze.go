@@ -2,13 +2,13 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 )
@@ -26,16 +26,6 @@ type Analysis struct {
 // OK reports that every recomputed score matched and the same branch won.
 func (a *Analysis) OK() bool {
 	return len(a.Mismatches) == 0 && a.RecordedWinner == a.RecomputedWinner
-}
-
-type analysisStart struct {
-	Goal    scoring.Goal    `json:"goal"`
-	Weights scoring.Weights `json:"weights"`
-	Prices  map[string]float64
-	Budgets struct {
-		StepsPerBranch int     `json:"steps_per_branch"`
-		Cost           float64 `json:"cost"`
-	} `json:"budgets"`
 }
 
 type node struct {
@@ -75,8 +65,8 @@ func analyze(runID string, evs []eventlog.Event, rank bool) (*Analysis, error) {
 	if len(evs) == 0 || evs[0].Kind != eventlog.KindRunStart {
 		return a, fmt.Errorf("replay: run %s: no run_start event", runID)
 	}
-	var rs analysisStart
-	if err := json.Unmarshal(evs[0].Payload, &rs); err != nil {
+	rs, err := payload.Decode[payload.RunStart](evs[0])
+	if err != nil {
 		return a, fmt.Errorf("replay: run_start: %w", err)
 	}
 	if len(rs.Goal.Milestones)+len(rs.Goal.Success) == 0 {
@@ -95,53 +85,32 @@ func analyze(runID string, evs []eventlog.Event, rank bool) (*Analysis, error) {
 	}
 	for _, e := range evs {
 		if e.BranchID == "" {
-			if e.Kind == "winner" {
+			if e.Kind == eventlog.KindWinner {
 				a.RecordedWinner = e.BranchID
 			}
 			continue
 		}
-		var p map[string]json.RawMessage
-		json.Unmarshal(e.Payload, &p)
 		n := get(e.BranchID)
 		switch e.Kind {
 		case eventlog.KindBranchFork:
-			var f struct {
-				Parent     string          `json:"parent"`
-				PlanDigest string          `json:"plan_digest"`
-				Plan       []branch.Action `json:"plan"`
-			}
-			json.Unmarshal(e.Payload, &f)
+			f, _ := payload.Decode[payload.BranchFork](e)
 			n.parent, n.digest, n.plan = f.Parent, f.PlanDigest, f.Plan
 		case eventlog.KindDOMSnapshot:
-			var s struct {
-				Predicates map[string]bool `json:"predicates"`
-				DeadEnds   []string        `json:"dead_ends"`
-				AtBoundary bool            `json:"at_boundary"`
-			}
-			json.Unmarshal(e.Payload, &s)
+			s, _ := payload.Decode[payload.DOMSnapshot](e)
 			n.pred, n.deadEnd, n.boundary, n.observed = s.Predicates, len(s.DeadEnds) > 0, s.AtBoundary, true
 		case eventlog.KindNav:
-			var s struct {
-				Status int `json:"status"`
-			}
-			json.Unmarshal(e.Payload, &s)
+			s, _ := payload.Decode[payload.Nav](e)
 			n.httpErr = s.Status >= 400
-		case "guard_blocked":
+		case eventlog.KindGuardBlocked:
 			n.guarded = true
 		case eventlog.KindMetricUpdate:
-			var s struct {
-				Score scoring.Vector `json:"score"`
-			}
-			json.Unmarshal(e.Payload, &s)
+			s, _ := payload.Decode[payload.MetricUpdate](e)
 			v := s.Score
 			n.recorded = &v
 		case eventlog.KindBranchPruned:
-			var s struct {
-				Rule string `json:"rule"`
-			}
-			json.Unmarshal(e.Payload, &s)
+			s, _ := payload.Decode[payload.BranchPruned](e)
 			n.pruned = s.Rule
-		case "winner":
+		case eventlog.KindWinner:
 			a.RecordedWinner = e.BranchID
 		}
 	}

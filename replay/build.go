@@ -14,6 +14,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 )
 
@@ -29,56 +30,12 @@ type Source struct {
 	Ledger *ledger.Ledger
 }
 
-// runStart is the part of the run_start manifest a bundle needs.
-type runStart struct {
-	Task        string `json:"task"`
-	TaskDigest  string `json:"task_digest"`
-	StartURL    string `json:"start_url"`
-	Seed        string `json:"seed"`
-	Origin      string `json:"origin"`
-	Environment struct {
-		Viewport struct {
-			Width  int `json:"width"`
-			Height int `json:"height"`
-		} `json:"viewport"`
-		DeviceScaleFactor float64   `json:"device_scale_factor"`
-		Locale            string    `json:"locale"`
-		Timezone          string    `json:"timezone"`
-		UserAgent         string    `json:"user_agent"`
-		Clock             time.Time `json:"clock"`
-		StepAdvance       string    `json:"step_advance"`
-	} `json:"environment"`
-	Budgets struct {
-		ActionTimeout string `json:"action_timeout"`
-	} `json:"budgets"`
-	Fingerprint struct {
-		Browser       string `json:"browser"`
-		DriverVersion string `json:"driver_version"`
-		OS            string `json:"os"`
-		Arch          string `json:"arch"`
-	} `json:"fingerprint"`
-	Inputs map[string]struct {
-		Token  string `json:"token"`
-		Secret bool   `json:"secret"`
-	} `json:"inputs"`
-	Guard []struct {
-		Method string `json:"method"`
-		URL    string `json:"url"`
-	} `json:"guard"`
-}
-
-type forkInfo struct {
-	Parent     string          `json:"parent"`
-	PlanDigest string          `json:"plan_digest"`
-	Seed       uint64          `json:"seed"`
-	Plan       []branch.Action `json:"plan"`
-}
-
-// recordedStep is what the events say about a branch's last step.
+// recordedStep is what the events say about a branch's last step; a nil
+// part was not recorded (or did not decode).
 type recordedStep struct {
-	end      map[string]any
-	nav      map[string]any
-	snap     map[string]any
+	end      *payload.ActionEnd
+	nav      *payload.Nav
+	snap     *payload.DOMSnapshot
 	net      []branch.NetRecord
 	executed bool
 }
@@ -96,47 +53,40 @@ func Build(ctx context.Context, src Source, runID, branchID string, kind bundle.
 	if len(evs) == 0 || evs[0].Kind != eventlog.KindRunStart {
 		return nil, fmt.Errorf("%w: run %s has no run_start event", ErrNotRecorded, runID)
 	}
-	var rs runStart
-	if err := json.Unmarshal(evs[0].Payload, &rs); err != nil {
+	rs, err := payload.Decode[payload.RunStart](evs[0])
+	if err != nil {
 		return nil, fmt.Errorf("replay: run_start of %s: %w", runID, err)
 	}
-	forks := map[string]forkInfo{}
+	forks := map[string]payload.BranchFork{}
 	steps := map[string]*recordedStep{}
 	byBranch := map[string][]eventlog.Event{}
 	for _, e := range evs {
 		if e.BranchID != "" {
 			byBranch[e.BranchID] = append(byBranch[e.BranchID], e)
 		}
-		var p map[string]any
 		switch e.Kind {
 		case eventlog.KindBranchFork:
-			var f forkInfo
-			if err := json.Unmarshal(e.Payload, &f); err == nil {
+			if f, err := payload.Decode[payload.BranchFork](e); err == nil {
 				forks[e.BranchID] = f
 			}
-			continue
-		case eventlog.KindActionEnd, eventlog.KindNav, eventlog.KindDOMSnapshot:
-			json.Unmarshal(e.Payload, &p)
 		case eventlog.KindNet:
-			var n branch.NetRecord
-			if err := json.Unmarshal(e.Payload, &n); err == nil {
+			if n, err := payload.Decode[payload.Net](e); err == nil {
 				st := stepOf(steps, e.BranchID)
-				st.net = append(st.net, n)
+				st.net = append(st.net, n.NetRecord)
 			}
-			continue
-		default:
-			continue
-		}
-		st := stepOf(steps, e.BranchID)
-		switch e.Kind {
 		case eventlog.KindActionEnd:
-			if r, _ := p["replayed"].(bool); !r {
-				st.end, st.executed = p, true
+			st := stepOf(steps, e.BranchID)
+			if end, err := payload.Decode[payload.ActionEnd](e); err != nil {
+				st.end, st.executed = nil, true
+			} else if !end.Replayed {
+				st.end, st.executed = &end, true
 			}
 		case eventlog.KindNav:
-			st.nav = p
+			st := stepOf(steps, e.BranchID)
+			st.nav = decoded[payload.Nav](e)
 		case eventlog.KindDOMSnapshot:
-			st.snap = p
+			st := stepOf(steps, e.BranchID)
+			st.snap = decoded[payload.DOMSnapshot](e)
 		}
 	}
 	leaf, ok := forks[branchID]
@@ -161,12 +111,12 @@ func Build(ctx context.Context, src Source, runID, branchID string, kind bundle.
 		TaskDigest: rs.TaskDigest, TaskName: rs.Task, Seed: rs.Seed, BranchSeed: strconv.FormatUint(leaf.Seed, 10),
 		Origin: rs.Origin, StartURL: rs.StartURL, Plan: leaf.Plan, Steps: len(leaf.Plan), Created: time.Now().UTC().Truncate(time.Second)}
 	env := rs.Environment
-	adv, _ := time.ParseDuration(env.StepAdvance)
-	timeout, _ := time.ParseDuration(rs.Budgets.ActionTimeout)
+	adv, timeout := time.Duration(env.StepAdvance), time.Duration(rs.Budgets.ActionTimeout)
 	m.Environment = bundle.Environment{Width: env.Viewport.Width, Height: env.Viewport.Height, DeviceScaleFactor: env.DeviceScaleFactor,
 		Locale: env.Locale, Timezone: env.Timezone, UserAgent: env.UserAgent, ClockMS: env.Clock.UnixMilli(),
 		StepAdvanceMS: adv.Milliseconds(), ActionTimeoutMS: timeout.Milliseconds()}
-	m.Fingerprint = bundle.Fingerprint(rs.Fingerprint)
+	fp := rs.Fingerprint
+	m.Fingerprint = bundle.Fingerprint{Browser: fp.Browser, DriverVersion: fp.DriverVersion, OS: fp.OS, Arch: fp.Arch}
 	m.Inputs = map[string]bundle.InputRef{}
 	for _, a := range leaf.Plan {
 		if a.Input != "" {
@@ -183,12 +133,19 @@ func Build(ctx context.Context, src Source, runID, branchID string, kind bundle.
 		if st == nil || !st.executed || st.snap == nil {
 			return nil, fmt.Errorf("%w: step %d of branch %s (branch %s) was not executed and observed", ErrNotRecorded, k+1, branchID, id)
 		}
-		step := bundle.Step{Index: k + 1, Action: leaf.Plan[k], Status: str(st.end, "status"), Code: str(st.end, "code"),
-			Strategy: str(st.end, "strategy"), URL: str(st.nav, "url"), Title: str(st.nav, "title"),
-			DOMHash: str(st.snap, "dom_hash"), AXHash: str(st.snap, "ax_hash"), NetDigest: str(st.snap, "net_digest"),
-			ScreenshotHash: str(st.snap, "screenshot"), Predicates: bools(st.snap["predicates"])}
+		end, nav, snap := st.end, st.nav, st.snap
+		if end == nil {
+			end = &payload.ActionEnd{}
+		}
+		if nav == nil {
+			nav = &payload.Nav{}
+		}
+		step := bundle.Step{Index: k + 1, Action: leaf.Plan[k], Status: end.Status, Code: end.Code,
+			Strategy: end.Strategy, URL: nav.URL, Title: nav.Title,
+			DOMHash: snap.DOMHash, AXHash: snap.AXHash, NetDigest: snap.NetDigest,
+			ScreenshotHash: snap.Screenshot, Predicates: snap.Predicates}
 		step.VirtualTimeMS = vtOf(byBranch[id])
-		if err := attach(ctx, b, src.Store, k+1, str(st.snap, "dom_artifact"), str(st.snap, "ax_artifact"), step.ScreenshotHash); err != nil {
+		if err := attach(ctx, b, src.Store, k+1, snap.DOMArtifact, snap.AXArtifact, step.ScreenshotHash); err != nil {
 			return nil, err
 		}
 		b.Steps = append(b.Steps, step)
@@ -275,26 +232,13 @@ func addEntry(ctx context.Context, b *bundle.Bundle, store *artifacts.FS, n bran
 	return nil
 }
 
-func str(m map[string]any, k string) string {
-	if m == nil {
-		return ""
-	}
-	s, _ := m[k].(string)
-	return s
-}
-
-func bools(v any) map[string]bool {
-	m, ok := v.(map[string]any)
-	if !ok {
+// decoded is the payload of e, nil when it does not decode.
+func decoded[T payload.Payload](e eventlog.Event) *T {
+	v, err := payload.Decode[T](e)
+	if err != nil {
 		return nil
 	}
-	out := make(map[string]bool, len(m))
-	for k, x := range m {
-		if b, ok := x.(bool); ok {
-			out[k] = b
-		}
-	}
-	return out
+	return &v
 }
 
 // commitStep is a step the committer recorded in the ledger.

@@ -70,7 +70,7 @@ func findBranch(ctx context.Context, el *eventlog.Log, runID, branchID string) (
 			return "", "", err
 		}
 		if branchID == "" {
-			if evs, err = el.Events(ctx, run, eventlog.Query{Kinds: []string{"winner"}}); err == nil && len(evs) > 0 {
+			if evs, err = el.Events(ctx, run, eventlog.Query{Kinds: []string{eventlog.KindWinner}}); err == nil && len(evs) > 0 {
 				return run, evs[len(evs)-1].BranchID, nil
 			}
 			continue

@@ -1,0 +1,57 @@
+package payload
+
+import (
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// RunStart is the run manifest, the payload of run_start: what a replay
+// needs to rebuild the run's browser environment and to score its
+// observations again. Values a person supplied are recorded scrubbed.
+type RunStart struct {
+	Task              string                `json:"task"`
+	TaskDigest        string                `json:"task_digest"`
+	TaskFile          string                `json:"task_file"`
+	StartURL          string                `json:"start_url"`
+	Seed              string                `json:"seed"` // the run seed, in decimal
+	SeedFromTask      bool                  `json:"seed_from_task"`
+	Budgets           task.Budgets          `json:"budgets"`
+	Search            task.Search           `json:"search"`
+	Weights           scoring.Weights       `json:"weights"`
+	Environment       task.Environment      `json:"environment"` // header values replaced by their tokens
+	Workers           int                   `json:"workers"`
+	NATS              string                `json:"nats"`
+	MultiverseVersion string                `json:"multiverse_version"`
+	Fingerprint       Fingerprint           `json:"fingerprint"`
+	ScrubKeySHA256    string                `json:"scrub_key_sha256"`
+	Origin            string                `json:"origin"`
+	Inputs            map[string]Input      `json:"inputs"`
+	Guard             []task.RequestPattern `json:"guard"`
+	Goal              scoring.Goal          `json:"goal"`
+	GoalFailure       []scoring.Predicate   `json:"goal_failure"`
+	Boundary          scoring.Predicate     `json:"boundary"`
+	Prices            map[string]float64    `json:"prices"`
+	Extract           []task.IntentField    `json:"extract"`
+	HasCommit         bool                  `json:"has_commit"`
+}
+
+// Kind implements Payload.
+func (RunStart) Kind() string { return eventlog.KindRunStart }
+
+// Fingerprint names the browser build and platform of a run; it converts
+// to and from browser.Fingerprint.
+type Fingerprint struct {
+	Browser       string `json:"browser"`
+	BrowserPath   string `json:"browser_path"`
+	DriverVersion string `json:"driver_version"`
+	OS            string `json:"os"`
+	Arch          string `json:"arch"`
+}
+
+// Input says what a replay types in place of a task input: the scrubbed
+// form the recorded pages show.
+type Input struct {
+	Token  string `json:"token"`
+	Secret bool   `json:"secret"`
+}

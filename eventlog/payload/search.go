@@ -1,0 +1,73 @@
+package payload
+
+import (
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+)
+
+// BranchFork is the payload of branch_fork: a child branch and why the
+// planner forked it.
+type BranchFork struct {
+	Parent     string      `json:"parent"` // "" for the root
+	PlanDigest string      `json:"plan_digest"`
+	Seed       uint64      `json:"seed"`
+	Depth      int         `json:"depth"`
+	Action     string      `json:"action"` // the last action, described
+	Prior      float64     `json:"prior"`
+	Utility    float64     `json:"utility"`
+	Reason     string      `json:"reason"`
+	Plan       branch.Plan `json:"plan"`
+}
+
+// Kind implements Payload.
+func (BranchFork) Kind() string { return eventlog.KindBranchFork }
+
+// MetricUpdate is the payload of metric_update: a branch's score after its
+// last action, and the predicates that action flipped.
+type MetricUpdate struct {
+	Score  scoring.Vector `json:"score"`
+	Flips  []scoring.Flip `json:"flips"`
+	Credit float64        `json:"credit"` // progress gained over the parent
+	Action string         `json:"action"`
+}
+
+// Kind implements Payload.
+func (MetricUpdate) Kind() string { return eventlog.KindMetricUpdate }
+
+// BranchPruned is the payload of branch_pruned: the rule that cut a
+// branch, with the rule's own numbers in Detail.
+type BranchPruned struct {
+	Rule       string         `json:"rule"`
+	Detail     map[string]any `json:"detail"`
+	State      string         `json:"state"` // the planner's state of the branch
+	PlanDigest string         `json:"plan_digest"`
+	J          float64        `json:"j"`
+	Progress   float64        `json:"progress"`
+}
+
+// Kind implements Payload.
+func (BranchPruned) Kind() string { return eventlog.KindBranchPruned }
+
+// Winner is the payload of winner: the branches at the boundary, best
+// first, and the order that ranked them. The event's branch is the first.
+type Winner struct {
+	Order   string `json:"order"`
+	Ranking []Rank `json:"ranking"`
+}
+
+// Kind implements Payload.
+func (Winner) Kind() string { return eventlog.KindWinner }
+
+// Rank is one branch of the winner ranking.
+type Rank struct {
+	BranchID    string  `json:"branch_id"`
+	PlanDigest  string  `json:"plan_digest"`
+	J           float64 `json:"j"`
+	Cost        float64 `json:"cost"`
+	Steps       int     `json:"steps"`
+	Progress    float64 `json:"progress"`
+	Confidence  float64 `json:"confidence"`
+	Risk        float64 `json:"risk"`
+	DominatedBy string  `json:"dominated_by,omitempty"` // a branch that beats it on every objective
+}

@@ -1,0 +1,58 @@
+package payload
+
+import (
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+)
+
+// ActionEnd is the payload of action_end: how one action of a branch
+// went. Replayed actions re-established the parent's state.
+type ActionEnd struct {
+	Step       int    `json:"step"`
+	Status     string `json:"status"`
+	Code       string `json:"code"`
+	Error      string `json:"error"` // scrubbed
+	Strategy   string `json:"strategy"`
+	DurationMS int64  `json:"duration_ms"`
+	Replayed   bool   `json:"replayed"`
+}
+
+// Kind implements Payload.
+func (ActionEnd) Kind() string { return eventlog.KindActionEnd }
+
+// Nav is the payload of nav: the page a branch's last action led to.
+type Nav struct {
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Status int    `json:"status"` // HTTP status of the main document, 0 when unknown
+}
+
+// Kind implements Payload.
+func (Nav) Kind() string { return eventlog.KindNav }
+
+// DOMSnapshot is the payload of dom_snapshot: the observation of the page
+// after a branch's last action, by digest.
+type DOMSnapshot struct {
+	DOMHash     string          `json:"dom_hash"`
+	AXHash      string          `json:"ax_hash"`
+	NetDigest   string          `json:"net_digest"`
+	Screenshot  string          `json:"screenshot"`
+	DOMArtifact string          `json:"dom_artifact"`
+	AXArtifact  string          `json:"ax_artifact"`
+	Predicates  map[string]bool `json:"predicates"`
+	DeadEnds    []string        `json:"dead_ends"`
+	Affordances int             `json:"affordances"` // how many the page offered
+	AtBoundary  bool            `json:"at_boundary"`
+}
+
+// Kind implements Payload.
+func (DOMSnapshot) Kind() string { return eventlog.KindDOMSnapshot }
+
+// Net is the payload of net: one request and its response, scrubbed at
+// capture (the body is an artifact).
+type Net struct {
+	branch.NetRecord
+}
+
+// Kind implements Payload.
+func (Net) Kind() string { return eventlog.KindNet }

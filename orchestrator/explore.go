@@ -1,0 +1,214 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
+	"github.com/multiverse-orchestrator/multiverse/planner"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+	"github.com/multiverse-orchestrator/multiverse/telemetry"
+)
+
+// startSpan opens a branch's span when it is forked; it ends when the
+// branch is folded after its execution, or pruned without one.
+func (r *run) startSpan(n *planner.Node) {
+	ctx, span := telemetry.Tracer().Start(r.ctx, "branch", trace.WithAttributes(
+		attribute.String("multiverse.branch_id", n.ID), attribute.String("multiverse.plan_digest", n.Digest),
+		attribute.Int("multiverse.depth", n.Depth), attribute.String("multiverse.action", n.Action().Kind)))
+	r.spans[n.ID] = span
+	_, id := telemetry.IDs(ctx)
+	r.rec.setBranchSpan(n.ID, id)
+}
+
+func (r *run) endSpan(n *planner.Node) {
+	span := r.spans[n.ID]
+	if span == nil || n.State == planner.StatePending || n.State == planner.StateRunning {
+		return
+	}
+	span.SetAttributes(attribute.String("multiverse.state", string(n.State)), attribute.Float64("multiverse.j", n.Score.J))
+	if n.Prune != nil {
+		span.SetAttributes(attribute.String("multiverse.pruned", n.Prune.Rule))
+	}
+	span.End()
+	delete(r.spans, n.ID)
+}
+
+// explore drives the search wave by wave until it has winners or cannot
+// go on.
+func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bus.Result) ([]*planner.Node, error) {
+	t := r.t
+	prop, err := planner.NewProposer(t)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	search := planner.NewSearch(t, prop, func() string { return ulid.Make().String() })
+	ectx, cancel := context.WithTimeout(ctx, t.Budgets.WallClock.D())
+	defer cancel()
+	root := search.Root()
+	r.logSearch(search.Drain())
+	r.rec.flush(ctx)
+	var decision planner.Decision
+	for {
+		wave := search.NextWave()
+		if len(wave) == 0 {
+			decision.Exhausted = "frontier empty"
+			break
+		}
+		r.sum.Waves++
+		got, err := r.runWave(ectx, client, results, search, wave)
+		if err != nil {
+			if ectx.Err() != nil && ctx.Err() == nil {
+				return nil, r.outOfTime(ctx, search)
+			}
+			return nil, err
+		}
+		for _, n := range wave {
+			search.Complete(n, got[n.ID])
+		}
+		if n := wave[0]; n == root {
+			// Pin the site's assignment of this visitor for every branch.
+			if res := r.results[n.ID]; res != nil && len(res.Cookies) > 0 {
+				spec := *r.spec
+				spec.Cookies = res.Cookies
+				r.spec = &spec
+			}
+		}
+		if len(wave) == 1 && wave[0] == root && !got[root.ID].OK {
+			o := got[root.ID]
+			r.fold(search, wave)
+			r.countBranches(search)
+			switch o.Code {
+			case branch.CodePageError, branch.CodeHTTPError, branch.CodeNavigationTimeout, branch.CodeTimeout:
+				return nil, fmt.Errorf("%w: opening %s failed: %s: %s", ErrSiteUnreachable, r.sc.URL(t.StartURL), o.Code, o.Msg)
+			}
+			return nil, fmt.Errorf("orchestrator: the start page branch failed: %s: %s", o.Code, o.Msg)
+		}
+		decision = r.fold(search, wave)
+		r.progress(search, 0, "explore")
+		failed := waveSiteFailures(wave, got)
+		r.siteFailures += failed
+		if len(decision.Winners) == 0 && (failed > 0 && failed == len(wave) || decision.Exhausted != "" && r.siteFailures > 0) {
+			// Every branch of the wave failed to reach the site, or the
+			// search ends after some did: is the site gone?
+			why := fmt.Sprintf("wave %d: %d of %d branches failed to reach it, %d in all", r.sum.Waves, failed, len(wave), r.siteFailures)
+			if err := r.siteLost(ctx, why); err != nil {
+				search.Stop()
+				r.logSearch(search.Drain())
+				r.countBranches(search)
+				return nil, err
+			}
+		}
+		if len(decision.Winners) > 0 || decision.Exhausted != "" {
+			break
+		}
+	}
+	r.countBranches(search)
+	if len(decision.Winners) == 0 {
+		return nil, r.noWinner(decision, search)
+	}
+	r.recordWinners(ctx, decision.Winners)
+	return decision.Winners, nil
+}
+
+// outOfTime is the error of a search whose wall clock budget ran out (or
+// of a site that went away meanwhile); the search stops.
+func (r *run) outOfTime(ctx context.Context, search *planner.Search) error {
+	search.Stop()
+	r.logSearch(search.Drain())
+	r.countBranches(search)
+	if r.siteFailures > 0 {
+		why := fmt.Sprintf("%d branches failed to reach it before the wall clock budget ran out", r.siteFailures)
+		if err := r.siteLost(ctx, why); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: the wall clock budget of %s ran out after %d waves", r.noGoal(), r.t.Budgets.WallClock.D(), r.sum.Waves)
+}
+
+// noWinner is the error of a search that ended without a winner.
+func (r *run) noWinner(decision planner.Decision, search *planner.Search) error {
+	if decision.AuthRequired > 0 {
+		return loggedOut(r.t, decision.AuthRequired)
+	}
+	if decision.Definite {
+		return fmt.Errorf("%w: %s after %d branches in %d waves; goal.failure held on %s", ErrGoalFailed,
+			decision.Exhausted, search.Executed(), r.sum.Waves, failedCounts(decision.Failed))
+	}
+	return fmt.Errorf("%w: %s after %d branches in %d waves", r.noGoal(), decision.Exhausted, search.Executed(), r.sum.Waves)
+}
+
+// recordWinners records the winner ranking. Each candidate says which
+// other one beats it on every objective, if any: the reader sees the
+// Pareto front whatever the selection.
+func (r *run) recordWinners(ctx context.Context, winners []*planner.Node) {
+	cands := make([]scoring.Candidate, len(winners))
+	for i, n := range winners {
+		cands[i] = n.Candidate()
+	}
+	dominated := scoring.DominatedBy(cands)
+	ranking := make([]payload.Rank, len(winners))
+	for i, n := range winners {
+		ranking[i] = payload.Rank{BranchID: n.ID, PlanDigest: n.Digest, J: n.Score.J, Cost: n.Cost, Steps: n.Depth,
+			Progress: n.Score.Progress, Confidence: n.Score.Confidence, Risk: n.Score.Risk, DominatedBy: dominated[n.ID]}
+	}
+	order := "higher J, lower cost, fewer steps, plan digest, branch id"
+	if r.t.Search.Selection == "pareto" {
+		order = "Pareto front first (progress, confidence, risk, cost, steps), then " + order
+	}
+	r.rec.add(time.Time{}, 0, eventlog.KindWinner, winners[0].ID, payload.Winner{Order: order, Ranking: ranking})
+	r.rec.flush(ctx)
+}
+
+// fold records the wave's results in digest order and lets the search
+// decide.
+func (r *run) fold(search *planner.Search, wave []*planner.Node) planner.Decision {
+	for _, n := range wave { // NextWave returns the wave in digest order
+		r.logResult(search, n)
+	}
+	d := search.EndWave()
+	r.logSearch(search.Drain())
+	for _, n := range wave {
+		r.endSpan(n)
+	}
+	r.rec.flushAsync()
+	return d
+}
+
+// search subscribes to the run's results and claims and explores until
+// the search names its winners; the in-process workers stop after it.
+func (r *run) search(ctx context.Context, conn *busConn, work *inprocWorkers) ([]*planner.Node, error) {
+	client := conn.client
+	results, err := client.Results(ctx, r.runID)
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: subscribing to results: %w", err)
+	}
+	claims, err := client.Claims(ctx, r.runID)
+	if err != nil {
+		return nil, fmt.Errorf("orchestrator: subscribing to claims: %w", err)
+	}
+	r.disp = newDispatcher(client, r.runID, r.log, r.rec, claims, conn.watch.Alive)
+	if r.workers == 0 {
+		if err := waitForWorkers(ctx, conn.watch, conn.url); err != nil {
+			return nil, err
+		}
+	}
+	exploreStart, exploreCPU := time.Now(), cpuTime()
+	winners, err := r.explore(work.exploreCtx, client, results)
+	if cause := context.Cause(work.exploreCtx); err != nil && ctx.Err() == nil && cause != nil {
+		err = cause
+	}
+	r.sum.Explore = time.Since(exploreStart)
+	r.sum.ExploreCPU = cpuTime() - exploreCPU
+	client.Cancel(context.WithoutCancel(ctx), r.runID)
+	work.stopWork()
+	return winners, err
+}

@@ -1,0 +1,55 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// preflightSite checks that the start URL answers before any browser
+// work: a refused connection, a DNS failure, a 5xx or a redirect loop is
+// a clear error at once instead of a search that cannot start. It
+// reaches the site as the branches do (host map, certificate trust).
+func (r *run) preflightSite(ctx context.Context) error {
+	return preflightSite(ctx, r.siteClient(), r.t.StartURL, r.sc.URL(r.t.StartURL))
+}
+
+// siteClient is the HTTP client the run's own requests to the site use
+// (the preflight, the committer's confirm probe): it resolves and trusts
+// the site the way the browser was told to.
+func (r *run) siteClient() *http.Client {
+	return r.cfg.Browser.HTTPClient(r.t.Environment.IgnoreHTTPSErrors)
+}
+
+// preflightSite asks u through client; its errors show the URL as shown
+// (scrubbed: a query may carry personal data).
+func preflightSite(ctx context.Context, client *http.Client, u, shown string) error {
+	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return fmt.Errorf("%w: %s: not a request URL", ErrSiteUnreachable, shown)
+	}
+	req.Header.Set("User-Agent", task.DefaultUserAgent)
+	resp, err := client.Do(req)
+	if err != nil {
+		var ue interface{ Unwrap() error }
+		msg := err.Error()
+		if errors.As(err, &ue) {
+			if inner := ue.Unwrap(); inner != nil {
+				msg = inner.Error()
+			}
+		}
+		return fmt.Errorf("%w: start URL %s: %s", ErrSiteUnreachable, shown, msg)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode >= 500 {
+		return fmt.Errorf("%w: start URL %s answered %s", ErrSiteUnreachable, shown, resp.Status)
+	}
+	return nil
+}

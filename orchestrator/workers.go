@@ -1,0 +1,111 @@
+package orchestrator
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/worker"
+)
+
+func waitForWorkers(ctx context.Context, watch *bus.Workers, natsURL string) error {
+	deadline := time.Now().Add(WorkerWait)
+	for {
+		if n, _ := watch.Live(); n > 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: no worker joined within %s: start one with `worker --nats %s`", ErrNoWorkers, WorkerWait, natsURL)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(workerPoll):
+		}
+	}
+}
+
+// newExecutor returns what runs the in-process workers' jobs: the
+// configured executor, or the browser executor (whose runtime becomes
+// r.rt), with the fingerprint the manifest records and a func that closes
+// it.
+func (r *run) newExecutor(ctx context.Context, client *bus.Client) (Executor, browser.Fingerprint, func(), error) {
+	if r.cfg.Executor != nil {
+		return r.cfg.Executor, browser.Fingerprint{Browser: "none (custom executor)"}, func() {}, nil
+	}
+	keep := worker.DefaultKeepWarm(r.workers)
+	if r.cfg.Cold {
+		keep = 0
+	}
+	exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.trail.store(r.store), Browser: r.cfg.Browser, LoginState: client.FetchState,
+		Logger: r.log, KeepWarm: keep})
+	if err != nil {
+		return nil, browser.Fingerprint{}, nil, err
+	}
+	closeExec := func() {
+		exec.DropWarm(r.runID)
+		exec.Close()
+	}
+	rt, err := exec.Runtime(ctx)
+	if err == nil {
+		err = checkSelectors(ctx, rt, r.t)
+	}
+	if err != nil {
+		closeExec()
+		return nil, browser.Fingerprint{}, nil, err
+	}
+	r.rt = rt
+	return exec, rt.Fingerprint(), closeExec, nil
+}
+
+// inprocWorkers are the run's in-process worker slots.
+type inprocWorkers struct {
+	// exploreCtx ends when the in-process workers stop with an error: no
+	// job would be run, and the error (its cause) is the run's.
+	exploreCtx  context.Context
+	stopExplore context.CancelCauseFunc
+	stopWork    context.CancelFunc
+	done        chan struct{}
+}
+
+// startWorkers starts r.workers in-process worker slots running handler
+// (none when r.workers is 0).
+func (r *run) startWorkers(ctx context.Context, client *bus.Client, handler Executor) *inprocWorkers {
+	workCtx, stopWork := context.WithCancel(ctx)
+	exploreCtx, stopExplore := context.WithCancelCause(ctx)
+	w := &inprocWorkers{exploreCtx: exploreCtx, stopExplore: stopExplore, stopWork: stopWork, done: make(chan struct{})}
+	if r.workers == 0 {
+		close(w.done)
+		return w
+	}
+	go func() {
+		defer close(w.done)
+		if err := client.Work(workCtx, bus.WorkerConfig{Slots: r.workers}, r.handle(handler)); err != nil {
+			r.log.Error("in-process workers stopped", "error", err)
+			stopExplore(fmt.Errorf("orchestrator: the in-process workers stopped: %w", err))
+		}
+	}()
+	return w
+}
+
+// stop stops the workers and waits for them, but only so long: cancelling
+// their context aborts their sessions, and a worker that still does not
+// return must not keep the run from ending.
+func (w *inprocWorkers) stop(log *slog.Logger) {
+	w.stopWork()
+	select {
+	case <-w.done:
+	case <-time.After(workerStopWait):
+		log.Warn("in-process workers did not stop in time; ending the run without them", "waited", workerStopWait)
+	}
+	w.stopExplore(nil)
+}
+
+func workerName() string {
+	h, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d/inproc", h, os.Getpid())
+}
