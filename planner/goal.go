@@ -573,14 +573,14 @@ func Match(target []string, text string) float64 {
 		case have[t]:
 			sum++
 		case partial(t, ws):
-			sum += 0.5
+			sum += PartialWord
 		}
 	}
 	// Recall of the target's words, weighed by how much of the element's
 	// name they are: "Close" names the button "Close" better than the
 	// button "Close dialog".
 	recall, precision := sum/float64(len(target)), min(1, sum/float64(len(ws)))
-	return 0.9 * recall * (0.5 + 0.5*precision)
+	return MatchScale * recall * (1 - PrecisionWeight + PrecisionWeight*precision)
 }
 
 // partial reports whether a word and one of ws contain one another; a

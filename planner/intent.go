@@ -17,41 +17,32 @@ var (
 		"option": true, "switch": true, "clickable": true, "combobox": true}
 )
 
-// StepDiscount lowers the prior of each later verb phrase of the goal
-// by this share of its match, so the steps are proposed in the order the
-// goal names them.
-const StepDiscount = 0.1
-
-// StepsOutrank scales the prior of an activation the goal's verb phrases
-// did not ask for, when it has some: below every element they name.
-const StepsOutrank = 0.45
-
 // roleFits says how well an affordance kind fits a role noun of the goal
 // ("the 2nd text box", "the OK button"), in [0, 1].
 func roleFits(role, kind string) float64 {
 	switch {
 	case role == "":
-		return 1
+		return FitSure
 	case role == kind:
-		return 1
+		return FitSure
 	case role == "textbox" && textKinds[kind]:
-		return 1
+		return FitSure
 	case role == "select" && (kind == "select" || kind == "listbox" || kind == "combobox" || kind == "option"):
-		return 1
+		return FitSure
 	case role == "button" && (kind == "clickable" || kind == "link"):
-		return 0.6
+		return FitSometimes
 	case role == "link" && kind == "clickable":
-		return 0.8 // text styled and scripted as a link
+		return FitUsually // text styled and scripted as a link
 	case role == "link" && kind == "button":
-		return 0.6
+		return FitSometimes
 	case role == "option" && (kind == "treeitem" || kind == "menuitem" || kind == "clickable" || kind == "radio"):
-		return 0.6
+		return FitSometimes
 	case role == "tab" && (kind == "clickable" || kind == "button" || kind == "link"):
-		return 0.5
+		return FitRarely
 	case role == "checkbox" && (kind == "switch" || kind == "option" || kind == "menuitem"):
-		return 0.7
+		return FitOften
 	case role == "menuitem" && (kind == "link" || kind == "clickable" || kind == "menu"):
-		return 0.7 // a menu's items are links as often as menu items
+		return FitOften // a menu's items are links as often as menu items
 	}
 	return 0
 }
@@ -62,40 +53,40 @@ func verbFits(verb, kind string) float64 {
 	switch verb {
 	case VerbType:
 		if textKinds[kind] {
-			return 1
+			return FitSure
 		}
 	case VerbCheck, VerbUncheck:
 		if toggleKinds[kind] {
-			return 1
+			return FitSure
 		}
 		if kind == "option" || kind == "menuitem" || kind == "treeitem" {
-			return 0.6
+			return FitSometimes
 		}
 	case VerbSelect:
 		switch {
 		case toggleKinds[kind] || kind == "select" || kind == "option" || kind == "tab" || kind == "treeitem":
-			return 1
+			return FitSure
 		case clickKinds[kind]:
-			return 0.8
+			return FitUsually
 		}
 	case VerbFocus:
 		if textKinds[kind] || kind == "select" {
-			return 1
+			return FitSure
 		}
-		return 0.6
+		return FitSometimes
 	case VerbExpand:
 		if kind == "treeitem" || kind == "button" || kind == "tab" || kind == "clickable" {
-			return 1
+			return FitSure
 		}
 		if clickKinds[kind] {
-			return 0.7
+			return FitOften
 		}
 	default: // click, open, close, submit, log in
 		if clickKinds[kind] {
-			return 1
+			return FitSure
 		}
 		if toggleKinds[kind] || textKinds[kind] {
-			return 0.5
+			return FitRarely
 		}
 	}
 	return 0
@@ -132,7 +123,7 @@ func nameMatch(words []string, a branch.Affordance) float64 {
 			best = m
 		}
 	}
-	if m := 0.6 * Match(words, a.Target.Near); m > best {
+	if m := NearMatch * Match(words, a.Target.Near); m > best {
 		best = m
 	}
 	return best
@@ -168,7 +159,7 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 	// Earlier steps first: "check the box, then press OK". A phrase with
 	// something still to do on this page keeps the later ones below it,
 	// however well they are named.
-	ceiling := 2.0
+	ceiling := noCeiling
 	for k, st := range p.g.Steps {
 		order := max(0, 1-StepDiscount*float64(k))
 		top := 0.0
@@ -189,7 +180,7 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			if !ok {
 				continue
 			}
-			prior := min(0.5+0.45*m*fit*order, ceiling-0.01)
+			prior := min(StepPriorBase+StepPriorSpan*m*fit*order, ceiling-StepGap)
 			top = max(top, prior)
 			add(Candidate{Action: act, Prior: prior, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " ")), Named: true, match: m})
 		}
@@ -203,16 +194,16 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 // the popup" with Escape while a modal is open), on whatever has the
 // focus, as a person would.
 func keyStep(st Step, obs *branch.Observation, order, ceiling float64) (Candidate, bool) {
-	key, prior, why := st.Key, 0.5+0.45*order, "the goal says press "+st.Key
+	key, prior, why := st.Key, StepPriorBase+StepPriorSpan*order, "the goal says press "+st.Key
 	if key == "" {
 		if st.Verb != VerbClose || !modalOpen(obs) {
 			return Candidate{}, false
 		}
 		// Below a button of the dialog the phrase names.
-		key, prior, why = "Escape", 0.5+0.4*order, "the goal says close, and a modal is open"
+		key, prior, why = "Escape", StepPriorBase+EscapeStepSpan*order, "the goal says close, and a modal is open"
 	}
 	act := branch.Action{Kind: branch.KindKeyPress, Value: key, Label: "press " + key}
-	return Candidate{Action: act, Prior: min(prior, ceiling-0.01), Reason: why, Named: true}, true
+	return Candidate{Action: act, Prior: min(prior, ceiling-StepGap), Reason: why, Named: true}, true
 }
 
 // modalOpen reports whether the page shows a modal dialog.
@@ -224,14 +215,6 @@ func modalOpen(obs *branch.Observation) bool {
 	}
 	return false
 }
-
-// BetterNamed is how much better another phrase must name an element for
-// a phrase to leave it to that one.
-const BetterNamed = 0.3
-
-// fallbackMatch is the match of an empty text field for a type phrase
-// whose field nothing on the page names.
-const fallbackMatch = 0.3
 
 // pick scores the affordances a phrase names, by index.
 func (p *Proposer) pick(obs *branch.Observation, st Step) map[int]float64 {
@@ -436,7 +419,7 @@ func (p *Proposer) relevance(a branch.Affordance) float64 {
 		case have[g]:
 			sum++
 		case partial(g, ws):
-			sum += 0.5
+			sum += PartialWord
 		}
 	}
 	return sum

@@ -205,7 +205,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 			continue
 		}
 		pendingForm[a.Form] = true
-		add(Candidate{Action: act, Prior: 0.95, Reason: "fills " + rule.name + " into " + label(a)})
+		add(Candidate{Action: act, Prior: FillPrior, Reason: "fills " + rule.name + " into " + label(a)})
 	}
 	p.stepCandidates(obs, h, add)
 	behind := modal && p.behindModal(obs)
@@ -222,11 +222,11 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 			if a.Submit {
 				switch {
 				case pendingForm[a.Form]:
-					c.Prior, c.Reason = 0.15, "submits a form with fields still to fill"
+					c.Prior, c.Reason = PendingSubmitPrior, "submits a form with fields still to fill"
 				case filledForm[a.Form]:
-					c.Prior, c.Reason = math.Max(c.Prior, 0.85), "submits a filled form"
+					c.Prior, c.Reason = math.Max(c.Prior, FilledSubmitPrior), "submits a filled form"
 				case blank[a.Form] && !typed[a.Form]:
-					c.Prior, c.Reason = 0.05, "submits an empty form"
+					c.Prior, c.Reason = EmptySubmitPrior, "submits an empty form"
 				}
 			}
 			if len(p.g.Steps) > 0 {
@@ -248,7 +248,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 			add(c)
 		case a.Kind == "search" && p.query != "" && a.Value == "" && h.Progress == 0:
 			add(Candidate{Action: branch.Action{Kind: branch.KindType, Target: targetOf(a), Value: p.query,
-				Label: fmt.Sprintf("type %q into %s", p.query, label(a))}, Prior: 0.3, Reason: "searches the site"})
+				Label: fmt.Sprintf("type %q into %s", p.query, label(a))}, Prior: SiteSearchPrior, Reason: "searches the site"})
 		}
 	}
 	p.keyCandidates(obs, modal, add)
@@ -257,17 +257,6 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	p.rank(obs, out)
 	return out
 }
-
-// Priors of the keys a person tries when the page offers no button for
-// what they want: Enter in a filled field that nothing else submits (a
-// search box), Escape on a modal dialog.
-// Escape rises to EscapeBehindPrior when what the goal names is behind
-// the modal (still below a dialog's own dismiss button).
-const (
-	EnterPrior        = 0.4
-	EscapePrior       = 0.35
-	EscapeBehindPrior = 0.5
-)
 
 // keyCandidates proposes Enter in each filled text field whose form has
 // no submit button, and Escape while a modal dialog is open.
@@ -300,17 +289,6 @@ func (p *Proposer) keyCandidates(obs *branch.Observation, modal bool, add func(C
 	}
 	add(c)
 }
-
-// Priors of pointing at a hover menu: one that hides what a step of the
-// goal names ranks with the goal's own steps (a little higher when the
-// goal names the menu too), one only named by the goal below, any other
-// as a look around.
-const (
-	HoverRevealPrior = 0.85
-	HoverBothBonus   = 0.05
-	HoverNamedPrior  = 0.6
-	HoverPrior       = 0.3
-)
 
 // hoverCandidates proposes pointing at each closed hover menu.
 func (p *Proposer) hoverCandidates(obs *branch.Observation, add func(Candidate)) {
@@ -349,11 +327,6 @@ func (p *Proposer) stepNames(name string) bool {
 	}
 	return false
 }
-
-// DismissPrior is the least prior of a modal's dismiss button (Close, No
-// thanks, Not now) when the modal hides what the goal names: above
-// Escape, which not every modal answers.
-const DismissPrior = 0.55
 
 // dismissWords name buttons that close a modal without taking its offer.
 var dismissWords = map[string]bool{"close": true, "cancel": true, "dismiss": true, "no": true, "not": true, "later": true,
@@ -414,20 +387,12 @@ func waitForFields(obs *branch.Observation, out []Candidate) {
 	for i, c := range out {
 		if t := c.Action.Target; t != nil && c.Action.Kind == branch.KindClick {
 			if a, ok := byCSS[t.CSS]; ok && a.Form >= 0 && pending[a.Form] {
-				out[i].Prior *= 0.5
+				out[i].Prior *= FieldsFirstScale
 				out[i].Reason += "; after the fields the goal fills"
 			}
 		}
 	}
 }
-
-// exactName is the match from which the goal's phrase is taken to name
-// an element on the page (an exact name; a word inside another is not).
-const exactName = 0.9
-
-// PagerPrior is the least prior of a control that shows more of a list
-// (next, more, load more) when nothing the goal names is on the page.
-const PagerPrior = 0.5
 
 // pagerWords name controls that page on through a list.
 var pagerWords = map[string]bool{"next": true, "more": true, "load": true, "show": true, "page": true, "older": true,
@@ -449,11 +414,6 @@ func pager(a branch.Affordance) bool {
 	}
 	return onward
 }
-
-// TypedFormPrior is the least prior of a button of a form whose every
-// text field holds a value: what was typed is sent or taken further with
-// it, whether or not the goal names the button.
-const TypedFormPrior = 0.5
 
 // rank orders candidates by prior; ties go to the one whose element holds
 // more of the goal's words, then to the first in document order, then to
@@ -599,12 +559,6 @@ func (p *Proposer) risky(a branch.Affordance) bool {
 	return false
 }
 
-// NearWeight is what each goal word in an element's neighbourhood (its
-// row, card or paragraph, beyond its own name) adds to its score, for up
-// to two words: lookalikes ("Book" on every row) are told apart by where
-// they stand.
-const NearWeight = 0.08
-
 // nearHits counts the distinct goal words of a neighbourhood that are not
 // among the element's own words.
 func (p *Proposer) nearHits(near string, own []string) int {
@@ -639,7 +593,7 @@ func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h Hist
 		text += " " + al
 	}
 	words := tokens(text)
-	score := 0.2
+	score := ActivateBase
 	var why []string
 	goalHits := 0
 	for _, w := range words {
@@ -647,28 +601,28 @@ func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h Hist
 			goalHits++
 		}
 		if v, ok := stemmedLexicon[w]; ok && !(p.credentials && loginWords[w]) {
-			score += v * 0.6
+			score += v * LexiconWeight
 		}
 	}
 	if goalHits > 0 {
-		score += 0.35 * float64(min(goalHits, 2))
+		score += GoalWordWeight * float64(min(goalHits, WordHitsCounted))
 		why = append(why, "matches the goal")
 	}
 	if hits := p.nearHits(a.Target.Near, words); hits > 0 {
-		score += NearWeight * float64(min(hits, 2))
+		score += NearWeight * float64(min(hits, WordHitsCounted))
 		why = append(why, "its neighbourhood matches the goal")
 	}
 	switch a.Region {
 	case "dialog":
-		score += 0.4
+		score += DialogBonus
 		why = append(why, "answers a dialog")
 	case "main":
-		score += 0.05
+		score += MainBonus
 	case "footer":
-		score -= 0.1
+		score -= FooterPenalty
 	}
 	if modal && a.Region != "dialog" {
-		score -= 0.5
+		score -= BehindModalPenalty
 	}
 	if a.Href != "" {
 		if u, err := url.Parse(a.Href); err == nil {
