@@ -46,7 +46,8 @@ const (
 	RuleUCTBound      = "uct_bound"
 )
 
-// Tuning of the pruning rules that the task does not set.
+// Tuning of the search that the task does not set: the utility of a
+// child, the pruning rules, the beam and the choice of a wave.
 const (
 	// PriorWeight scales a proposer's prior into a child's utility.
 	PriorWeight = 0.5
@@ -65,6 +66,16 @@ const (
 	// MinPrior is the least prior a child needs to be forked, except in
 	// the root's wide first expansion and for the explorer child.
 	MinPrior = 0.25
+	// SoftPenalty weighs the utility a branch loses as each budget (cost,
+	// branches) runs low: at most this much per budget, when it is used up.
+	SoftPenalty = 0.5
+	// LookFactor and LookExtra: NextWave picks a wave of w branches from
+	// the best LookFactor × w + LookExtra pending ones.
+	LookFactor = 4
+	LookExtra  = 8
+	// MinMarginalCost is the least marginal cost a branch is charged in
+	// the frontier's keys, so a free action does not divide by zero.
+	MinMarginalCost = 0.1
 )
 
 // Node is a branch in the search tree.
@@ -297,7 +308,7 @@ func (s *Search) NextWave() []*Node {
 	}
 	// Look at the best few times w candidates; put back what is not taken.
 	var look []*Node
-	for s.frontier.Len() > 0 && len(look) < 4*w+8 {
+	for s.frontier.Len() > 0 && len(look) < LookFactor*w+LookExtra {
 		look = append(look, s.frontier.Pop())
 	}
 	var pick []*Node
@@ -368,11 +379,11 @@ func (s *Search) softPenalty(n *Node) float64 {
 	p := 0.0
 	if c := s.t.Budgets.Cost; c > 0 {
 		used := (s.spent + n.Cost) / c
-		p += 0.5 * used * used * used
+		p += SoftPenalty * used * used * used
 	}
 	if tb := s.t.Budgets.TotalBranches; tb > 0 {
 		used := float64(s.executed) / float64(tb)
-		p += 0.5 * used * used * used * (1 - n.Prior)
+		p += SoftPenalty * used * used * used * (1 - n.Prior)
 	}
 	return p
 }

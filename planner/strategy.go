@@ -58,7 +58,7 @@ func strategyFor(name string) strategy {
 // of its last action (its prefix is already paid for when it continues the
 // parent's live context).
 func marginalCost(s *Search, n *Node) float64 {
-	return math.Max(s.t.Prices[n.Action().Kind], 0.1)
+	return math.Max(s.t.Prices[n.Action().Kind], MinMarginalCost)
 }
 
 type beam struct{}
