@@ -170,6 +170,30 @@ func TestDemoEndToEnd(t *testing.T) {
 	if first.Status != "committed" || first.Commit == nil || first.Commit.OrderID == "" {
 		t.Fatalf("first run did not commit: %+v", first)
 	}
+	checkCommitted(t, s, dir, first)
+	checkEvents(t, dir, first.RunID)
+
+	second, err := runDemo(t, s, dir)
+	if err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	checkRerun(t, s, first, second)
+
+	// The same site at another address: digests fold the origin.
+	other := startSite(t, k)
+	third, err := runTask(t, demoTask(t, other.srv.URL()), t.TempDir(), true)
+	if err != nil {
+		t.Fatalf("third run: %v", err)
+	}
+	if third.Winner.PlanDigest != first.Winner.PlanDigest || !equal(first.Explored, third.Explored) {
+		t.Errorf("a different port changed the search: winner %s vs %s", third.Winner.PlanDigest, first.Winner.PlanDigest)
+	}
+}
+
+// checkCommitted asserts that the first run's order is the site's only
+// one, and that the ledger holds it, committed, with its evidence.
+func checkCommitted(t *testing.T, s *site, dir string, first *orchestrator.Summary) {
+	t.Helper()
 	orders := siteOrders(t, s.srv.URL())
 	if len(orders) != 1 {
 		t.Fatalf("site holds %d orders after the first run, want 1", len(orders))
@@ -191,8 +215,14 @@ func TestDemoEndToEnd(t *testing.T) {
 			t.Errorf("ledger row lacks the %s evidence", name)
 		}
 	}
+}
 
-	es := events(t, dir, first.RunID)
+// checkEvents asserts that the run's branches ran in parallel, that
+// every prune records its reason and dead ends were pruned, and that no
+// speculative POST reached the site.
+func checkEvents(t *testing.T, dir, runID string) {
+	t.Helper()
+	es := events(t, dir, runID)
 	if n := maxOverlap(t, es); n < 3 {
 		t.Errorf("at most %d branches ran at once, want at least 3", n)
 	}
@@ -219,11 +249,12 @@ func TestDemoEndToEnd(t *testing.T) {
 	if postOrders != 0 {
 		t.Errorf("%d speculative POST requests reached the site", postOrders)
 	}
+}
 
-	second, err := runDemo(t, s, dir)
-	if err != nil {
-		t.Fatalf("second run: %v", err)
-	}
+// checkRerun asserts that a second run with the same data dir found the
+// existing commit, made no second order and explored the same plans.
+func checkRerun(t *testing.T, s *site, first, second *orchestrator.Summary) {
+	t.Helper()
 	if second.Status != "existing" || !second.Commit.Existing || second.Commit.OrderID != first.Commit.OrderID {
 		t.Fatalf("second run = %s %+v, want the existing commit", second.Status, second.Commit)
 	}
@@ -235,16 +266,6 @@ func TestDemoEndToEnd(t *testing.T) {
 	}
 	if !equal(first.Explored, second.Explored) {
 		t.Errorf("explored plan digests differ between runs with the same seed: %d vs %d", len(first.Explored), len(second.Explored))
-	}
-
-	// The same site at another address: digests fold the origin.
-	other := startSite(t, k)
-	third, err := runTask(t, demoTask(t, other.srv.URL()), t.TempDir(), true)
-	if err != nil {
-		t.Fatalf("third run: %v", err)
-	}
-	if third.Winner.PlanDigest != first.Winner.PlanDigest || !equal(first.Explored, third.Explored) {
-		t.Errorf("a different port changed the search: winner %s vs %s", third.Winner.PlanDigest, first.Winner.PlanDigest)
 	}
 }
 
