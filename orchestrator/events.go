@@ -7,7 +7,6 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/planner"
-	"github.com/multiverse-orchestrator/multiverse/scoring"
 )
 
 // logResult records what the worker did for a branch: the action span,
@@ -74,37 +73,25 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 		"branch_ms": res.Timing.Total})
 }
 
-// logSearch records the search's decisions. The planner hands each
-// decision's numbers over in Event.Detail; the typed payloads take them
-// from there.
+// logSearch records the search's decisions, each from its typed detail.
 func (r *run) logSearch(evs []planner.Event) {
 	for _, e := range evs {
+		n := e.Node
 		switch e.Kind {
-		case "fork":
-			n := e.Node
+		case planner.EventFork:
 			r.startSpan(n)
-			prior, _ := e.Detail["prior"].(float64)
-			utility, _ := e.Detail["utility"].(float64)
-			reason, _ := e.Detail["reason"].(string)
 			r.rec.add(time.Time{}, 0, eventlog.KindBranchFork, n.ID, payload.BranchFork{
 				Parent: n.ParentID, PlanDigest: n.Digest, Seed: n.Seed, Depth: n.Depth,
-				Action: n.Action().Describe(), Prior: prior, Utility: utility, Reason: reason, Plan: n.Plan})
-		case "prune":
-			n := e.Node
+				Action: n.Action().Describe(), Prior: e.Fork.Prior, Utility: e.Fork.Utility, Reason: e.Fork.Reason, Plan: n.Plan})
+		case planner.EventPrune:
 			defer r.endSpan(n)
-			rule, _ := e.Detail["rule"].(string)
-			detail, _ := e.Detail["detail"].(map[string]any)
-			r.rec.add(time.Time{}, 0, eventlog.KindBranchPruned, n.ID, payload.BranchPruned{Rule: rule, Detail: detail,
+			r.rec.add(time.Time{}, 0, eventlog.KindBranchPruned, n.ID, payload.BranchPruned{Rule: e.Prune.Rule, Detail: e.Prune.Detail,
 				State: string(n.State), PlanDigest: n.Digest, J: n.Score.J, Progress: n.Score.Progress})
-		case "score":
-			n := e.Node
-			score, _ := e.Detail["score"].(scoring.Vector)
-			flips, _ := e.Detail["flips"].([]scoring.Flip)
-			credit, _ := e.Detail["credit"].(float64)
-			action, _ := e.Detail["action"].(string)
-			r.rec.add(time.Time{}, 0, eventlog.KindMetricUpdate, n.ID, payload.MetricUpdate{Score: score, Flips: flips, Credit: credit, Action: action})
-		case "width":
-			r.rec.add(time.Time{}, 0, eventlog.KindBeamWidth, "", e.Detail)
+		case planner.EventScore:
+			r.rec.add(time.Time{}, 0, eventlog.KindMetricUpdate, n.ID, payload.MetricUpdate{Score: e.Score.Score, Flips: e.Score.Flips,
+				Credit: e.Score.Credit, Action: e.Score.Action})
+		case planner.EventWidth:
+			r.rec.add(time.Time{}, 0, eventlog.KindBeamWidth, "", e.Width)
 		}
 	}
 }

@@ -127,7 +127,7 @@ func runSearch(t *testing.T, reverse bool) (decisionLog, *Decision) {
 		d := s.EndWave()
 		for _, e := range s.Drain() {
 			if e.Node != nil {
-				log = append(log, e.Kind+" "+e.Node.Digest[:12]+" "+fmt.Sprint(e.Detail["rule"]))
+				log = append(log, e.Kind+" "+e.Node.Digest[:12]+" "+e.Rule())
 			}
 		}
 		if len(d.Winners) > 0 || d.Exhausted != "" {

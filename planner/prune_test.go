@@ -111,7 +111,7 @@ func pruneSearch(t *testing.T, text string, sim func(branch.Plan) Outcome, targe
 		d := s.EndWave()
 		for _, e := range s.Drain() {
 			if e.Kind == "prune" {
-				fired = append(fired, e.Detail["rule"].(string))
+				fired = append(fired, e.Rule())
 			}
 		}
 		for _, n := range s.Nodes() {

@@ -150,11 +150,57 @@ type Outcome struct {
 	Actions int
 }
 
-// Event is a decision of the search, for the event log.
+// Kinds of search events.
+const (
+	EventFork  = "fork"
+	EventPrune = "prune"
+	EventScore = "score"
+	EventWidth = "width"
+)
+
+// Event is a decision of the search, for the event log. Kind says which
+// of the typed details is set: Fork, Prune, Score or Width.
 type Event struct {
-	Kind   string // fork, prune, score, width
-	Node   *Node
-	Detail map[string]any
+	Kind  string
+	Node  *Node
+	Fork  *ForkInfo
+	Prune *Prune
+	Score *ScoreInfo
+	Width *WidthChange
+}
+
+// ForkInfo is why a branch was forked: its prior, its utility as it
+// entered the frontier, and the proposer's reason.
+type ForkInfo struct {
+	Prior   float64
+	Utility float64
+	Reason  string
+}
+
+// ScoreInfo is a branch's score after its step, the predicates that
+// flipped, the progress credited to the step, and the step.
+type ScoreInfo struct {
+	Score  scoring.Vector
+	Flips  []scoring.Flip
+	Credit float64
+	Action string
+}
+
+// WidthChange is the beam narrowing or widening, with the two best J
+// that decided it. It is logged as it is.
+type WidthChange struct {
+	From    int     `json:"from"`
+	To      int     `json:"to"`
+	BestJ   float64 `json:"best_j"`
+	SecondJ float64 `json:"second_j"`
+}
+
+// Rule is the pruning rule of a prune event, "" for other kinds.
+func (e Event) Rule() string {
+	if e.Prune == nil {
+		return ""
+	}
+	return e.Prune.Rule
 }
 
 // Decision is the search's verdict after a wave.
@@ -257,7 +303,7 @@ func (s *Search) fork(parent *Node, plan branch.Plan, c Candidate) *Node {
 	s.byDigest[d] = n
 	n.key = s.strategy.key(s, n)
 	s.frontier.Push(n)
-	s.events = append(s.events, Event{Kind: "fork", Node: n, Detail: map[string]any{"prior": round3(prior), "utility": round3(n.Utility), "reason": reason}})
+	s.events = append(s.events, Event{Kind: EventFork, Node: n, Fork: &ForkInfo{Prior: round3(prior), Utility: round3(n.Utility), Reason: reason}})
 	return n
 }
 
@@ -469,8 +515,8 @@ func (s *Search) EndWave() Decision {
 			parentProgress = n.Parent.Score.Progress
 		}
 		flips := scoring.Flips(before, now)
-		s.events = append(s.events, Event{Kind: "score", Node: n, Detail: map[string]any{
-			"score": n.Score, "flips": flips, "credit": round3(n.Score.Progress - parentProgress), "action": a.Describe()}})
+		s.events = append(s.events, Event{Kind: EventScore, Node: n, Score: &ScoreInfo{
+			Score: n.Score, Flips: flips, Credit: round3(n.Score.Progress - parentProgress), Action: a.Describe()}})
 		s.acceptSibling(n)
 		fired := firing(s.t.Goal.Failure, now)
 		switch {
@@ -646,7 +692,7 @@ func (s *Search) prune(n *Node, rule string, detail map[string]any) {
 		n.State = StatePruned
 	}
 	n.Prune = &Prune{Rule: rule, Detail: detail}
-	s.events = append(s.events, Event{Kind: "prune", Node: n, Detail: map[string]any{"rule": rule, "detail": detail}})
+	s.events = append(s.events, Event{Kind: EventPrune, Node: n, Prune: n.Prune})
 }
 
 // expand forks the proposer's best children of n: up to max_children
@@ -882,7 +928,7 @@ func (s *Search) adjustWidth(live []*Node) {
 		s.width++
 	}
 	if s.width != old {
-		s.events = append(s.events, Event{Kind: "width", Detail: map[string]any{"from": old, "to": s.width, "best_j": js[0], "second_j": js[1]}})
+		s.events = append(s.events, Event{Kind: EventWidth, Width: &WidthChange{From: old, To: s.width, BestJ: js[0], SecondJ: js[1]}})
 	}
 }
 
