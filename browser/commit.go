@@ -8,81 +8,50 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/task"
 )
-
-// State is the login state a session starts from: a storage state's
-// cookies and each origin's local storage.
-type State struct {
-	Cookies []branch.Cookie `json:"cookies"`
-	Origins []OriginStorage `json:"origins"`
-}
-
-// OriginStorage is one origin's local storage.
-type OriginStorage struct {
-	Origin string      `json:"origin"`
-	Items  []NameValue `json:"items"`
-}
-
-// NameValue is one local-storage entry.
-type NameValue struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// Values returns every cookie and local-storage value: credentials, to
-// be scrubbed.
-func (st *State) Values() []string {
-	var out []string
-	for _, c := range st.Cookies {
-		if c.Value != "" {
-			out = append(out, c.Value)
-		}
-	}
-	for _, o := range st.Origins {
-		for _, kv := range o.Items {
-			if kv.Value != "" {
-				out = append(out, kv.Value)
-			}
-		}
-	}
-	return out
-}
 
 // StartState is the login state the session was created with
 // (SessionOptions.State), or nil.
-func (s *Session) StartState() *State { return s.opts.State }
+func (s *Session) StartState() *task.StorageState { return s.opts.State }
 
-// State returns the session's login state now: its cookies and each
-// origin's local storage (what a scripted login leaves for the branches).
-func (s *Session) State() (*State, error) {
+// State returns the session's login state now, as a storage state:
+// its cookies and each origin's local storage (what a scripted login
+// leaves for the branches).
+func (s *Session) State() (*task.StorageState, error) {
 	ss, err := s.bctx.StorageState()
 	if err != nil {
 		return nil, fmt.Errorf("browser: storage state: %w", err)
 	}
-	out := &State{}
+	out := &task.StorageState{}
 	for _, c := range ss.Cookies {
-		bc := branch.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: c.Expires, HTTPOnly: c.HttpOnly, Secure: c.Secure}
+		sc := task.StateCookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: c.Expires, HTTPOnly: c.HttpOnly, Secure: c.Secure}
 		if c.SameSite != nil {
-			bc.SameSite = string(*c.SameSite)
+			sc.SameSite = string(*c.SameSite)
 		}
-		out.Cookies = append(out.Cookies, bc)
+		out.Cookies = append(out.Cookies, sc)
 	}
 	for _, o := range ss.Origins {
-		os := OriginStorage{Origin: o.Origin}
+		so := task.StateOrigin{Origin: o.Origin}
 		for _, kv := range o.LocalStorage {
-			os.Items = append(os.Items, NameValue{Name: kv.Name, Value: kv.Value})
+			so.LocalStorage = append(so.LocalStorage, task.StateKeyValue{Name: kv.Name, Value: kv.Value})
 		}
-		out.Origins = append(out.Origins, os)
+		out.Origins = append(out.Origins, so)
 	}
 	return out, nil
 }
 
-// storageState is the Playwright form of a State.
-func (st *State) storageState() *playwright.OptionalStorageState {
-	out := &playwright.OptionalStorageState{Cookies: optionalCookies(st.Cookies), Origins: []playwright.Origin{}}
+// playwrightState is the Playwright form of a storage state.
+func playwrightState(st *task.StorageState) *playwright.OptionalStorageState {
+	cs := make([]branch.Cookie, len(st.Cookies))
+	for i, c := range st.Cookies {
+		cs[i] = branch.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: c.Expires,
+			HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: c.SameSite}
+	}
+	out := &playwright.OptionalStorageState{Cookies: optionalCookies(cs), Origins: []playwright.Origin{}}
 	for _, o := range st.Origins {
 		po := playwright.Origin{Origin: o.Origin, LocalStorage: []playwright.NameValue{}}
-		for _, kv := range o.Items {
+		for _, kv := range o.LocalStorage {
 			po.LocalStorage = append(po.LocalStorage, playwright.NameValue{Name: kv.Name, Value: kv.Value})
 		}
 		out.Origins = append(out.Origins, po)

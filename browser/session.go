@@ -98,7 +98,7 @@ type SessionOptions struct {
 	Proxy string
 	// State is the login state the session starts from (the task's
 	// auth.storage_state), or nil.
-	State *State
+	State *task.StorageState
 }
 
 // Session is one branch's isolated browser context. It is not safe for
@@ -201,7 +201,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 		co.Proxy = &playwright.Proxy{Server: opts.Proxy, Bypass: playwright.String("<-loopback>")}
 	}
 	if opts.State != nil {
-		co.StorageState = opts.State.storageState()
+		co.StorageState = playwrightState(opts.State)
 	}
 	bctx, err := r.browser.NewContext(co)
 	if err != nil {

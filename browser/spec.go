@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -41,14 +40,14 @@ func SessionOptionsFor(spec *job.Spec, store Putter) (SessionOptions, error) {
 		}
 		headers[name] = v
 	}
-	var state *State
+	var state *task.StorageState
 	secrets := spec.InputSecrets()
 	if spec.StorageState != nil {
 		st, err := task.ResolveStorageState(*spec.StorageState)
 		if err != nil {
 			return SessionOptions{}, fmt.Errorf("browser: auth.storage_state: %w", err)
 		}
-		state = stateOf(st)
+		state = st
 		secrets = append(secrets, st.Values()...)
 	}
 	return SessionOptions{
@@ -67,21 +66,4 @@ func SessionOptionsFor(spec *job.Spec, store Putter) (SessionOptions, error) {
 		Record:       true,
 		SecretInputs: secretInputs,
 	}, nil
-}
-
-// stateOf is the browser's form of a task's storage state.
-func stateOf(st *task.StorageState) *State {
-	out := &State{}
-	for _, c := range st.Cookies {
-		out.Cookies = append(out.Cookies, branch.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
-			Expires: c.Expires, HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: c.SameSite})
-	}
-	for _, o := range st.Origins {
-		os := OriginStorage{Origin: o.Origin}
-		for _, kv := range o.LocalStorage {
-			os.Items = append(os.Items, NameValue{Name: kv.Name, Value: kv.Value})
-		}
-		out.Origins = append(out.Origins, os)
-	}
-	return out
 }

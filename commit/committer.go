@@ -94,7 +94,7 @@ type Committer struct {
 	Trail Trail
 	// Login, when set, is the session state of the run's scripted login:
 	// the committer starts from it, as the branches did.
-	Login *browser.State
+	Login *task.StorageState
 }
 
 // Result is the outcome of Commit.

@@ -51,7 +51,7 @@ func (r *run) logIn(ctx context.Context, rt *browser.Runtime, client *bus.Client
 // doLogin runs the login actions in a fresh context. The login is its own
 // transaction in the event log: login_start, one login_step per action
 // (the action as described, never a typed value), login_end.
-func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State, error) {
+func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*task.StorageState, error) {
 	t := r.t
 	so, err := browser.SessionOptionsFor(r.spec, r.trail.store(r.store))
 	if err != nil {
@@ -59,7 +59,7 @@ func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State,
 	}
 	start := time.Now()
 	r.rec.add(time.Time{}, 0, eventlog.KindLoginStart, "", map[string]any{"steps": len(t.Auth.Login), "version": r.spec.Login + 1})
-	fail := func(why string) (*browser.State, error) {
+	fail := func(why string) (*task.StorageState, error) {
 		why = r.sc.Text(why) // a browser error may quote what the page showed
 		r.rec.add(time.Time{}, 0, eventlog.KindLoginEnd, "", map[string]any{"status": "failed", "error": why, "duration_ms": time.Since(start).Milliseconds()})
 		r.rec.flush(ctx)
@@ -103,7 +103,7 @@ func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*browser.State,
 
 // setLogin makes st the run's session: the next login version, served to
 // workers from now on and used by the committer.
-func (r *run) setLogin(st *browser.State) error {
+func (r *run) setLogin(st *task.StorageState) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err

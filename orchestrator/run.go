@@ -229,7 +229,7 @@ type run struct {
 	// login is the session state the task's scripted login left (nil
 	// without auth.login); workers fetch it over the bus, the committer
 	// starts from it.
-	login     *browser.State
+	login     *task.StorageState
 	loginMu   sync.Mutex
 	loginJSON []byte
 	relogins  int            // times the run logged in again

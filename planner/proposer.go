@@ -166,12 +166,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 		c.Prior = math.Max(0, math.Min(1, c.Prior))
 		out = append(out, c)
 	}
-	modal := false
-	for _, a := range obs.Affordances {
-		if a.Region == "dialog" {
-			modal = true
-		}
-	}
+	modal := modalOpen(obs)
 	// Forms: fill the first field that a task input says how to fill, in
 	// page order; one canonical order keeps the tree narrow.
 	filledForm := map[int]bool{}
@@ -251,7 +246,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 				Label: fmt.Sprintf("type %q into %s", p.query, label(a))}, Prior: SiteSearchPrior, Reason: "searches the site"})
 		}
 	}
-	p.keyCandidates(obs, modal, add)
+	keyCandidates(obs, modal, behind, add)
 	p.hoverCandidates(obs, add)
 	waitForFields(obs, out)
 	p.rank(obs, out)
@@ -259,8 +254,9 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 }
 
 // keyCandidates proposes Enter in each filled text field whose form has
-// no submit button, and Escape while a modal dialog is open.
-func (p *Proposer) keyCandidates(obs *branch.Observation, modal bool, add func(Candidate)) {
+// no submit button, and Escape while a modal dialog is open (higher when
+// it hides what the goal names: behind).
+func keyCandidates(obs *branch.Observation, modal, behind bool, add func(Candidate)) {
 	submits := map[int]bool{}
 	for _, a := range obs.Affordances {
 		if a.Submit {
@@ -284,7 +280,7 @@ func (p *Proposer) keyCandidates(obs *branch.Observation, modal bool, add func(C
 	}
 	c := Candidate{Action: branch.Action{Kind: branch.KindKeyPress, Value: "Escape", Label: "press Escape"},
 		Prior: EscapePrior, Reason: "closes a modal dialog"}
-	if modal && p.behindModal(obs) {
+	if behind {
 		c.Prior, c.Reason = EscapeBehindPrior, "closes a modal dialog that hides what the goal names"
 	}
 	add(c)

@@ -58,7 +58,9 @@ const LoginPagePredicate = "auth.login_page"
 const MaxStorageStateSize = 1 << 20
 
 // StorageState is the part of a Playwright storage-state document that
-// a run uses.
+// a run uses. It is also the one form of a session's login state in the
+// product: what a browser session starts from, what a scripted login
+// hands the workers (as JSON) and what the committer starts from.
 type StorageState struct {
 	Cookies []StateCookie `json:"cookies"`
 	Origins []StateOrigin `json:"origins"`

@@ -32,7 +32,7 @@ type Options struct {
 	Store   browser.Putter
 	Logger  *slog.Logger
 	// LoginState fetches the session state of a run that logged in
-	// (bus.Client.FetchState): JSON of a browser.State. Needed for jobs
+	// (bus.Client.FetchState): JSON of a task.StorageState. Needed for jobs
 	// whose spec has Login set.
 	LoginState func(ctx context.Context, runID string) ([]byte, error)
 	// KeepWarm is how many finished branch sessions the executor keeps
@@ -59,7 +59,7 @@ type Executor struct {
 	warm   []*warmSession // least recently kept first
 
 	loginMu sync.Mutex
-	logins  map[string]*browser.State // "run/version" -> the run's session state
+	logins  map[string]*task.StorageState // "run/version" -> the run's session state
 }
 
 // warmSession is a live session left at the end of a finished branch.
@@ -446,7 +446,7 @@ func markHolds(affs []branch.Affordance, inputs map[string]task.Input, sc *scrub
 
 // loginState returns the session state of the job's run at its login
 // version, asking the run once per version.
-func (e *Executor) loginState(ctx context.Context, j *job.Job) (*browser.State, error) {
+func (e *Executor) loginState(ctx context.Context, j *job.Job) (*task.StorageState, error) {
 	key := fmt.Sprintf("%s/%d", j.RunID, j.Spec.Login)
 	e.loginMu.Lock()
 	defer e.loginMu.Unlock()
@@ -460,12 +460,12 @@ func (e *Executor) loginState(ctx context.Context, j *job.Job) (*browser.State, 
 	if err != nil {
 		return nil, fmt.Errorf("worker: the run's session: %w", err)
 	}
-	var st browser.State
+	var st task.StorageState
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, fmt.Errorf("worker: the run's session: %w", err)
 	}
 	if e.logins == nil {
-		e.logins = map[string]*browser.State{}
+		e.logins = map[string]*task.StorageState{}
 	}
 	e.logins[key] = &st
 	return &st, nil
@@ -476,7 +476,7 @@ func (e *Executor) loginState(ctx context.Context, j *job.Job) (*browser.State, 
 // the site renewed is dropped too: every branch and the committer start
 // from that state itself, and its tokens must not travel in results,
 // which the bus keeps on disk.
-func withoutLogin(cs []branch.Cookie, start *browser.State) []branch.Cookie {
+func withoutLogin(cs []branch.Cookie, start *task.StorageState) []branch.Cookie {
 	if start == nil || len(start.Cookies) == 0 {
 		return cs
 	}
