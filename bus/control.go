@@ -15,6 +15,11 @@ const cancelCommand = "cancel"
 // flushTimeout bounds the flush of a control message when ctx has no deadline.
 const flushTimeout = 5 * time.Second
 
+// purgePatience bounds Cancel's purge of a run's jobs when the caller's
+// context has no deadline: long enough to outlast a stream leader's
+// election, short enough that a run ends when the cluster is gone.
+const purgePatience = 20 * time.Second
+
 // Cancel stops the run's jobs everywhere, now. It publishes "cancel" on
 // mv.control.<run_id> (core NATS) and flushes it to the server; every worker
 // subscribed through [Client.Work] cancels the contexts of the run's running
@@ -42,8 +47,17 @@ func (c *Client) Cancel(ctx context.Context, runID string) error {
 	if err := c.nc.FlushWithContext(fctx); err != nil {
 		return fmt.Errorf("bus: cancel %s: flush: %w", runID, err)
 	}
+	pctx := ctx
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, purgePatience)
+		defer cancel()
+	}
 	for _, subj := range runJobSubjects(runID) {
-		if err := c.jobs.Purge(ctx, jetstream.WithPurgeSubject(subj)); err != nil {
+		err := retryWhile(pctx, unanswered, func(ctx context.Context) error {
+			return c.jobs.Purge(ctx, jetstream.WithPurgeSubject(subj))
+		})
+		if err != nil {
 			return fmt.Errorf("bus: cancel %s: purge jobs: %w", runID, err)
 		}
 	}

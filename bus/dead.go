@@ -46,6 +46,8 @@ func decodeAdvisory(data []byte) (advisory, error) {
 // returned by exactly one successful call, so the caller must record them (for
 // example mark the branches failed) before it drops the slice. On error the
 // jobs returned so far are returned too, and the rest stay for the next call.
+// Each request is bounded (see bounded), so a call made while a stream
+// leader is being elected fails in seconds and the next call goes on.
 //
 // It reads the max-deliveries advisories the server stored in MV_DEAD, so a
 // job that died while no orchestrator was running is still found. Advisories
@@ -57,7 +59,7 @@ func (c *Client) DeadJobs(ctx context.Context, runID string) ([]Job, error) {
 	log := c.log.With("run_id", runID)
 	var dead []Job
 	for seq := uint64(1); ; {
-		raw, err := c.dead.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(DeadSubjects))
+		raw, err := getMsg(ctx, c.dead, seq, jetstream.WithGetMsgSubject(DeadSubjects))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return dead, nil
 		}
@@ -70,7 +72,7 @@ func (c *Client) DeadJobs(ctx context.Context, runID string) ([]Job, error) {
 			log.Warn("bus: skipping advisory", "seq", raw.Sequence, "err", err)
 			continue
 		}
-		jm, err := c.jobs.GetMsg(ctx, adv.StreamSeq)
+		jm, err := getMsg(ctx, c.jobs, adv.StreamSeq)
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			// Collected by an earlier call, purged by Cancel, or a repeated
 			// advisory: nothing left to report.
@@ -90,7 +92,7 @@ func (c *Client) DeadJobs(ctx context.Context, runID string) ([]Job, error) {
 		if job.RunID != runID {
 			continue
 		}
-		if err := c.jobs.DeleteMsg(ctx, adv.StreamSeq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+		if err := deleteMsg(ctx, c.jobs, adv.StreamSeq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
 			return dead, fmt.Errorf("bus: dead jobs %s: remove job %d: %w", runID, adv.StreamSeq, err)
 		}
 		dead = append(dead, job)
@@ -101,8 +103,22 @@ func (c *Client) DeadJobs(ctx context.Context, runID string) ([]Job, error) {
 }
 
 func (c *Client) deleteAdvisory(ctx context.Context, seq uint64) error {
-	if err := c.dead.DeleteMsg(ctx, seq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+	if err := deleteMsg(ctx, c.dead, seq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
 		return fmt.Errorf("bus: dead jobs: remove advisory %d: %w", seq, err)
 	}
 	return nil
+}
+
+// getMsg is one bounded GetMsg.
+func getMsg(ctx context.Context, st jetstream.Stream, seq uint64, opts ...jetstream.GetMsgOpt) (*jetstream.RawStreamMsg, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	return st.GetMsg(ctx, seq, opts...)
+}
+
+// deleteMsg is one bounded DeleteMsg.
+func deleteMsg(ctx context.Context, st jetstream.Stream, seq uint64) error {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	return st.DeleteMsg(ctx, seq)
 }

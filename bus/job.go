@@ -116,9 +116,14 @@ func (c *Client) publish(ctx context.Context, runID, branchID, route, msgID stri
 	msg.Header.Set(HeaderBranchID, branchID)
 	msg.Header.Set(jetstream.MsgIDHeader, msgID)
 	var ack *jetstream.PubAck
-	err := c.store(ctx, func(ctx context.Context) (err error) {
-		ack, err = c.js.PublishMsg(ctx, msg, jetstream.WithExpectStream(JobsStream))
-		return err
+	// Each attempt is bounded and repeated while unanswered: a stream
+	// leader killed mid-publish never acks, and the message id makes the
+	// repeat a no-op when the first attempt was stored after all.
+	err := retryWhile(ctx, unanswered, func(ctx context.Context) error {
+		return c.store(ctx, func(ctx context.Context) (err error) {
+			ack, err = c.js.PublishMsg(ctx, msg, jetstream.WithExpectStream(JobsStream))
+			return err
+		})
 	})
 	if err != nil {
 		return 0, fmt.Errorf("bus: publish job %s/%s to %s: %w", runID, branchID, subject, err)
@@ -141,7 +146,9 @@ func (c *Client) Pending(ctx context.Context, runID string) (uint64, error) {
 	}
 	var n uint64
 	for _, f := range runJobSubjects(runID) {
-		info, err := c.jobs.Info(ctx, jetstream.WithSubjectFilter(f))
+		ictx, cancel := bounded(ctx)
+		info, err := c.jobs.Info(ictx, jetstream.WithSubjectFilter(f))
+		cancel()
 		if err != nil {
 			return 0, fmt.Errorf("bus: pending %s: %w", runID, err)
 		}

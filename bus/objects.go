@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -69,11 +70,33 @@ func (o *Objects) Put(ctx context.Context, data []byte) (artifacts.Digest, error
 	return d, nil
 }
 
-// Get returns the artifact's bytes, checking them against the digest. It
-// returns when ctx ends, whatever the object store does: a read whose
-// chunks stop arriving (a stream leader killed mid-read) is abandoned to
-// finish or fail on its own.
+// objectReadTimeout bounds one attempt at reading an artifact.
+const objectReadTimeout = 15 * time.Second
+
+// Get returns the artifact's bytes, checking them against the digest. Each
+// attempt is bounded by objectReadTimeout and repeated while ctx lasts: a
+// read whose chunks stop arriving (a stream leader killed mid-read) is
+// abandoned to finish or fail on its own, and the next attempt reads from
+// the newly elected leader instead of holding the caller until ctx ends.
 func (o *Objects) Get(ctx context.Context, d artifacts.Digest) ([]byte, error) {
+	for {
+		actx, cancel := context.WithTimeout(ctx, objectReadTimeout)
+		b, err := o.getOnce(actx, d)
+		cancel()
+		if err == nil || !unanswered(ctx, err) {
+			return b, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("bus: fetching artifact %s: %w (last: %v)", d, ctx.Err(), err)
+		case <-time.After(apiRetryWait):
+		}
+	}
+}
+
+// getOnce is one bounded attempt of Get: it returns when ctx ends even if
+// the object store's read does not.
+func (o *Objects) getOnce(ctx context.Context, d artifacts.Digest) ([]byte, error) {
 	type got struct {
 		b   []byte
 		err error

@@ -59,7 +59,7 @@ func (c *Client) PublishRouted(ctx context.Context, runID, branchID, route strin
 // look and Unroute may run twice if the caller then queues it for any
 // worker: results are de-duplicated by branch id.
 func (c *Client) Unroute(ctx context.Context, seq uint64) (bool, error) {
-	err := c.jobs.DeleteMsg(ctx, seq)
+	err := deleteMsg(ctx, c.jobs, seq)
 	switch {
 	case err == nil:
 		return true, nil

@@ -113,6 +113,14 @@ const (
 	apiRetryWait = 250 * time.Millisecond
 )
 
+// bounded derives the context of one JetStream API request: a request to
+// a stream leader that just died is never answered, and a caller polling
+// the stream (a dispatch loop, a watchdog) must get its error in time to
+// go on, instead of waiting as long as its own context lasts.
+func bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, apiTimeout)
+}
+
 // errRaced marks a lost race with another client creating, updating or
 // deleting the same stream.
 var errRaced = errors.New("raced another client")
@@ -126,14 +134,31 @@ func transient(ctx context.Context, err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)
 }
 
+// unanswered reports whether err is transient or a request nobody
+// answered: once the client has set up its streams, no responders (or no
+// response from the stream) means a stream whose leader died and whose new
+// one is not elected yet.
+func unanswered(ctx context.Context, err error) bool {
+	if transient(ctx, err) {
+		return true
+	}
+	return ctx.Err() == nil && (errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse))
+}
+
 // retryAPI runs call with each attempt bounded by apiTimeout, repeating it
 // while its error is transient and ctx lasts.
 func retryAPI(ctx context.Context, call func(context.Context) error) error {
+	return retryWhile(ctx, transient, call)
+}
+
+// retryWhile runs call with each attempt bounded by apiTimeout, repeating
+// it while retry says its error is worth it and ctx lasts.
+func retryWhile(ctx context.Context, retry func(context.Context, error) bool, call func(context.Context) error) error {
 	for {
 		actx, cancel := context.WithTimeout(ctx, apiTimeout)
 		err := call(actx)
 		cancel()
-		if err == nil || !transient(ctx, err) {
+		if err == nil || !retry(ctx, err) {
 			return err
 		}
 		select {
