@@ -1,0 +1,195 @@
+// Package flow holds the flow file: an action list a person can read,
+// edit and play back against a live site (orchestrator play), written from
+// a recorded branch (orchestrator flow export) or by hand.
+//
+// A flow file is YAML or JSON (JSON is YAML): a schema version, where and
+// in which frozen environment the flow was recorded, the requests playback
+// must never send, and the actions, each with every selector strategy
+// known for its target:
+//
+//	schema_version: 1
+//	name: buy team plan
+//	origin: http://127.0.0.1:8555
+//	environment: {width: 1280, height: 800, locale: en-US, timezone: UTC}
+//	guard:
+//	  - {method: POST, url: /api/orders}
+//	actions:
+//	  - {kind: navigate, url: http://127.0.0.1:8555/pricing}
+//	  - kind: click
+//	    target: {testid: plan-team, role: button, name: Choose Team, box: {x: 40, y: 300, w: 120, h: 32}}
+//	    at_ms: 850
+//	  - {kind: type, target: {field: email}, input: email, redacted: true}
+//
+// A value that was redacted or tokenized at capture is never typed: the
+// action is marked redacted, and playback skips it unless the user
+// supplies a value. Readers refuse any schema version other than
+// SchemaVersion, and every error names the file, line and field.
+package flow
+
+import (
+	"fmt"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+)
+
+// SchemaVersion is the flow format this package writes and the only one
+// it reads.
+const SchemaVersion = 1
+
+// Flow is one flow file.
+type Flow struct {
+	SchemaVersion int    `yaml:"schema_version" json:"schema_version"`
+	Name          string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Source says where the flow came from: "run RUN_ID/BRANCH_ID", a
+	// bundle file, or empty for a hand-written flow.
+	Source string `yaml:"source,omitempty" json:"source,omitempty"`
+	// Origin is the scheme, host and port the flow was recorded on; play
+	// --start-url moves every URL on it to another address.
+	Origin      string      `yaml:"origin,omitempty" json:"origin,omitempty"`
+	Environment Environment `yaml:"environment,omitempty" json:"environment,omitempty"`
+	// Guard lists requests playback never sends (the recorded task's
+	// commit.guard patterns): a flow is not a commit.
+	Guard   []Guard  `yaml:"guard,omitempty" json:"guard,omitempty"`
+	Actions []Action `yaml:"actions" json:"actions"`
+	// Notes are caveats of the export, e.g. where the flow stops before
+	// a commit.
+	Notes []string `yaml:"notes,omitempty" json:"notes,omitempty"`
+}
+
+// Environment is the frozen browser environment a flow is played in.
+// Zero fields take the defaults of a task's environment.
+type Environment struct {
+	Width             int     `yaml:"width,omitempty" json:"width,omitempty"`
+	Height            int     `yaml:"height,omitempty" json:"height,omitempty"`
+	DeviceScaleFactor float64 `yaml:"device_scale_factor,omitempty" json:"device_scale_factor,omitempty"`
+	Locale            string  `yaml:"locale,omitempty" json:"locale,omitempty"`
+	Timezone          string  `yaml:"timezone,omitempty" json:"timezone,omitempty"`
+	UserAgent         string  `yaml:"user_agent,omitempty" json:"user_agent,omitempty"`
+	// ClockMS pins the page clock (ms since the Unix epoch); Seed seeds
+	// the page's randomness, a uint64 in decimal.
+	ClockMS int64  `yaml:"clock_ms,omitempty" json:"clock_ms,omitempty"`
+	Seed    string `yaml:"seed,omitempty" json:"seed,omitempty"`
+}
+
+// Guard is a request playback must not send: a method and a regular
+// expression over the URL.
+type Guard struct {
+	Method string `yaml:"method" json:"method"`
+	URL    string `yaml:"url" json:"url"`
+}
+
+// Action is one step of a flow.
+type Action struct {
+	Kind   string  `yaml:"kind" json:"kind"`
+	Label  string  `yaml:"label,omitempty" json:"label,omitempty"`
+	URL    string  `yaml:"url,omitempty" json:"url,omitempty"`
+	Target *Target `yaml:"target,omitempty" json:"target,omitempty"`
+	// Value is the text typed, the option selected, the key pressed,
+	// "true" or "false" for check, pixels for scroll.
+	Value string `yaml:"value,omitempty" json:"value,omitempty"`
+	// Input names the task input whose value the action typed; a
+	// recorded flow never holds that value, so such an action is
+	// Redacted.
+	Input string `yaml:"input,omitempty" json:"input,omitempty"`
+	// Redacted: the value was redacted or tokenized at capture and is not
+	// in the file. Secret: the value is a credential, which may only be
+	// supplied by environment reference.
+	Redacted bool `yaml:"redacted,omitempty" json:"redacted,omitempty"`
+	Secret   bool `yaml:"secret,omitempty" json:"secret,omitempty"`
+	// Dialog answers the native dialog the action raises: accept or
+	// dismiss (the default).
+	Dialog string `yaml:"dialog,omitempty" json:"dialog,omitempty"`
+	// AtMS is when the action started, in wall-clock ms after the first
+	// action started (timing: recorded waits the differences).
+	AtMS int64 `yaml:"at_ms,omitempty" json:"at_ms,omitempty"`
+	// ExpectURL is the page's URL after the action at capture.
+	ExpectURL string `yaml:"expect_url,omitempty" json:"expect_url,omitempty"`
+}
+
+// Target names an element by every strategy known for it, tried in the
+// order of the playback cascade, and the neighbourhood text and box that
+// confirm a match found by a later strategy.
+type Target struct {
+	TestID    string `yaml:"testid,omitempty" json:"testid,omitempty"`
+	AriaLabel string `yaml:"aria_label,omitempty" json:"aria_label,omitempty"`
+	Role      string `yaml:"role,omitempty" json:"role,omitempty"`
+	Name      string `yaml:"name,omitempty" json:"name,omitempty"`
+	ID        string `yaml:"id,omitempty" json:"id,omitempty"`
+	Field     string `yaml:"field,omitempty" json:"field,omitempty"`
+	Text      string `yaml:"text,omitempty" json:"text,omitempty"`
+	CSS       string `yaml:"css,omitempty" json:"css,omitempty"`
+	Near      string `yaml:"near,omitempty" json:"near,omitempty"`
+	Box       *Box   `yaml:"box,omitempty" json:"box,omitempty"`
+}
+
+// Box is a target's bounding box in viewport pixels at capture.
+type Box struct {
+	X float64 `yaml:"x" json:"x"`
+	Y float64 `yaml:"y" json:"y"`
+	W float64 `yaml:"w" json:"w"`
+	H float64 `yaml:"h" json:"h"`
+}
+
+// Describe is a short human form of the action.
+func (a Action) Describe() string { return a.Branch().Describe() }
+
+// Branch converts the action to the executor's vocabulary. A redacted
+// value becomes the redaction placeholder, which no executor types.
+func (a Action) Branch() branch.Action {
+	out := branch.Action{Kind: a.Kind, URL: a.URL, Value: a.Value, Dialog: a.Dialog, Label: a.Label}
+	if a.Redacted {
+		out.Value = branch.RedactedPlaceholder
+	}
+	if t := a.Target; t != nil {
+		out.Target = &branch.Target{TestID: t.TestID, AriaLabel: t.AriaLabel, Role: t.Role, Name: t.Name, ID: t.ID,
+			Field: t.Field, Text: t.Text, CSS: t.CSS, Near: t.Near}
+		if t.Box != nil {
+			out.Target.Box = &branch.Box{X: t.Box.X, Y: t.Box.Y, W: t.Box.W, H: t.Box.H}
+		}
+	}
+	return out
+}
+
+// FromBranch is the flow action of a recorded action. An action that
+// typed a task input records the input's name and is redacted: the value
+// is not in the records. A value that is the redaction placeholder stays
+// redacted.
+func FromBranch(a branch.Action) Action {
+	out := Action{Kind: a.Kind, Label: a.Label, URL: a.URL, Value: a.Value, Input: a.Input, Dialog: a.Dialog}
+	if a.Input != "" || a.Value == branch.RedactedPlaceholder {
+		out.Value, out.Redacted = "", true
+	}
+	if t := a.Target; t != nil {
+		out.Target = &Target{TestID: t.TestID, AriaLabel: t.AriaLabel, Role: t.Role, Name: t.Name, ID: t.ID,
+			Field: t.Field, Text: t.Text, CSS: t.CSS, Near: t.Near}
+		if t.Box != nil {
+			out.Target.Box = &Box{X: t.Box.X, Y: t.Box.Y, W: t.Box.W, H: t.Box.H}
+		}
+	}
+	return out
+}
+
+// Error locates a problem in a flow file.
+type Error struct {
+	File  string // path as given, "" when parsed from memory
+	Line  int    // 1-based, 0 when unknown
+	Field string // actions[2].target
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	loc := e.File
+	if loc == "" {
+		loc = "flow"
+	}
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", loc, e.Line)
+	}
+	if e.Field != "" {
+		return fmt.Sprintf("%s: %s: %s", loc, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", loc, e.Msg)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) true.
+func (e *Error) Unwrap() error { return ErrInvalid }

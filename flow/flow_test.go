@@ -1,0 +1,140 @@
+package flow_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/flow"
+)
+
+func parseFile(t *testing.T, path string) (*flow.Flow, error) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return flow.Parse(path, data)
+}
+
+func TestParseGood(t *testing.T) {
+	f, err := parseFile(t, "testdata/good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name != "buy the team plan" || len(f.Actions) != 6 || len(f.Guard) != 1 || f.Environment.Width != 1280 {
+		t.Fatalf("parsed %+v", f)
+	}
+	click := f.Actions[1]
+	if click.AtMS != 850 || click.Target.TestID != "plan-team" || click.Target.Box == nil || click.Target.Box.W != 120 {
+		t.Fatalf("click = %+v", click)
+	}
+	// A redacted action becomes the placeholder no executor types.
+	if got := f.Actions[2].Branch().Value; got != branch.RedactedPlaceholder {
+		t.Fatalf("redacted action's value = %q", got)
+	}
+	j, err := parseFile(t, "testdata/good.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Actions) != 2 || j.Actions[1].Dialog != branch.DialogAccept {
+		t.Fatalf("json flow = %+v", j)
+	}
+}
+
+// TestParseBad: every bad file is refused with an error wrapping
+// ErrInvalid that names the file, the line where known, and the field.
+func TestParseBad(t *testing.T) {
+	cases := []struct {
+		file string
+		want string
+	}{
+		{"no-version.yaml", "no-version.yaml:1: schema_version: missing; this reader reads schema version 1"},
+		{"version-2.yaml", `version-2.yaml:1: schema_version: "2" is not supported`},
+		{"no-actions.yaml", "actions: a flow needs at least one action"},
+		{"unknown-kind.yaml", `unknown-kind.yaml:4: actions[1].kind: "tap" is not an action kind`},
+		{"no-target.yaml", "no-target.yaml:4: actions[1].target: a click action needs a target"},
+		{"relative-url.yaml", `relative-url.yaml:3: actions[0].url: "/relative" is not an absolute URL`},
+		{"unknown-field.yaml", "unknown-field.yaml:5: field colour not found"},
+		{"type-no-value.yaml", "type-no-value.yaml:3: actions[0].value: a type action needs a value"},
+		{"redacted-with-value.yaml", "redacted-with-value.yaml:3: actions[0].value: a redacted action holds no value in the file"},
+		{"bad-guard.yaml", "bad-guard.yaml:3: guard[0].url: is not a regular expression"},
+		{"bad-dialog.yaml", `bad-dialog.yaml:3: actions[0].dialog: "maybe" is neither accept nor dismiss`},
+		{"bad-at.yaml", "bad-at.yaml:3: cannot unmarshal"},
+		{"bad-seed.yaml", `bad-seed.yaml:2: environment: seed "-3" is not a whole number`},
+		{"eval.yaml", "eval.yaml:3: actions[0].kind: eval is not played back"},
+		{"syntax.yaml", "syntax.yaml:"},
+		{"empty.yaml", "empty.yaml: flow file is empty"},
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		seen[c.file] = true
+		t.Run(c.file, func(t *testing.T) {
+			_, err := parseFile(t, filepath.Join("testdata/bad", c.file))
+			if !errors.Is(err, flow.ErrInvalid) {
+				t.Fatalf("err = %v, want one wrapping ErrInvalid", err)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %q, want it to contain %q", err, c.want)
+			}
+		})
+	}
+	// Every bad fixture has a case.
+	all, _ := filepath.Glob("testdata/bad/*")
+	for _, p := range all {
+		if !seen[filepath.Base(p)] {
+			t.Errorf("testdata/bad/%s has no case", filepath.Base(p))
+		}
+	}
+}
+
+func TestWriteRoundTrip(t *testing.T) {
+	f, err := parseFile(t, "testdata/good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := flow.Write(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := flow.Parse("written", buf.Bytes())
+	if err != nil {
+		t.Fatalf("re-reading what Write wrote: %v\n%s", err, buf.String())
+	}
+	var again bytes.Buffer
+	if err := flow.Write(&again, g); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != buf.String() {
+		t.Fatalf("round trip changed the flow:\n%s\n---\n%s", buf.String(), again.String())
+	}
+}
+
+func TestFromBranchRedactsInputs(t *testing.T) {
+	cases := []struct {
+		name     string
+		in       branch.Action
+		redacted bool
+		value    string
+	}{
+		{"typed input", branch.Action{Kind: "type", Input: "email", Target: &branch.Target{Field: "email"}}, true, ""},
+		{"placeholder", branch.Action{Kind: "type", Value: branch.RedactedPlaceholder, Target: &branch.Target{ID: "q"}}, true, ""},
+		{"literal", branch.Action{Kind: "type", Value: "3", Target: &branch.Target{ID: "seats"}}, false, "3"},
+		{"click", branch.Action{Kind: "click", Target: &branch.Target{Role: "button", Name: "Go", Box: &branch.Box{X: 1, Y: 2, W: 3, H: 4}}}, false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := flow.FromBranch(c.in)
+			if a.Redacted != c.redacted || a.Value != c.value {
+				t.Fatalf("FromBranch = %+v, want redacted %v value %q", a, c.redacted, c.value)
+			}
+			if c.in.Target != nil && c.in.Target.Box != nil && (a.Target.Box == nil || a.Target.Box.H != 4) {
+				t.Fatalf("box lost: %+v", a.Target)
+			}
+		})
+	}
+}
