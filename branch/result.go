@@ -43,8 +43,11 @@ type StepResult struct {
 	Code     string `json:"code,omitempty"`
 	Error    string `json:"error,omitempty"`
 	Strategy string `json:"strategy,omitempty"` // target strategy that resolved
-	Start    time.Time
-	End      time.Time
+	// HealedSelector is the selector string that found a healed target
+	// (scrubbed), e.g. role=button[name="Pay"].
+	HealedSelector string `json:"healed_selector,omitempty"`
+	Start          time.Time
+	End            time.Time
 	// VirtualTime is the page clock after the step settled, in ms.
 	VirtualTime int64 `json:"virtual_time_ms"`
 }

@@ -57,6 +57,7 @@ func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (bra
 
 func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) (branch.StepResult, error) {
 	res := branch.StepResult{Step: s.step + 1, Start: time.Now()}
+	s.selector, s.healShot = "", nil
 	s.mu.Lock()
 	s.step++
 	s.answer = a.Dialog
@@ -82,6 +83,7 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 	if strategy != "" && strings.HasPrefix(strategy, "healed:") {
 		res.Status = branch.StatusHealed
 		res.Strategy = strings.TrimPrefix(strategy, "healed:")
+		res.HealedSelector = s.scrubText(s.selector, nil)
 	}
 	if s.Crashed() {
 		err = &ActionError{Code: branch.CodePageCrash, Msg: "the page crashed"}
@@ -174,10 +176,11 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 	if a.Target == nil {
 		return "", &ActionError{Code: branch.CodeUnsupported, Msg: a.Kind + " needs a target"}
 	}
-	loc, strategy, err := s.resolve(a.Target)
+	loc, strategy, selector, err := s.resolve(a.Target)
 	if err != nil {
 		return "", err
 	}
+	s.selector = selector
 	if a.Input != "" && s.opts.SecretInputs[a.Input] {
 		s.mu.Lock()
 		s.masked = append(s.masked, a.Target)
@@ -213,41 +216,16 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 }
 
 // resolve walks the target's strategies in order and returns the first
-// locator that names exactly one element (visible when several match).
-// The strategy name is prefixed "healed:" when an earlier strategy the
-// target carried no longer resolved.
-func (s *Session) resolve(t *branch.Target) (playwright.Locator, string, error) {
-	type strat struct {
-		name string
-		loc  func() playwright.Locator
-	}
-	var list []strat
-	add := func(name, v string, f func() playwright.Locator) {
-		if v != "" {
-			list = append(list, strat{name, f})
-		}
-	}
-	p := s.page
-	if strings.Contains(t.CSS, enterFrame) {
-		// Inside an iframe only the path that enters it can name the
-		// element: the other strategies look at the top document.
-		t = &branch.Target{CSS: t.CSS}
-	}
-	add("testid", t.TestID, func() playwright.Locator { return p.Locator(attrSel("data-testid", t.TestID)) })
-	add("aria_label", t.AriaLabel, func() playwright.Locator { return p.Locator(attrSel("aria-label", t.AriaLabel)) })
-	if t.Role != "" && t.Name != "" {
-		add("role", t.Role, func() playwright.Locator {
-			return p.GetByRole(playwright.AriaRole(t.Role), playwright.PageGetByRoleOptions{Name: t.Name, Exact: playwright.Bool(true)})
-		})
-	}
-	add("id", t.ID, func() playwright.Locator { return p.Locator(attrSel("id", t.ID)) })
-	add("field", t.Field, func() playwright.Locator { return p.Locator(attrSel("name", t.Field)) })
-	add("text", t.Text, func() playwright.Locator {
-		return p.GetByText(t.Text, playwright.PageGetByTextOptions{Exact: playwright.Bool(true)})
-	})
-	add("css", t.CSS, func() playwright.Locator { return p.Locator(t.CSS) })
+// locator that names exactly one element (visible when several match),
+// the strategy's name and its selector string. The name is prefixed
+// "healed:" when an earlier strategy the target carried no longer
+// resolved. A Heal session confirms such a match (confirmHeal), falls
+// back to the recorded box last, and screenshots the healed match.
+func (s *Session) resolve(t *branch.Target) (playwright.Locator, string, string, error) {
+	s.healShot = nil
+	list := strategies(s.page, t)
 	if len(list) == 0 {
-		return nil, "", &ActionError{Code: branch.CodeSelectorNotFound, Msg: "the target has no strategy"}
+		return nil, "", "", &ActionError{Code: branch.CodeSelectorNotFound, Msg: "the target has no strategy"}
 	}
 	var sawHidden bool
 	for i, st := range list {
@@ -265,16 +243,67 @@ func (s *Session) resolve(t *branch.Target) (playwright.Locator, string, error) 
 			}
 			continue
 		}
-		name := st.name
-		if i > 0 {
-			name = "healed:" + name
+		if i == 0 {
+			return loc, st.name, st.selector, nil
 		}
-		return loc, name, nil
+		if !s.opts.Heal {
+			return loc, "healed:" + st.name, st.selector, nil
+		}
+		ok, box := s.confirmHeal(t, loc)
+		if !ok {
+			continue // the strategy found another element
+		}
+		s.healShot, _ = s.outlinedScreenshot(box)
+		return loc, "healed:" + st.name, st.selector, nil
+	}
+	if s.opts.Heal {
+		if loc, m := s.atRecordedBox(t); loc != nil {
+			s.healShot, _ = s.outlinedScreenshot(m.box)
+			return loc, "healed:coordinates", m.selector, nil
+		}
 	}
 	if sawHidden {
-		return nil, "", &ActionError{Code: branch.CodeElementHidden, Msg: "target " + t.Describe() + " is not visible"}
+		return nil, "", "", &ActionError{Code: branch.CodeElementHidden, Msg: "target " + t.Describe() + " is not visible"}
 	}
-	return nil, "", &ActionError{Code: branch.CodeSelectorNotFound, Msg: "no strategy found target " + t.Describe()}
+	return nil, "", "", &ActionError{Code: branch.CodeSelectorNotFound, Msg: "no strategy found target " + t.Describe()}
+}
+
+// strategy is one way of naming a target: its name, the selector string
+// a person can read, and the locator.
+type strategy struct {
+	name, selector string
+	loc            func() playwright.Locator
+}
+
+// strategies lists the target's strategies in cascade order: data-testid,
+// aria-label, role and accessible name, id, field name, visible text, css
+// path.
+func strategies(p playwright.Page, t *branch.Target) []strategy {
+	var list []strategy
+	add := func(name, v, sel string, f func() playwright.Locator) {
+		if v != "" {
+			list = append(list, strategy{name, sel, f})
+		}
+	}
+	if strings.Contains(t.CSS, enterFrame) {
+		// Inside an iframe only the path that enters it can name the
+		// element: the other strategies look at the top document.
+		t = &branch.Target{CSS: t.CSS}
+	}
+	add("testid", t.TestID, attrSel("data-testid", t.TestID), func() playwright.Locator { return p.Locator(attrSel("data-testid", t.TestID)) })
+	add("aria_label", t.AriaLabel, attrSel("aria-label", t.AriaLabel), func() playwright.Locator { return p.Locator(attrSel("aria-label", t.AriaLabel)) })
+	if t.Role != "" && t.Name != "" {
+		add("role", t.Role, fmt.Sprintf("role=%s[name=%q]", t.Role, t.Name), func() playwright.Locator {
+			return p.GetByRole(playwright.AriaRole(t.Role), playwright.PageGetByRoleOptions{Name: t.Name, Exact: playwright.Bool(true)})
+		})
+	}
+	add("id", t.ID, attrSel("id", t.ID), func() playwright.Locator { return p.Locator(attrSel("id", t.ID)) })
+	add("field", t.Field, attrSel("name", t.Field), func() playwright.Locator { return p.Locator(attrSel("name", t.Field)) })
+	add("text", t.Text, fmt.Sprintf("text=%q", t.Text), func() playwright.Locator {
+		return p.GetByText(t.Text, playwright.PageGetByTextOptions{Exact: playwright.Bool(true)})
+	})
+	add("css", t.CSS, t.CSS, func() playwright.Locator { return p.Locator(t.CSS) })
+	return list
 }
 
 // enterFrame is the selector step that enters an iframe's document; an

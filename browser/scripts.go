@@ -237,6 +237,17 @@ const observeScript = `(arg) => {
     'checkbox', 'radio', 'switch', 'combobox', 'listbox', 'textbox', 'searchbox', 'spinbutton', 'slider'];
   const widgetSel = native + ',' + widgetRoles.map(r => '[role=' + r + ']').join(',') + ',[contenteditable=""],[contenteditable=true]';
   const roleOf = (el) => (el.getAttribute('role') || '').trim().split(/\s+/)[0];
+  // A probe of one point (playback's coordinate fallback and its check
+  // of a healed match): the control at (x, y) with its css path,
+  // neighbourhood and box; nothing else is computed.
+  if (arg.at) {
+    let el = document.elementFromPoint(arg.at.x, arg.at.y);
+    while (el && el.shadowRoot) { const inner = el.shadowRoot.elementFromPoint(arg.at.x, arg.at.y); if (!inner || inner === el) break; el = inner; }
+    const ctl = el && (el.closest(widgetSel) || el);
+    if (!ctl || ctl === document.body || ctl === document.documentElement) return { at: null };
+    const r = ctl.getBoundingClientRect();
+    return { at: { css: cssPath(ctl), near: near(ctl), name: accName(ctl, true), box: { x: r.left, y: r.top, w: r.width, h: r.height } } };
+  }
   // Hover menus: elements that a :hover style rule or a mouse-enter
   // listener opens and that hold controls hidden until then. The one
   // the pointer rests on is part of the page's state.

@@ -99,6 +99,12 @@ type SessionOptions struct {
 	// State is the login state the session starts from (the task's
 	// auth.storage_state), or nil.
 	State *task.StorageState
+	// Heal resolves targets as playback does: a match found by a
+	// fallback strategy counts only when the target's recorded
+	// neighbourhood text or box confirms it, a target no strategy finds
+	// is looked for at its recorded box, and a healed match is
+	// screenshotted, outlined, before the action (HealShot).
+	Heal bool
 }
 
 // Session is one branch's isolated browser context. It is not safe for
@@ -116,6 +122,13 @@ type Session struct {
 	closeErr  error
 	closed    atomic.Bool
 	aborted   atomic.Bool
+
+	// healShot is the outlined screenshot of the last step's healed
+	// match (Heal sessions only).
+	healShot []byte
+	// selector is the selector string that resolved the last step's
+	// target.
+	selector string
 
 	mu       sync.Mutex
 	net      []*netRec
@@ -401,6 +414,9 @@ func (s *Session) Step() int { return s.step }
 
 // URL returns the current page URL.
 func (s *Session) URL() string { return s.page.URL() }
+
+// PageURL returns the page's URL scrubbed, for reports.
+func (s *Session) PageURL() string { return s.scrubURL(s.page.URL()) }
 
 // Crashed reports whether the page crashed.
 func (s *Session) Crashed() bool {
