@@ -21,20 +21,22 @@ type Probe struct {
 	Box  branch.Box `json:"box"`
 }
 
-// ProbeAt returns the control at (x, y) in viewport pixels, or nil when
-// the point holds only the page itself.
+// ProbeAt returns the control at (x, y) in viewport pixels (a widget, or
+// an element with a click handler, a tab stop or a pointer cursor), or
+// nil when there is none.
 func (s *Session) ProbeAt(ctx context.Context, x, y float64) (*Probe, error) {
 	var p *Probe
 	err := s.call(ctx, "the point probe", func() (e error) {
-		p, e = s.probeAt(x, y)
+		p, e = s.probeAt(x, y, false)
 		return e
 	})
 	return p, err
 }
 
-// probeAt is ProbeAt for a caller already under the session's watchdog.
-func (s *Session) probeAt(x, y float64) (*Probe, error) {
-	raw, err := s.page.Evaluate(observeScript, map[string]any{"at": map[string]any{"x": x, "y": y}, "patterns": patternsArg()})
+// probeAt is ProbeAt for a caller already under the session's watchdog;
+// with anyElement, the element at the point counts when no control holds it.
+func (s *Session) probeAt(x, y float64, anyElement bool) (*Probe, error) {
+	raw, err := s.page.Evaluate(observeScript, map[string]any{"at": map[string]any{"x": x, "y": y, "any": anyElement}, "patterns": patternsArg()})
 	if err != nil {
 		return nil, fmt.Errorf("browser: probing (%.0f, %.0f): %w", x, y, err)
 	}
@@ -81,7 +83,7 @@ func (s *Session) confirmHeal(t *branch.Target, loc playwright.Locator) (bool, *
 	if t.Near == "" {
 		return false, box
 	}
-	p, err := s.probeAt(bb.X+bb.Width/2, bb.Y+bb.Height/2)
+	p, err := s.probeAt(bb.X+bb.Width/2, bb.Y+bb.Height/2, true)
 	if err != nil || p == nil {
 		return false, box
 	}
@@ -96,7 +98,7 @@ func (s *Session) atRecordedBox(t *branch.Target) (playwright.Locator, *healMatc
 		return nil, nil
 	}
 	x, y := t.Box.X+t.Box.W/2, t.Box.Y+t.Box.H/2
-	p, err := s.probeAt(x, y)
+	p, err := s.probeAt(x, y, false)
 	if err != nil || p == nil || p.CSS == "" {
 		return nil, nil
 	}

@@ -243,7 +243,15 @@ const observeScript = `(arg) => {
   if (arg.at) {
     let el = document.elementFromPoint(arg.at.x, arg.at.y);
     while (el && el.shadowRoot) { const inner = el.shadowRoot.elementFromPoint(arg.at.x, arg.at.y); if (!inner || inner === el) break; el = inner; }
-    const ctl = el && (el.closest(widgetSel) || el);
+    // The control there: a widget around the point, else an element
+    // with a click handler, a tab stop or a pointer cursor; any element
+    // when the caller checks a match it already has.
+    let ctl = el && el.closest(widgetSel);
+    for (let e = el; !ctl && e && e !== document.body && e !== document.documentElement; e = e.parentElement) {
+      const ti = e.getAttribute('tabindex');
+      if (e.hasAttribute('onclick') || e[CLICK] === true || (ti !== null && ti !== '' && Number(ti) >= 0) || getComputedStyle(e).cursor === 'pointer') ctl = e;
+    }
+    if (!ctl && arg.at.any) ctl = el;
     if (!ctl || ctl === document.body || ctl === document.documentElement) return { at: null };
     const r = ctl.getBoundingClientRect();
     return { at: { css: cssPath(ctl), near: near(ctl), name: accName(ctl, true), box: { x: r.left, y: r.top, w: r.width, h: r.height } } };

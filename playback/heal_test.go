@@ -1,0 +1,227 @@
+package playback_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/flow"
+	"github.com/multiverse-orchestrator/multiverse/playback"
+)
+
+// One Chromium for the package; a session per playback.
+var (
+	rtOnce sync.Once
+	rt     *browser.Runtime
+	rtErr  error
+)
+
+func runtime(t testing.TB) *browser.Runtime {
+	t.Helper()
+	rtOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		rt, rtErr = browser.Launch(ctx, browser.Options{})
+	})
+	if rtErr != nil {
+		t.Fatalf("launch: %v", rtErr)
+	}
+	return rt
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if rt != nil {
+		rt.Close()
+	}
+	os.Exit(code)
+}
+
+// healPage is a page with two plan cards at fixed places; team and
+// starter are the controls in them.
+const healPage = `<!doctype html><html><head><title>Plans</title><style>
+body { margin: 0; font: 16px sans-serif }
+section { position: absolute; left: 20px; width: 320px; height: 120px }
+#team { top: 20px } #starter { top: 300px }
+section > button, .ctl { position: absolute; left: 10px; top: 60px; width: 120px; height: 32px; display: block }
+</style></head><body data-clicked=""><main>
+<section id="team"><h2>Team plan for groups</h2>%s</section>
+<section id="starter"><h2>Starter plan</h2>%s</section>
+</main></body></html>`
+
+const (
+	clickTeam    = `onclick="document.body.dataset.clicked='team'"`
+	clickStarter = `onclick="document.body.dataset.clicked='starter'"`
+	plainStarter = `<button ` + clickStarter + `>Choose</button>`
+)
+
+// recorded is the team button's target as exploration recorded it on the
+// original page.
+var recorded = flow.Target{TestID: "buy", AriaLabel: "Buy now", Role: "button", Name: "Buy now", ID: "buy-btn", Field: "buy",
+	Text: "Buy now", CSS: "#team > button", Near: "Team plan for groups", Box: &flow.Box{X: 30, Y: 80, W: 120, H: 32}}
+
+// TestCascadeHeals: each level of the cascade finds the team button once
+// the levels before it stopped naming it, reports the strategy and the
+// selector that worked, and screenshots the healed match; a fallback
+// match elsewhere on the page that the neighbourhood and box do not
+// confirm is passed over for the control at the recorded box.
+func TestCascadeHeals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real Chromium")
+	}
+	span := `<span role="button" tabindex="0" class="ctl" ` + clickTeam + `>Order</span>`
+	cases := []struct {
+		level, team, starter string
+		status, healed       string
+		clicked              string
+	}{
+		{"testid", `<button data-testid="buy" aria-label="Buy now" id="buy-btn" name="buy" ` + clickTeam + `>Buy now</button>`, plainStarter, "ok", "", "team"},
+		{"aria_label", `<button data-testid="buy-v2" aria-label="Buy now" id="buy-btn" name="buy" ` + clickTeam + `>Buy now</button>`, plainStarter, "healed", `[aria-label="Buy now"]`, "team"},
+		{"role", `<button data-testid="buy-v2" id="buy-btn" name="buy" ` + clickTeam + `>Buy now</button>`, plainStarter, "healed", `role=button[name="Buy now"]`, "team"},
+		{"id", `<button aria-label="Purchase" id="buy-btn" name="buy" ` + clickTeam + `>Buy now</button>`, plainStarter, "healed", `[id="buy-btn"]`, "team"},
+		{"field", `<button aria-label="Purchase" id="b2" name="buy" ` + clickTeam + `>Buy now</button>`, plainStarter, "healed", `[name="buy"]`, "team"},
+		{"text", `<button aria-label="Purchase" id="b2" name="b2" ` + clickTeam + `>Buy now</button>`, plainStarter, "healed", `text="Buy now"`, "team"},
+		{"css", `<button aria-label="Purchase" id="b2" name="b2" ` + clickTeam + `>Order</button>`, plainStarter, "healed", `#team > button`, "team"},
+		{"coordinates", span, plainStarter, "healed", `#team > span:nth-of-type(1) @ (90, 96)`, "team"},
+		// The starter card now has a "Buy now" button: role and text name
+		// it, but it stands elsewhere among other words.
+		{"coordinates", span, `<button ` + clickStarter + `>Buy now</button>`, "healed", `#team > span:nth-of-type(1) @ (90, 96)`, "team"},
+	}
+	for i, c := range cases {
+		t.Run(fmt.Sprintf("%d-%s", i, c.level), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				fmt.Fprintf(w, healPage, c.team, c.starter)
+			}))
+			defer srv.Close()
+			target := recorded
+			f := &flow.Flow{SchemaVersion: flow.SchemaVersion, Name: "heal", Origin: srv.URL, Actions: []flow.Action{
+				{Kind: branch.KindNavigate, URL: srv.URL + "/plans"},
+				{Kind: branch.KindClick, Target: &target},
+			}}
+			rep, sess := play(t, f, playback.Options{Shots: dirShots(t.TempDir())})
+			r := rep.Results[1]
+			if r.Status != c.status || r.SelectorUsed != c.level || r.HealedSelector != c.healed {
+				t.Fatalf("click = %+v, want %s by %s with %q", r, c.status, c.level, c.healed)
+			}
+			if got := clicked(t, sess); got != c.clicked {
+				t.Fatalf("clicked %q, want %q", got, c.clicked)
+			}
+			if c.status == "healed" {
+				if rep.Healed != 1 || r.Screenshot == "" || !isPNG(t, r.Screenshot) {
+					t.Fatalf("healed step: healed %d, screenshot %q", rep.Healed, r.Screenshot)
+				}
+			}
+		})
+	}
+}
+
+// TestCascadeFails: a target no level finds fails with selector_not_found
+// and a screenshot of the page.
+func TestCascadeFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real Chromium")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, healPage, `<p>Sold out</p>`, plainStarter)
+	}))
+	defer srv.Close()
+	target := recorded
+	f := &flow.Flow{SchemaVersion: flow.SchemaVersion, Origin: srv.URL, Actions: []flow.Action{
+		{Kind: branch.KindNavigate, URL: srv.URL + "/plans"}, {Kind: branch.KindClick, Target: &target}}}
+	rep, _ := play(t, f, playback.Options{Shots: dirShots(t.TempDir())})
+	r := rep.Results[1]
+	if r.Status != branch.StatusFailed || r.ErrorCode != branch.CodeSelectorNotFound || !isPNG(t, r.Screenshot) {
+		t.Fatalf("click = %+v", r)
+	}
+	if rep.OK() || rep.Failed != 1 || rep.Executed != 1 {
+		t.Fatalf("report = %+v", rep)
+	}
+}
+
+// play plays f in a fresh Heal session and returns the report and the
+// session (closed with the test).
+func play(t *testing.T, f *flow.Flow, opts playback.Options) (*playback.Report, *browser.Session) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	so, err := playback.SessionOptions(f, opts.Width, opts.Height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := runtime(t).NewSession(ctx, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	rep, err := playback.Play(ctx, sess, f, opts)
+	if err != nil {
+		t.Fatalf("play: %v", err)
+	}
+	return rep, sess
+}
+
+func clicked(t *testing.T, sess *browser.Session) string {
+	t.Helper()
+	v, _, err := sess.Read(context.Background(), "body", "data-clicked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// dirShots stores screenshots in a directory.
+type dirShots string
+
+func (d dirShots) Save(name string, png []byte) (string, error) {
+	p := filepath.Join(string(d), name)
+	return p, os.WriteFile(p, png, 0o644)
+}
+
+func isPNG(t *testing.T, path string) bool {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	return err == nil && strings.HasPrefix(string(b), "\x89PNG")
+}
+
+// TestRedirectToLogin: a navigation the site answers with a login page is
+// flagged url_mismatch (the step itself is ok), and the target missing on
+// the login page is put down to it.
+func TestRedirectToLogin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real Chromium")
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/account", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/login?next=/account", http.StatusFound)
+	})
+	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Sign in</title><form><input name="user"><button>Sign in</button></form>`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	f := &flow.Flow{SchemaVersion: flow.SchemaVersion, Origin: srv.URL, Actions: []flow.Action{
+		{Kind: branch.KindNavigate, URL: srv.URL + "/account"},
+		{Kind: branch.KindClick, Target: &flow.Target{TestID: "edit-profile", Text: "Edit profile"}},
+		{Kind: branch.KindType, Target: &flow.Target{Field: "display_name"}, Value: "Ada"},
+	}}
+	rep, _ := play(t, f, playback.Options{OnError: playback.SkipDependent})
+	nav, click, typ := rep.Results[0], rep.Results[1], rep.Results[2]
+	if nav.Status != branch.StatusOK || nav.ErrorCode != playback.CodeURLMismatch || !strings.Contains(nav.PageURL, "/login") {
+		t.Fatalf("navigate = %+v", nav)
+	}
+	if click.Status != branch.StatusFailed || click.LikelyCause != playback.CauseAuthRedirect {
+		t.Fatalf("click = %+v", click)
+	}
+	if typ.Status != playback.StatusSkipped || typ.ErrorCode != playback.CodeSkippedDependency {
+		t.Fatalf("type = %+v", typ)
+	}
+}
