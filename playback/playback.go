@@ -255,11 +255,7 @@ func (p *player) prepare(i int, a flow.Action) (branch.Action, string, string) {
 			v, ok = p.opts.Values[a.Input]
 		}
 		if !ok {
-			what := "a value redacted at capture"
-			if a.Input != "" {
-				what = "the value of input " + a.Input
-			}
-			return ba, branch.CodeRedactedValue, fmt.Sprintf("action %d needs %s: supply it with --set %d=env:NAME", i+1, what, i+1)
+			return ba, branch.CodeRedactedValue, missingValue(i+1, a)
 		}
 		ba.Value = v
 	}
@@ -271,6 +267,19 @@ func (p *player) prepare(i int, a flow.Action) (branch.Action, string, string) {
 		t.Box = &branch.Box{X: t.Box.X * rw, Y: t.Box.Y * rh, W: t.Box.W * rw, H: t.Box.H * rh}
 	}
 	return ba, "", ""
+}
+
+// missingValue says which value action n needs and how to supply it: a
+// secret only by environment reference.
+func missingValue(n int, a flow.Action) string {
+	what, how := "a value redacted at capture", fmt.Sprintf("--set %d=VALUE", n)
+	if a.Input != "" {
+		what, how = "the value of input "+a.Input, "--set "+a.Input+"=VALUE"
+	}
+	if a.Secret {
+		return fmt.Sprintf("action %d needs %s, a secret: supply it with --set %d=env:NAME", n, what, n)
+	}
+	return fmt.Sprintf("action %d needs %s: supply it with %s (or =env:NAME to read it from the environment)", n, what, how)
 }
 
 // afterNavigate flags a navigation that landed elsewhere than it asked

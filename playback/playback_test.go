@@ -141,7 +141,7 @@ func TestRecordedTiming(t *testing.T) {
 // sent to the executor.
 func TestRedactedValues(t *testing.T) {
 	pw := act("type", "password")
-	pw.Value, pw.Redacted = "", true
+	pw.Value, pw.Redacted, pw.Secret = "", true, true
 	email := act("type", "email")
 	email.Value, email.Input, email.Redacted = "", "email", true
 	f := &flow.Flow{Actions: []flow.Action{act("navigate", "login"), pw, email}}
@@ -177,7 +177,8 @@ func TestRedactedValues(t *testing.T) {
 			if !reflect.DeepEqual(typed, c.typed) {
 				t.Fatalf("typed %v, want %v", typed, c.typed)
 			}
-			if c.values == nil && !strings.Contains(rep.Results[1].Error, "--set 2=env:NAME") {
+			if c.values == nil && (!strings.Contains(rep.Results[1].Error, "a secret: supply it with --set 2=env:NAME") ||
+				!strings.Contains(rep.Results[2].Error, "--set email=VALUE")) {
 				t.Fatalf("the skip does not say how to supply the value: %q", rep.Results[1].Error)
 			}
 		})

@@ -61,6 +61,10 @@ type Knobs struct {
 	TimerRace bool
 	// Drift, when non-empty, is appended to the home page hero subtitle.
 	Drift string
+	// TestIDDrift renames every data-testid of the served pages with a
+	// "-v2" suffix, as a redesign does: selectors by test id stop
+	// matching while the page works as before.
+	TestIDDrift bool
 	// RedirectLoop makes /pricing redirect (302) to /pricing-loop and back.
 	RedirectLoop bool
 	// HangPaths are path prefixes (starting with "/") whose requests never
@@ -173,6 +177,7 @@ type knobsWire struct {
 	PageRandom   bool            `json:"page_random"`
 	TimerRace    bool            `json:"timer_race"`
 	Drift        string          `json:"drift"`
+	TestIDDrift  bool            `json:"testid_drift,omitempty"`
 	RedirectLoop bool            `json:"redirect_loop"`
 	HangPaths    []string        `json:"hang_paths"`
 	RequireLogin bool            `json:"require_login,omitempty"`
@@ -191,7 +196,7 @@ func (k Knobs) MarshalJSON() ([]byte, error) {
 		FailStatus: k.FailStatus, LateBanner: k.LateBanner, Modal: k.Modal,
 		LazyContent: k.LazyContent, PageRandom: k.PageRandom, TimerRace: k.TimerRace,
 		Drift: k.Drift, RedirectLoop: k.RedirectLoop, HangPaths: k.HangPaths,
-		RequireLogin: k.RequireLogin, Sessions: k.SessionRequests,
+		RequireLogin: k.RequireLogin, Sessions: k.SessionRequests, TestIDDrift: k.TestIDDrift,
 	}
 	if w.FailStatus == nil {
 		w.FailStatus = map[string]int{}
@@ -224,7 +229,7 @@ func (k *Knobs) UnmarshalJSON(data []byte) error {
 		FailStatus: w.FailStatus, LateBanner: w.LateBanner, Modal: w.Modal,
 		LazyContent: w.LazyContent, PageRandom: w.PageRandom, TimerRace: w.TimerRace,
 		Drift: w.Drift, RedirectLoop: w.RedirectLoop, HangPaths: w.HangPaths,
-		RequireLogin: w.RequireLogin, SessionRequests: w.Sessions,
+		RequireLogin: w.RequireLogin, SessionRequests: w.Sessions, TestIDDrift: w.TestIDDrift,
 	}
 	return nil
 }

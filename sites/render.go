@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -76,6 +77,9 @@ func (rd *renderer) render(page string, d pageData) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// testIDs matches a data-testid attribute in a rendered page.
+var testIDs = regexp.MustCompile(`data-testid="([^"]*)"`)
+
 // view names a page to render with its title, nav section and model.
 type view struct {
 	page, title, section string
@@ -101,6 +105,9 @@ func (vd *Vendor) writePage(w http.ResponseWriter, r *http.Request, status int, 
 	if err != nil {
 		http.Error(w, "internal error: "+err.Error(), http.StatusInternalServerError)
 		return
+	}
+	if st.knobs.TestIDDrift {
+		b = testIDs.ReplaceAll(b, []byte(`data-testid="$1-v2"`))
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")

@@ -12,6 +12,8 @@
 //	orchestrator bundle RUN_ID [BRANCH_ID] [--commit] [-o FILE]
 //	orchestrator replay BUNDLE|BRANCH_ID [--live] [--analytical] [--json]
 //	orchestrator validate BUNDLE
+//	orchestrator play FLOW [--on-error MODE] [--timing fast|recorded] [--set KEY=VALUE] [--json]
+//	orchestrator flow export RUN_ID/BRANCH_ID [-o FILE]
 //
 // Exit codes: 0 committed, 1 internal error, 2 bad input, 3 no branch
 // reached the commit boundary within budget, 4 commit aborted, 5 Chromium or
@@ -45,6 +47,8 @@ commands:
   bundle RUN [BRANCH] write a portable replay bundle of a branch (default: the winner)
   replay BUNDLE|BRANCH replay deterministically and compare strict hashes (RSR, DVR, TTD)
   validate BUNDLE    check a bundle's integrity offline
+  play FLOW          play a flow (file, bundle or RUN_ID/BRANCH_ID) against the live site, healing drifted targets
+  flow export RUN_ID/BRANCH_ID  write a branch as a flow file a person can edit
   doctor             report Chromium, its headless shell, Node.js and the Playwright driver, and how to install what is missing
   install            install the Playwright driver into the per-user cache (npm registry)
 
@@ -103,6 +107,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdReplay(ctx, rest, stdout, stderr)
 	case "validate":
 		err = cmdValidate(ctx, rest, stdout, stderr)
+	case "play":
+		err = cmdPlay(ctx, rest, stdout, stderr)
+	case "flow":
+		err = cmdFlow(ctx, rest, stdout, stderr)
 	case "doctor":
 		err = cmdDoctor(ctx, rest, stdout, stderr)
 	case "install":

@@ -1,0 +1,328 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/flow"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/playback"
+	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+)
+
+// setFlag collects repeated --set KEY=VALUE flags.
+type setFlag []string
+
+func (s *setFlag) String() string     { return strings.Join(*s, ",") }
+func (s *setFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("play", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir (when FLOW is RUN_ID/BRANCH_ID); screenshots go under DATA_DIR/playback")
+	startURL := fs.String("start-url", "", "play against the same site at another address (its origin replaces the flow's)")
+	onError := fs.String("on-error", string(playback.Continue), "after a failed action: continue, skip_dependent (skip type/select/check until a click or navigate succeeds) or stop")
+	timing := fs.String("timing", string(playback.Fast), "fast, or recorded (wait the recorded delays, at most 30s each)")
+	viewport := fs.String("viewport", "", "play at WIDTHxHEIGHT instead of the flow's viewport (recorded boxes are scaled)")
+	shots := fs.String("shots", "", "directory for screenshots of failed and healed actions (default DATA_DIR/playback/PLAYBACK_ID)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	chromium := fs.String("chromium", "", "Chromium executable")
+	driver := fs.String("driver", "", "Playwright driver directory")
+	insecure := fs.Bool("ignore-https-errors", false, "accept certificates Chromium does not trust (a site behind an internal authority)")
+	var sets setFlag
+	fs.Var(&sets, "set", "INDEX=VALUE or INPUT=VALUE: a value the flow does not hold; VALUE env:NAME reads it from the environment, the only form a secret accepts (repeatable)")
+	var resolve resolveFlag
+	fs.Var(&resolve, "resolve", "host=IP: reach host at IP (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orchestrator play FLOW.yaml|BUNDLE|RUN_ID/BRANCH_ID [flags]")
+		fs.PrintDefaults()
+	}
+	pos, err := parse(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	opts, err := playOptions(*onError, *timing, *viewport, *startURL)
+	if err != nil {
+		return err
+	}
+	f, err := loadFlow(ctx, pos[0], *dataDir)
+	if err != nil {
+		return err
+	}
+	if opts.Values, err = playValues(sets, f); err != nil {
+		return err
+	}
+	id := ulid.Make().String()
+	dir := *shots
+	if dir == "" {
+		dir = filepath.Join(*dataDir, "playback", id)
+	}
+	opts.Shots = dirShots(dir)
+	if !*asJSON {
+		opts.Progress = func(r playback.Result) { fmt.Fprintln(stderr, resultLine(r)) }
+	}
+	so, err := playback.SessionOptions(f, opts.Width, opts.Height)
+	if err != nil {
+		return badInput("%s: %v", pos[0], err)
+	}
+	so.Env.IgnoreHTTPSErrors = *insecure
+	lctx, cancel := context.WithTimeout(ctx, time.Minute)
+	rt, err := browser.Launch(lctx, browser.Options{ChromiumPath: *chromium, DriverDir: *driver, Resolve: resolve})
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	sess, err := rt.NewSession(ctx, so)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	rep, perr := playback.Play(ctx, sess, f, opts)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(struct {
+			ID string `json:"playback_id"`
+			*playback.Report
+		}{id, rep})
+	} else {
+		printPlayback(stdout, id, rep)
+	}
+	if perr != nil {
+		return perr
+	}
+	if !rep.OK() {
+		return fmt.Errorf("%w: playback %s: %d of %d actions failed, %d skipped", orchestrator.ErrVerify, id, rep.Failed, rep.Total, rep.Skipped+rep.NotRun)
+	}
+	return nil
+}
+
+// playOptions checks the mode flags.
+func playOptions(onError, timing, viewport, startURL string) (playback.Options, error) {
+	var o playback.Options
+	switch m := playback.OnError(onError); m {
+	case playback.Continue, playback.SkipDependent, playback.Stop:
+		o.OnError = m
+	default:
+		return o, badInput("--on-error %q: want continue, skip_dependent or stop", onError)
+	}
+	switch m := playback.Timing(timing); m {
+	case playback.Fast, playback.Recorded:
+		o.Timing = m
+	default:
+		return o, badInput("--timing %q: want fast or recorded", timing)
+	}
+	if viewport != "" {
+		w, h, ok := strings.Cut(viewport, "x")
+		o.Width, _ = strconv.Atoi(w)
+		o.Height, _ = strconv.Atoi(h)
+		if !ok || o.Width < 100 || o.Height < 100 || o.Width > 10000 || o.Height > 10000 {
+			return o, badInput("--viewport %q: want WIDTHxHEIGHT, e.g. 1280x800", viewport)
+		}
+	}
+	if startURL != "" {
+		if u := strings.SplitN(startURL, "://", 2); len(u) != 2 || u[1] == "" {
+			return o, badInput("--start-url %q is not an absolute URL", startURL)
+		}
+		o.StartURL = startURL
+	}
+	return o, nil
+}
+
+// loadFlow reads FLOW: a flow file, a bundle, or RUN_ID/BRANCH_ID in the
+// data dir (its branch exported as a flow).
+func loadFlow(ctx context.Context, arg, dataDir string) (*flow.Flow, error) {
+	if fileExists(arg) {
+		switch strings.ToLower(filepath.Ext(arg)) {
+		case ".yaml", ".yml", ".json":
+			data, err := os.ReadFile(arg)
+			if err != nil {
+				return nil, badInput("%v", err)
+			}
+			f, err := flow.Parse(arg, data)
+			if err != nil {
+				return nil, badInput("%v", err)
+			}
+			return f, nil
+		}
+		b, err := bundle.ReadFile(arg, bundle.Limits{})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", orchestrator.ErrVerify, arg, err)
+		}
+		return flowOf(b, arg)
+	}
+	switch strings.ToLower(filepath.Ext(arg)) {
+	case ".yaml", ".yml", ".json", ".bundle", ".zip":
+		return nil, badInput("%s: no such file", arg)
+	}
+	run, br, ok := strings.Cut(arg, "/")
+	if !ok || run == "" {
+		return nil, badInput("%s is neither a file nor RUN_ID/BRANCH_ID", arg)
+	}
+	src, closeFn, err := openSource(ctx, dataDir)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	if run, br, err = findBranch(ctx, src.Events, run, br); err != nil {
+		return nil, err
+	}
+	b, err := buildVerified(ctx, src, dataDir, run, br, bundle.KindBranch)
+	if err != nil {
+		return nil, err
+	}
+	return flowOf(b, arg)
+}
+
+func flowOf(b *bundle.Bundle, from string) (*flow.Flow, error) {
+	f, err := flow.FromBundle(b)
+	if err != nil {
+		return nil, badInput("%s: %v", from, err)
+	}
+	return f, nil
+}
+
+// playValues reads --set KEY=VALUE: KEY a 1-based action index or an
+// input name the flow uses, VALUE literal or env:NAME. A secret action
+// takes only env:NAME: a secret never stands on a command line.
+func playValues(sets []string, f *flow.Flow) (map[string]string, error) {
+	out := map[string]string{}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return nil, badInput("--set %q: want INDEX=VALUE or INPUT=VALUE", s)
+		}
+		secret, known := false, false
+		for i, a := range f.Actions {
+			if k == strconv.Itoa(i+1) || (a.Input != "" && k == a.Input) {
+				known, secret = true, secret || a.Secret
+			}
+		}
+		if !known {
+			return nil, badInput("--set %s: the flow has no action %s and no input %s", k, k, k)
+		}
+		if name, isEnv := strings.CutPrefix(v, "env:"); isEnv {
+			val, found := os.LookupEnv(name)
+			if !found {
+				return nil, badInput("--set %s=env:%s: the environment has no %s", k, name, name)
+			}
+			v = val
+		} else if secret {
+			return nil, badInput("--set %s: a secret is supplied by environment reference only (--set %s=env:NAME)", k, k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// dirShots stores playback screenshots in a directory made on first use.
+type dirShots string
+
+func (d dirShots) Save(name string, png []byte) (string, error) {
+	if err := os.MkdirAll(string(d), 0o755); err != nil {
+		return "", err
+	}
+	p := filepath.Join(string(d), name)
+	return p, os.WriteFile(p, png, 0o644)
+}
+
+func resultLine(r playback.Result) string {
+	line := fmt.Sprintf("%3d  %-7s %s", r.Index, r.Status, r.Label)
+	if r.Status == "healed" {
+		line += fmt.Sprintf("  (by %s: %s)", r.SelectorUsed, r.HealedSelector)
+	}
+	if r.ErrorCode != "" {
+		line += "  [" + r.ErrorCode
+		if r.LikelyCause != "" {
+			line += ", likely " + r.LikelyCause
+		}
+		line += "] " + r.Error
+	}
+	return line
+}
+
+func printPlayback(w io.Writer, id string, rep *playback.Report) {
+	fmt.Fprintf(w, "playback %s of %q: %s in %s\n", id, rep.Flow, rep.Status, time.Duration(rep.DurationMS)*time.Millisecond)
+	fmt.Fprintf(w, "  %d actions: %d executed (%d healed), %d failed, %d skipped", rep.Total, rep.Executed, rep.Healed, rep.Failed, rep.Skipped)
+	if rep.NotRun > 0 {
+		fmt.Fprintf(w, ", %d not run after the stop", rep.NotRun)
+	}
+	fmt.Fprintln(w)
+	for _, s := range rep.Warnings {
+		fmt.Fprintln(w, "  warning:", s)
+	}
+	for _, b := range rep.Blocked {
+		fmt.Fprintln(w, "  blocked:", b)
+	}
+	for _, s := range rep.Screenshots {
+		fmt.Fprintln(w, "  screenshot:", s)
+	}
+}
+
+func cmdFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "export" {
+		fmt.Fprintln(stderr, "usage: orchestrator flow export RUN_ID/BRANCH_ID|BUNDLE [-o FILE] [--data-dir DIR]")
+		return errUsage
+	}
+	fs := flag.NewFlagSet("flow export", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
+	out := fs.String("o", "", "write the flow file here (default: standard output)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orchestrator flow export RUN_ID/BRANCH_ID|BUNDLE [-o FILE] [--data-dir DIR]")
+		fs.PrintDefaults()
+	}
+	pos, err := parse(fs, args[1:], stderr)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	f, err := loadFlow(ctx, pos[0], *dataDir)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return flow.Write(stdout, f)
+	}
+	return writeFlowFile(*out, f, stdout)
+}
+
+// writeFlowFile writes f to path through a temporary file, so a failed
+// write never leaves half a flow where a good one was.
+func writeFlowFile(path string, f *flow.Flow, stdout io.Writer) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".flow-*")
+	if err != nil {
+		return badInput("-o %s: %v", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := flow.Write(tmp, f); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return errors.Join(badInput("-o %s", path), err)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d actions)\n", path, len(f.Actions))
+	return nil
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/multiverse-orchestrator/multiverse/flow"
+	"github.com/multiverse-orchestrator/multiverse/playback"
+	"github.com/multiverse-orchestrator/multiverse/sites"
+)
+
+// TestPlayExportedFlow commits once on the demo site, exports the sealed
+// commit bundle as a flow file, and plays it back against the same site:
+// the flow stops before the committer's steps, every action runs once
+// the redacted inputs are supplied, the last page is the review page, and
+// no order request reaches the site (it still holds exactly one order).
+// Without the values, the redacted actions are skipped and play exits 7.
+func TestPlayExportedFlow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	site := startCountingSite(t)
+	dir := t.TempDir()
+	sum := commitSmallTask(t, site.srv.URL(), dir)
+	site.reset()
+
+	path := filepath.Join(dir, "checkout.flow.yaml")
+	var o, e bytes.Buffer
+	if code := runCLI([]string{"flow", "export", sum.Paths.Bundle, "-o", path}, &o, &e); code != 0 {
+		t.Fatalf("flow export: exit %d\n%s%s", code, o.String(), e.String())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := flow.Parse(path, data)
+	if err != nil {
+		t.Fatalf("the exported flow does not parse: %v\n%s", err, data)
+	}
+	if len(f.Notes) == 0 || !strings.Contains(f.Notes[0], "committer") {
+		t.Errorf("the flow of a commit bundle does not say it stops before the commit: %v", f.Notes)
+	}
+	if strings.Contains(string(data), "procurement@example.com") {
+		t.Errorf("the exported flow holds a typed input in clear:\n%s", data)
+	}
+	inputs := map[string]string{"seats": "10", "billing": "monthly", "country": "DE", "email": "procurement@example.com"}
+	args := []string{"play", path, "--start-url", site.srv.URL() + "/", "--json", "--data-dir", dir}
+	for _, a := range f.Actions {
+		if a.Input != "" {
+			args = append(args, "--set", a.Input+"="+inputs[a.Input])
+		}
+	}
+	o.Reset()
+	e.Reset()
+	code := runCLI(args, &o, &e)
+	rep := playReport(t, o.Bytes(), e.String())
+	if code != 0 || !rep.OK() || rep.Executed != len(f.Actions) {
+		t.Fatalf("play: exit %d, report %+v\n%s", code, rep, e.String())
+	}
+	if last := rep.Results[len(rep.Results)-1]; !strings.Contains(last.PageURL, "/checkout/review") {
+		t.Errorf("the flow ended on %s, want the review page", last.PageURL)
+	}
+	if sent := site.reset(); sent["POST /orders"] != 0 {
+		t.Errorf("playback sent POST /orders %d times", sent["POST /orders"])
+	}
+	if n := len(site.v.Orders()); n != 1 {
+		t.Errorf("the site holds %d orders after playback, want 1", n)
+	}
+
+	// The site renames every test id: each target heals by a later
+	// strategy, with a screenshot, and the flow still reaches review.
+	if err := site.v.SetKnobs(sites.Knobs{TestIDDrift: true}); err != nil {
+		t.Fatal(err)
+	}
+	o.Reset()
+	e.Reset()
+	code = runCLI(args, &o, &e)
+	rep = playReport(t, o.Bytes(), e.String())
+	if code != 0 || rep.Healed == 0 || rep.Executed != len(f.Actions) || len(rep.Screenshots) != rep.Healed {
+		t.Fatalf("play after the test ids drifted: exit %d, report %+v\n%s", code, rep, e.String())
+	}
+	for _, r := range rep.Results {
+		if r.Status == "healed" && (r.SelectorUsed == "testid" || r.HealedSelector == "" || r.Screenshot == "") {
+			t.Errorf("healed action %d: %+v", r.Index, r)
+		}
+	}
+	if last := rep.Results[len(rep.Results)-1]; !strings.Contains(last.PageURL, "/checkout/review") {
+		t.Errorf("the drifted flow ended on %s, want the review page", last.PageURL)
+	}
+
+	// The checkout now needs a login: the navigation lands on the login
+	// page, and what fails after it is put down to that.
+	if err := site.v.SetKnobs(sites.Knobs{RequireLogin: true}); err != nil {
+		t.Fatal(err)
+	}
+	o.Reset()
+	e.Reset()
+	code = runCLI(append(args, "--on-error", "skip_dependent"), &o, &e)
+	rep = playReport(t, o.Bytes(), e.String())
+	if code != 7 {
+		t.Fatalf("play behind a login: exit %d, want 7", code)
+	}
+	var mismatch, auth bool
+	for _, r := range rep.Results {
+		mismatch = mismatch || r.ErrorCode == playback.CodeURLMismatch
+		auth = auth || r.LikelyCause == playback.CauseAuthRedirect
+	}
+	if !mismatch || !auth {
+		t.Errorf("behind a login: url_mismatch %v, auth_redirect %v: %+v", mismatch, auth, rep.Results)
+	}
+	if err := site.v.SetKnobs(sites.Knobs{}); err != nil {
+		t.Fatal(err)
+	}
+	if sent := site.reset(); sent["POST /orders"] != 0 || len(site.v.Orders()) != 1 {
+		t.Errorf("playback reached the order endpoint: %v, %d orders", sent, len(site.v.Orders()))
+	}
+
+	// The same flow without the values: redacted actions are skipped.
+	o.Reset()
+	e.Reset()
+	code = runCLI([]string{"play", path, "--json", "--data-dir", dir}, &o, &e)
+	rep = playReport(t, o.Bytes(), e.String())
+	if code != 7 || rep.Skipped == 0 {
+		t.Fatalf("play without values: exit %d, %d skipped", code, rep.Skipped)
+	}
+	for _, r := range rep.Results {
+		if r.Status == playback.StatusSkipped && (r.ErrorCode != "redacted_value" || !strings.Contains(r.Error, "--set")) {
+			t.Errorf("skipped action %d: %+v", r.Index, r)
+		}
+	}
+}
+
+func playReport(t *testing.T, out []byte, stderr string) playback.Report {
+	t.Helper()
+	var rep playback.Report
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("play --json: %v\n%s\n%s", err, out, stderr)
+	}
+	return rep
+}
+
+// TestPlayValues: --set takes an action index or an input name, reads
+// env:NAME from the environment, and refuses a secret in clear.
+func TestPlayValues(t *testing.T) {
+	t.Setenv("MV_TEST_PASSWORD", "s3cret")
+	f := &flow.Flow{Actions: []flow.Action{
+		{Kind: "navigate", URL: "http://a.test/"},
+		{Kind: "type", Target: &flow.Target{Field: "email"}, Input: "email", Redacted: true},
+		{Kind: "type", Target: &flow.Target{Field: "password"}, Redacted: true, Secret: true},
+	}}
+	cases := []struct {
+		set     []string
+		want    map[string]string
+		wantErr string
+	}{
+		{[]string{"email=a@b.test", "3=env:MV_TEST_PASSWORD"}, map[string]string{"email": "a@b.test", "3": "s3cret"}, ""},
+		{[]string{"2=x@y.test"}, map[string]string{"2": "x@y.test"}, ""},
+		{[]string{"3=s3cret"}, nil, "a secret is supplied by environment reference only"},
+		{[]string{"3=env:MV_TEST_UNSET"}, nil, "the environment has no MV_TEST_UNSET"},
+		{[]string{"9=x"}, nil, "the flow has no action 9"},
+		{[]string{"=x"}, nil, "want INDEX=VALUE"},
+	}
+	for _, c := range cases {
+		got, err := playValues(c.set, f)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%v: err %v, want %q", c.set, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(c.want) {
+			t.Errorf("%v: %v, %v", c.set, got, err)
+		}
+		for k, v := range c.want {
+			if got[k] != v {
+				t.Errorf("%v: %s = %q, want %q", c.set, k, got[k], v)
+			}
+		}
+	}
+}
