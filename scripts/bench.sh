@@ -8,7 +8,8 @@
 #   3. the demo with real Chromium on the latency-bound demo site (100 ms):
 #      wall clock to the commit boundary with 1, 2 and 4 in-process workers
 #   4. capture and replay: capture overhead per step, replay wall clock as a
-#      ratio of capture, bundle size of the winner
+#      ratio of capture, bundle size of the winner; the winner's flow played
+#      alone (orchestrator play) against the search that found it
 #   5. distributed: branch throughput with 1, 2 and 4 worker processes, and
 #      orchestrator CPU per 1,000 branches
 #   6. the gym: success per widget family of the default search and of a
@@ -100,6 +101,33 @@ r = json.load(open(d + "/replay.json"))
 s = json.load(open(d + "/w4.json"))["summary"]
 print("winner's commit bundle: %d bytes, %d steps; strict replay RSR %.2f in %.2fs" % (os.path.getsize(b), len(r["steps"]), r["rsr"], r["duration_ns"] / 1e9))
 print("replay wall clock / capture wall clock (run to the commit): %.2f (target <= 0.3)" % (r["duration_ns"] / s["elapsed_ns"]))
+PY
+
+echo
+echo "== 4b. Playback: the winner's flow played alone against the live demo site (100 ms latency)"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+bin/orchestrator site --addr "127.0.0.1:$port" > "$tmp/site.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" > /dev/null && break; sleep 0.1; done
+bin/orchestrator flow export "$bundle" -o "$tmp/winner.flow.yaml" > /dev/null
+sets=$(python3 - "$tmp/winner.flow.yaml" <<'PY'
+import re, sys
+# the demo task's inputs, supplied for the actions that typed them
+vals = {"seats": "10", "email": "procurement@example.com", "country": "DE", "billing": "monthly"}
+for name in sorted(set(re.findall(r"input: (\w+)", open(sys.argv[1]).read()))):
+    print("--set %s=%s" % (name, vals.get(name, "")))
+PY
+)
+# shellcheck disable=SC2086
+bin/orchestrator play "$tmp/winner.flow.yaml" --start-url "http://127.0.0.1:$port/" --data-dir "$tmp/play" --json $sets > "$tmp/play.json"
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+p = json.load(open(d + "/play.json"))
+print("winner's flow played alone: %d of %d actions ok, %.2fs" % (p["actions_executed"], p["actions_total"], p["duration_ms"] / 1e3))
+for w in (1, 4):
+    e = json.load(open(d + "/w%d.json" % w))["summary"]["explore_ns"] / 1e9
+    print("search to the boundary with %d worker(s) / the plan played alone: %.1fx" % (w, e / (p["duration_ms"] / 1e3)))
 PY
 
 echo
