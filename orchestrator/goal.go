@@ -30,7 +30,9 @@ func (r *run) reachGoal(ctx context.Context, w *planner.Node) error {
 	if r.cfg.ExploreOnly {
 		return nil
 	}
-	r.writeBundle(ctx, w.ID, bundle.KindBranch, r.runID+"-winner.bundle")
+	if path, err := r.writeBundle(ctx, w.ID, bundle.KindBranch, r.runID+"-winner.bundle", ""); err == nil {
+		r.sum.Paths.Bundle = path
+	}
 	return nil
 }
 
