@@ -36,7 +36,9 @@ func runEvents(t *testing.T, script ...string) []eventlog.Event {
 }
 
 func TestPickForFailure(t *testing.T) {
-	best := func(id string, j float64) replay.Pick { return replay.Pick{BranchID: id, Reason: replay.PickBest, J: j} }
+	best := func(id string, j float64) replay.Pick {
+		return replay.Pick{BranchID: id, Reason: replay.PickBest, J: j}
+	}
 	failed := func(id string, j float64, rule string) replay.Pick {
 		return replay.Pick{BranchID: id, Reason: replay.PickFailed, J: j, Rule: rule}
 	}
