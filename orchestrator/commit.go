@@ -114,18 +114,18 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 // steps and the submit's recorded network, so a third party can replay the
 // purchase against the recorded responses and audit it offline.
 func (r *run) seal(ctx context.Context, branchID string) {
-	if path, err := r.writeBundle(ctx, branchID, bundle.KindCommit, r.runID+"-commit.bundle", ""); err == nil {
+	path := filepath.Join(r.dd, "bundles", r.runID+"-commit.bundle")
+	if err := r.writeBundle(ctx, branchID, bundle.KindCommit, path, ""); err == nil {
 		r.sum.Paths.Bundle = path
 	}
 }
 
 // writeBundle builds a bundle of the branch with replay.Build, the code
-// behind `orchestrator bundle`, and writes it to rel under bundles/ in the
-// data dir, recording where (or why not) in the event log; why names the
-// reason a failed run picked the branch ("" otherwise). The records are
-// scrubbed already, and so is the bundle; the error returned is scrubbed.
-func (r *run) writeBundle(ctx context.Context, branchID string, kind bundle.Kind, rel, why string) (string, error) {
-	path := filepath.Join(r.dd, "bundles", rel)
+// behind `orchestrator bundle`, and writes it to path, recording where (or
+// why not) in the event log; why names the reason a failed run picked the
+// branch ("" otherwise). The records are scrubbed already, and so is the
+// bundle; the error returned is scrubbed.
+func (r *run) writeBundle(ctx context.Context, branchID string, kind bundle.Kind, path, why string) error {
 	b, err := replay.Build(ctx, replay.Source{Events: r.elog, Store: r.store, Ledger: r.led}, r.runID, branchID, kind)
 	if err == nil {
 		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
@@ -135,14 +135,14 @@ func (r *run) writeBundle(ctx context.Context, branchID string, kind bundle.Kind
 	if err != nil {
 		msg := r.sc.Text(err.Error())
 		r.rec.add(zeroTime, 0, eventlog.KindError, branchID, map[string]any{"where": "bundle", "error": msg})
-		return "", fmt.Errorf("orchestrator: bundle of branch %s: %s", branchID, msg)
+		return fmt.Errorf("orchestrator: bundle of branch %s: %s", branchID, msg)
 	}
 	ev := map[string]any{"path": path, "kind": kind, "steps": len(b.Steps)}
 	if why != "" {
 		ev["reason"] = why
 	}
 	r.rec.add(zeroTime, 0, eventlog.KindBundle, branchID, ev)
-	return path, nil
+	return nil
 }
 
 func errString(err error) string {

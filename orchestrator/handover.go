@@ -45,10 +45,11 @@ func (r *run) handOver(ctx context.Context) {
 	if len(picks) == 0 {
 		return
 	}
-	r.sum.Paths.FailureBundleDir = filepath.Join(r.dd, "bundles", r.runID)
+	r.sum.Paths.FailureBundleDir = FailureBundleDir(r.dd, r.runID)
 	for _, p := range picks {
 		fb := FailureBundle{Pick: p}
-		path, err := r.writeBundle(ctx, p.BranchID, bundle.KindBranch, filepath.Join(r.runID, p.BranchID+".bundle"), p.Reason)
+		path := FailureBundlePath(r.dd, r.runID, p.BranchID)
+		err := r.writeBundle(ctx, p.BranchID, bundle.KindBranch, path, p.Reason)
 		if err != nil {
 			fb.Error = err.Error()
 		} else {
@@ -56,6 +57,19 @@ func (r *run) handOver(ctx context.Context) {
 		}
 		r.sum.Paths.FailureBundles = append(r.sum.Paths.FailureBundles, fb)
 	}
+}
+
+// FailureBundleDir is where a run that ended in an error writes the
+// bundles of its branches: DATA_DIR/bundles/RUN_ID. A CI job keeps
+// DATA_DIR/bundles/*/*.bundle (deploy/ci).
+func FailureBundleDir(dataDir, runID string) string {
+	return filepath.Join(dataDir, "bundles", runID)
+}
+
+// FailureBundlePath is the bundle of one branch in FailureBundleDir:
+// DATA_DIR/bundles/RUN_ID/BRANCH_ID.bundle.
+func FailureBundlePath(dataDir, runID, branchID string) string {
+	return filepath.Join(FailureBundleDir(dataDir, runID), branchID+".bundle")
 }
 
 // shellSafe matches paths a shell takes as they are.
