@@ -54,6 +54,11 @@ func TestFailedRunHandsOverABundle(t *testing.T) {
 		}
 	}
 	checkJUnitNames(t, junit, res.Summary.RunID, best.Path)
+	o.Reset()
+	e.Reset()
+	if code := runCLI([]string{"events", res.Summary.RunID, "--data-dir", data}, &o, &e); code != 0 {
+		t.Fatalf("the run's events do not verify after the hand-over: exit %d\n%s", code, e.String())
+	}
 
 	o.Reset()
 	e.Reset()
@@ -61,6 +66,39 @@ func TestFailedRunHandsOverABundle(t *testing.T) {
 	var rep replay.Report
 	if err := json.Unmarshal(o.Bytes(), &rep); err != nil || code != 0 || rep.RSR != 1 || len(rep.Unrecorded) != 0 {
 		t.Fatalf("replay of the failure bundle: exit %d, RSR %.2f, unrecorded %v (%v)\n%s%s", code, rep.RSR, rep.Unrecorded, err, o.String(), e.String())
+	}
+}
+
+// TestUnwritableBundlesKeepTheExitCode: when the bundles cannot be
+// written (DATA_DIR/bundles is a file), stderr says so for each, and the
+// run still exits 3 with its own error last.
+func TestUnwritableBundlesKeepTheExitCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	site := startDemoSite(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "bundles"), []byte("not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	code := runCLI([]string{"run", tinyBudgetTask(t, dir), "--start-url", site.srv.URL() + "/checkout?plan=team&billing=monthly",
+		"--data-dir", data, "--workers", "2", "--quiet", "--no-screenshots"}, &o, &e)
+	lines := strings.Split(strings.TrimSpace(e.String()), "\n")
+	if code != orchestrator.ExitNoBoundary || len(lines) < 2 {
+		t.Fatalf("exit %d, want %d with the bundle errors on stderr\n%s%s", code, orchestrator.ExitNoBoundary, o.String(), e.String())
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasPrefix(l, "orchestrator: failure bundle not written: bundle of branch ") {
+			t.Errorf("stderr line %q does not name a bundle that was not written", l)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "no branch reached the commit boundary") {
+		t.Errorf("the run's own error is not last on stderr: %q", last)
 	}
 }
 
