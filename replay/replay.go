@@ -47,11 +47,13 @@ type Options struct {
 	// own context only.
 	IgnoreHTTPSErrors bool
 	// FailOnUnrecorded makes a strict replay fail (ErrUnrecorded) when the
-	// page sends any request the recording holds no response for, even if
-	// every step's hashes still match: a regression gate, where a new
-	// request means the page changed. By default such a request is refused
-	// and listed in Report.Unrecorded, and only a divergence fails. It
-	// does not apply to a live replay (ErrOption).
+	// page sends any request the recording does not hold, even if every
+	// step's hashes still match: a regression gate, where a new request
+	// means the page changed. A request the recording holds as failed or
+	// blocked at capture is refused as it was then, and does not count.
+	// By default every such request is refused and listed in
+	// Report.Unrecorded, and only a divergence fails. It does not apply to
+	// a live replay (ErrOption).
 	FailOnUnrecorded bool
 }
 
@@ -224,10 +226,16 @@ func verdict(rep *Report, opts Options) error {
 	if !rep.OK() {
 		errs = append(errs, fmt.Errorf("%w: RSR %.2f, first divergence at step %d", ErrDiverged, rep.RSR, rep.TTD))
 	}
-	if opts.FailOnUnrecorded && len(rep.Unrecorded) > 0 {
-		u := rep.Unrecorded[0]
+	var missing []Unrecorded
+	for _, u := range rep.Unrecorded {
+		if !u.AtCapture {
+			missing = append(missing, u)
+		}
+	}
+	if opts.FailOnUnrecorded && len(missing) > 0 {
+		u := missing[0]
 		errs = append(errs, fmt.Errorf("%w: %d request(s) the recording does not hold, the first at step %d: %s %s",
-			ErrUnrecorded, len(rep.Unrecorded), u.Step, u.Method, u.URL))
+			ErrUnrecorded, len(missing), u.Step, u.Method, u.URL))
 	}
 	return errors.Join(errs...)
 }

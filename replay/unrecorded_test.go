@@ -11,13 +11,15 @@ import (
 )
 
 // TestProxyReportsUnrecorded: the strict replay proxy answers what the
-// recording holds and refuses, and lists, a request it does not.
+// recording holds and refuses, and lists, a request it holds no response
+// for, saying whether the recording has it as failed at capture.
 func TestProxyReportsUnrecorded(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	origin := srv.URL
 	srv.Close()
 	b := &bundle.Bundle{Manifest: bundle.Manifest{Origin: origin},
-		Network: []bundle.Entry{{Seq: 1, Step: 1, Method: "GET", URL: "{origin}/", Status: 200}}}
+		Network: []bundle.Entry{{Seq: 1, Step: 1, Method: "GET", URL: "{origin}/", Status: 200},
+			{Seq: 2, Step: 1, Method: "GET", URL: "{origin}/gone", Error: "net::ERR_CONNECTION_REFUSED"}}}
 	s := newServer(b)
 	addr, closeFn, err := s.listen()
 	if err != nil {
@@ -39,9 +41,13 @@ func TestProxyReportsUnrecorded(t *testing.T) {
 		resp.Body.Close()
 		t.Fatalf("the proxy answered an unrecorded request with %d", resp.StatusCode)
 	}
+	if resp, err := client.Get(origin + "/gone"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("the proxy answered a request that failed at capture with %d", resp.StatusCode)
+	}
 	served, un := s.report()
-	if served != 1 || len(un) != 1 || un[0].Step != 1 || un[0].Method != "GET" {
-		t.Fatalf("served %d, unrecorded %+v; want 1 served and GET /beacon at step 1", served, un)
+	if served != 1 || len(un) != 2 || un[0].Step != 1 || un[0].Method != "GET" || un[0].AtCapture || !un[1].AtCapture {
+		t.Fatalf("served %d, unrecorded %+v; want 1 served, GET /beacon new and GET /gone failed at capture", served, un)
 	}
 }
 
@@ -50,6 +56,7 @@ func TestProxyReportsUnrecorded(t *testing.T) {
 func TestVerdict(t *testing.T) {
 	ok := []StepReport{{Index: 1, Match: true}}
 	beacon := []Unrecorded{{Step: 1, Method: "GET", URL: "{origin}/beacon"}}
+	failedThen := []Unrecorded{{Step: 1, Method: "GET", URL: "http://cdn.test/pixel.png", AtCapture: true}}
 	cases := []struct {
 		name       string
 		rep        Report
@@ -61,6 +68,7 @@ func TestVerdict(t *testing.T) {
 		{"clean, strict", Report{Steps: ok, RSR: 1}, true, false, false},
 		{"unrecorded, lenient", Report{Steps: ok, RSR: 1, Unrecorded: beacon}, false, false, false},
 		{"unrecorded, strict", Report{Steps: ok, RSR: 1, Unrecorded: beacon}, true, false, true},
+		{"failed at capture too, strict", Report{Steps: ok, RSR: 1, Unrecorded: failedThen}, true, false, false},
 		{"diverged", Report{Steps: ok, RSR: 0.5, TTD: 2}, false, true, false},
 		{"diverged and unrecorded, strict", Report{Steps: ok, RSR: 0.5, TTD: 2, Unrecorded: beacon}, true, true, true},
 		{"no steps", Report{}, true, true, false},
