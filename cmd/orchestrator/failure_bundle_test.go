@@ -147,3 +147,17 @@ func checkJUnitNames(t *testing.T, path, runID, bundle string) {
 		t.Fatalf("JUnit system-out does not name run %s:\n%s", runID, raw)
 	}
 }
+
+// TestFailOnUnrecordedIsForStrictReplays: the gate needs a recording to
+// miss, so it is bad input (exit 2) with --live or --analytical.
+func TestFailOnUnrecordedIsForStrictReplays(t *testing.T) {
+	for _, mode := range []string{"--live", "--analytical"} {
+		t.Run(mode, func(t *testing.T) {
+			var o, e bytes.Buffer
+			code := runCLI([]string{"replay", "some.bundle", "--fail-on-unrecorded", mode}, &o, &e)
+			if code != orchestrator.ExitBadInput || !strings.Contains(e.String(), "--fail-on-unrecorded") {
+				t.Fatalf("exit %d, want %d naming the flag\n%s", code, orchestrator.ExitBadInput, e.String())
+			}
+		})
+	}
+}
