@@ -143,8 +143,9 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 // printHandOver lists the bundles a failed run handed over, each with the
 // command that replays it.
 func printHandOver(w io.Writer, s *orchestrator.Summary) {
-	if s.Paths.FailureBundleDir == "" {
-		return
+	written := slices.ContainsFunc(s.Paths.FailureBundles, func(fb orchestrator.FailureBundle) bool { return fb.Path != "" })
+	if !written {
+		return // reportHandOver names the ones that were not
 	}
 	fmt.Fprintf(w, "  replay    bundles of this failure in %s\n", s.Paths.FailureBundleDir)
 	for _, fb := range s.Paths.FailureBundles {
