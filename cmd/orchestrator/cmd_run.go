@@ -119,23 +119,37 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fs.Usage()
 		return errUsage
 	}
-	t, err := task.Load(pos[0])
+	t, cfg, err := f.prepare(pos[0], stderr)
 	if err != nil {
-		return err
-	}
-	if f.startURL != "" {
-		if t, err = t.WithStartURL(f.startURL); err != nil {
-			return err
+		name := filepath.Base(pos[0])
+		if t != nil {
+			name = t.Name
 		}
-	}
-	cfg, err := f.config(t, stderr)
-	if err != nil {
+		f.finish(stderr, name, nil, err) // a JUnit report of a task that did not start
 		return err
 	}
 	sum, err := orchestrator.Run(ctx, cfg)
 	printSummary(stdout, sum, err, f.json)
 	f.finish(stderr, t.Name, sum, err)
 	return err
+}
+
+// prepare loads the task file at path and configures its run; the task is
+// returned when it loaded, even if the configuration failed.
+func (f *runFlags) prepare(path string, stderr io.Writer) (*task.Task, orchestrator.Config, error) {
+	t, err := task.Load(path)
+	if err != nil {
+		return nil, orchestrator.Config{}, err
+	}
+	if f.startURL != "" {
+		st, err := t.WithStartURL(f.startURL)
+		if err != nil {
+			return t, orchestrator.Config{}, err
+		}
+		t = st
+	}
+	cfg, err := f.config(t, stderr)
+	return t, cfg, err
 }
 
 // finish reports on stderr what a failed run could not hand over and
@@ -198,6 +212,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	cfg, err := f.config(t, stderr)
 	if err != nil {
+		f.finish(stderr, t.Name, nil, err)
 		return err
 	}
 	if !f.json {

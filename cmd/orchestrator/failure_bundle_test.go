@@ -161,3 +161,31 @@ func TestFailOnUnrecordedIsForStrictReplays(t *testing.T) {
 		})
 	}
 }
+
+// TestJUnitOfATaskThatDidNotStart: a task file that does not load still
+// gets its JUnit report, a failure naming the bad input, under the file's
+// name; the exit code stays 2.
+func TestJUnitOfATaskThatDidNotStart(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "broken.yaml")
+	if err := os.WriteFile(bad, []byte("start_url: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	junit := filepath.Join(dir, "junit.xml")
+	var o, e bytes.Buffer
+	if code := runCLI([]string{"run", bad, "--junit", junit, "--data-dir", filepath.Join(dir, "data")}, &o, &e); code != orchestrator.ExitBadInput {
+		t.Fatalf("exit %d, want %d\n%s", code, orchestrator.ExitBadInput, e.String())
+	}
+	raw, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatalf("no JUnit report: %v", err)
+	}
+	var suite junitSuite
+	if err := xml.Unmarshal(raw, &suite); err != nil || len(suite.Cases) != 1 {
+		t.Fatalf("JUnit report: %v\n%s", err, raw)
+	}
+	c := suite.Cases[0]
+	if c.Name != "broken.yaml" || c.Failure == nil || !strings.Contains(c.Failure.Message, "exit 2") {
+		t.Fatalf("JUnit test case %+v, want broken.yaml failing with exit 2\n%s", c, raw)
+	}
+}
