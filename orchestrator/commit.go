@@ -114,24 +114,35 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 // steps and the submit's recorded network, so a third party can replay the
 // purchase against the recorded responses and audit it offline.
 func (r *run) seal(ctx context.Context, branchID string) {
-	r.writeBundle(ctx, branchID, bundle.KindCommit, r.runID+"-commit.bundle")
+	path := filepath.Join(r.dd, "bundles", r.runID+"-commit.bundle")
+	if err := r.writeBundle(ctx, branchID, bundle.KindCommit, path, ""); err == nil {
+		r.sum.Paths.Bundle = path
+	}
 }
 
-// writeBundle builds a bundle of the branch and writes it under bundles/
-// in the data dir, recording where (or why not) in the event log.
-func (r *run) writeBundle(ctx context.Context, branchID string, kind bundle.Kind, name string) {
+// writeBundle builds a bundle of the branch with replay.Build, the code
+// behind `orchestrator bundle`, and writes it to path, recording where (or
+// why not) in the event log; why names the reason a failed run picked the
+// branch ("" otherwise). The records are scrubbed already, and so is the
+// bundle; the error returned is scrubbed.
+func (r *run) writeBundle(ctx context.Context, branchID string, kind bundle.Kind, path, why string) error {
 	b, err := replay.Build(ctx, replay.Source{Events: r.elog, Store: r.store, Ledger: r.led}, r.runID, branchID, kind)
 	if err == nil {
-		path := filepath.Join(r.dd, "bundles", name)
 		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-			if err = bundle.WriteFile(path, b); err == nil {
-				r.sum.Paths.Bundle = path
-				r.rec.add(zeroTime, 0, eventlog.KindBundle, branchID, map[string]any{"path": path, "kind": kind, "steps": len(b.Steps)})
-				return
-			}
+			err = bundle.WriteFile(path, b)
 		}
 	}
-	r.rec.add(zeroTime, 0, eventlog.KindError, branchID, map[string]any{"where": "bundle", "error": err.Error()})
+	if err != nil {
+		msg := r.sc.Text(err.Error())
+		r.rec.add(zeroTime, 0, eventlog.KindError, branchID, map[string]any{"where": "bundle", "error": msg})
+		return fmt.Errorf("orchestrator: bundle of branch %s: %s", branchID, msg)
+	}
+	ev := map[string]any{"path": path, "kind": kind, "steps": len(b.Steps)}
+	if why != "" {
+		ev["reason"] = why
+	}
+	r.rec.add(zeroTime, 0, eventlog.KindBundle, branchID, ev)
+	return nil
 }
 
 func errString(err error) string {

@@ -16,5 +16,7 @@
 // dispatch.go the dispatcher, which publishes jobs and keeps their
 // claims and routes; events.go what is recorded of results and search
 // decisions; commit.go, goal.go and login.go the run's end and its
-// session.
+// session; handover.go the bundles a run that ended in an error leaves
+// for replay (Config.FailureBundles), written before its run_end event
+// and never changing its error.
 package orchestrator

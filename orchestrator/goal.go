@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -30,7 +31,10 @@ func (r *run) reachGoal(ctx context.Context, w *planner.Node) error {
 	if r.cfg.ExploreOnly {
 		return nil
 	}
-	r.writeBundle(ctx, w.ID, bundle.KindBranch, r.runID+"-winner.bundle")
+	path := filepath.Join(r.dd, "bundles", r.runID+"-winner.bundle")
+	if err := r.writeBundle(ctx, w.ID, bundle.KindBranch, path, ""); err == nil {
+		r.sum.Paths.Bundle = path
+	}
 	return nil
 }
 

@@ -63,6 +63,14 @@ type Config struct {
 	// before the committer starts (tests use it to change the world in
 	// between).
 	BeforeCommit func()
+	// FailureBundles, when positive, makes a run that ends in an error
+	// (no branch at the boundary or the goal, a goal that failed, an
+	// aborted commit) hand over what it explored: the bundles of its best
+	// branch and of up to FailureBundles branches that ended in a failure,
+	// under bundles/RUN_ID/ in the data dir (Summary.Paths.FailureBundles).
+	// Writing them never changes the run's error; one that cannot be
+	// written is listed with its error. Zero writes none.
+	FailureBundles int
 	// Cold makes every branch replay its prefix in a fresh context instead
 	// of continuing its parent's live context (to measure what warm
 	// continuation saves, or to rule it out when debugging).
@@ -137,6 +145,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		if sum.Status == "" {
 			sum.Status = statusOf(err)
 		}
+		r.handOver(ctx)
 	}
 	r.rec.add(time.Time{}, 0, eventlog.KindRunEnd, "", map[string]any{"status": sum.Status, "error": sum.Error,
 		"elapsed_ms": sum.Elapsed.Milliseconds(), "branches": sum.Branches, "exit_code": ExitCode(err)})
@@ -156,6 +165,9 @@ func checkConfig(cfg Config) (workers int, err error) {
 	}
 	if err := t.CheckSecrets(); err != nil {
 		return 0, err
+	}
+	if cfg.FailureBundles < 0 {
+		return 0, fmt.Errorf("%w: %d failure bundles: the cap must not be negative", ErrBadInput, cfg.FailureBundles)
 	}
 	workers = cfg.Workers
 	if workers < 0 {

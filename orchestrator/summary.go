@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"time"
 
+	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 )
 
@@ -109,4 +110,22 @@ type Paths struct {
 	// Bundle is the commit bundle sealed after a commit, or the winner's
 	// branch bundle of a task without commit.
 	Bundle string `json:"bundle,omitempty"`
+	// FailureBundleDir holds the bundles a run that ended in an error
+	// handed over (Config.FailureBundles): bundles/RUN_ID/ in the data
+	// dir.
+	FailureBundleDir string `json:"failure_bundle_dir,omitempty"`
+	// FailureBundles lists them, the best branch first, including those
+	// that could not be written (with their error).
+	FailureBundles []FailureBundle `json:"failure_bundles,omitempty"`
+}
+
+// FailureBundle is a bundle a run that ended in an error handed over: the
+// branch and why it was picked, where its bundle is and the command that
+// replays it, or why it could not be written.
+type FailureBundle struct {
+	replay.Pick
+	Path string `json:"path,omitempty"`
+	// Replay is the command that replays the bundle strictly.
+	Replay string `json:"replay,omitempty"`
+	Error  string `json:"error,omitempty"`
 }

@@ -3,7 +3,8 @@
 // event log and the artifact store; Replay re-runs a bundle in a fresh
 // browser with the same seeds, clock and environment, serving the recorded
 // responses back through a local proxy (unrecorded requests are blocked and
-// reported), re-applies the actions and compares the strict hashes (DOM,
+// reported; with FailOnUnrecorded a request new to the recording fails the
+// replay), re-applies the actions and compares the strict hashes (DOM,
 // accessibility tree, network digest) step by step. It reports RSR (the
 // share of steps whose strict hashes all match), DVR = 1 - RSR, TTD (the
 // first diverging step) and a readable diff at the divergence. Live mode
@@ -11,6 +12,8 @@
 // effect: guarded requests are blocked, and a commit bundle stops at the
 // commit boundary, before the committer's steps. Analyze recomputes scores
 // from recorded observations and checks the same branch still wins.
+// PickForFailure picks, from a failed run's events, the branches worth a
+// bundle: the best scored one and those that ended in a failure.
 //
 // Hashes are over scrubbed canonical forms, and scrubbing is idempotent:
 // the bundle holds no personal data or secrets, the replay types the

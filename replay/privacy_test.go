@@ -3,6 +3,7 @@ package replay_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -193,4 +195,63 @@ func bundleTar(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestFailureBundlesAreScrubbed: a run of the sign-up form whose boundary
+// no page matches types the secret PIN and password and the e-mail, then
+// ends without a boundary (exit 3); the bundles it hands over hold none of
+// them in clear, and replay strictly at RSR 1.0.
+func TestFailureBundlesAreScrubbed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	const (
+		pin      = "48291"
+		password = "Zq"
+		email    = "buyer+test@example.com"
+	)
+	t.Setenv("MV_TEST_PIN", pin)
+	t.Setenv("MV_TEST_PASSWORD", password)
+	srv := httptest.NewServer(privateForm())
+	defer srv.Close()
+	src := strings.Replace(fmt.Sprintf(privateTask, srv.URL, email), "boundary: {url_matches: '/review'}", "boundary: {url_matches: '/never'}", 1)
+	tk, err := task.Parse("private.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: t.TempDir(), Workers: 2, NoScreenshots: true, FailureBundles: 5})
+	if !errors.Is(err, orchestrator.ErrNoBoundary) || sum == nil {
+		t.Fatalf("run: %v, want no boundary", err)
+	}
+	fbs := sum.Paths.FailureBundles
+	if len(fbs) == 0 || fbs[0].Reason != replay.PickBest {
+		t.Fatalf("failure bundles %+v, want the best branch first", fbs)
+	}
+	srv.Close()
+	typed := map[string]bool{}
+	for _, fb := range fbs {
+		if fb.Error != "" {
+			t.Fatalf("bundle of %s not written: %s", fb.BranchID, fb.Error)
+		}
+		raw := bundleTar(t, fb.Path)
+		for _, needle := range []string{pin, email, "buyer%2Btest", "buyer", `"Zq"`, `=Zq&`, ": Zq\n", `=Zq"`} {
+			if bytes.Contains(raw, []byte(needle)) {
+				t.Errorf("bundle of %s (%s) holds %q", fb.BranchID, fb.Reason, needle)
+			}
+		}
+		b, err := bundle.ReadFile(fb.Path, bundle.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range b.Manifest.Plan {
+			typed[a.Input] = true
+		}
+		if rep, err := replay.Replay(ctx, runtime(t), b, replay.Options{FailOnUnrecorded: true}); err != nil || rep.RSR != 1 {
+			t.Errorf("bundle of %s (%s): RSR %.2f, %v\n%s", fb.BranchID, fb.Reason, repRSR(rep), err, repDiff(rep))
+		}
+	}
+	if !typed["pin"] || !typed["password"] || !typed["email"] {
+		t.Errorf("the bundles typed %v: not every secret was put to the test", typed)
+	}
 }

@@ -19,6 +19,13 @@ import (
 // ErrDiverged: the replay did not reproduce every step's strict hashes.
 var ErrDiverged = errors.New("replay: diverged")
 
+// ErrUnrecorded: with Options.FailOnUnrecorded, the replayed page asked
+// for something the recording does not hold.
+var ErrUnrecorded = errors.New("replay: unrecorded request")
+
+// ErrOption: an option that does not apply to this replay.
+var ErrOption = errors.New("replay: invalid option")
+
 // Options configure Replay. The zero value is a strict replay from the
 // recorded responses.
 type Options struct {
@@ -39,6 +46,15 @@ type Options struct {
 	// replay never needs it: its proxy's certificates are accepted in its
 	// own context only.
 	IgnoreHTTPSErrors bool
+	// FailOnUnrecorded makes a strict replay fail (ErrUnrecorded) when the
+	// page sends any request the recording does not hold, even if every
+	// step's hashes still match: a regression gate, where a new request
+	// means the page changed. A request the recording holds as failed or
+	// blocked at capture is refused as it was then, and does not count.
+	// By default every such request is refused and listed in
+	// Report.Unrecorded, and only a divergence fails. It does not apply to
+	// a live replay (ErrOption).
+	FailOnUnrecorded bool
 }
 
 // StepReport is one step's comparison.
@@ -89,6 +105,9 @@ func (r *Report) OK() bool { return r.RSR == 1 && len(r.Steps) > 0 }
 // the steps before it.
 func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Options) (*Report, error) {
 	start := time.Now()
+	if opts.Live && opts.FailOnUnrecorded {
+		return nil, fmt.Errorf("%w: FailOnUnrecorded needs a strict replay: a live one has no recording to miss", ErrOption)
+	}
 	m := b.Manifest
 	rep := &Report{RunID: m.RunID, BranchID: m.BranchID, Mode: "strict"}
 	if opts.Live {
@@ -195,10 +214,30 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 	rep.RSR = float64(matched) / float64(len(plan))
 	rep.DVR = 1 - rep.RSR
 	rep.Duration = time.Since(start)
+	return rep, verdict(rep, opts)
+}
+
+// verdict is the error of a finished replay: ErrDiverged when a step's
+// strict hashes differ, ErrUnrecorded when opts.FailOnUnrecorded and the
+// page sent a request the recording does not hold, both joined when both
+// happened, nil otherwise.
+func verdict(rep *Report, opts Options) error {
+	var errs []error
 	if !rep.OK() {
-		return rep, fmt.Errorf("%w: RSR %.2f, first divergence at step %d", ErrDiverged, rep.RSR, rep.TTD)
+		errs = append(errs, fmt.Errorf("%w: RSR %.2f, first divergence at step %d", ErrDiverged, rep.RSR, rep.TTD))
 	}
-	return rep, nil
+	var missing []Unrecorded
+	for _, u := range rep.Unrecorded {
+		if !u.AtCapture {
+			missing = append(missing, u)
+		}
+	}
+	if opts.FailOnUnrecorded && len(missing) > 0 {
+		u := missing[0]
+		errs = append(errs, fmt.Errorf("%w: %d request(s) the recording does not hold, the first at step %d: %s %s",
+			ErrUnrecorded, len(missing), u.Step, u.Method, u.URL))
+	}
+	return errors.Join(errs...)
 }
 
 func originOf(u string) string {

@@ -37,6 +37,10 @@ type Unrecorded struct {
 	Step   int    `json:"step"`
 	Method string `json:"method"`
 	URL    string `json:"url"`
+	// AtCapture says the recording holds the request without a response:
+	// it failed or was blocked at capture too, so refusing it replays
+	// what happened. Otherwise the request is new to the recording.
+	AtCapture bool `json:"at_capture,omitempty"`
 }
 
 func newServer(b *bundle.Bundle) *server {
@@ -80,7 +84,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	step := s.step
 	if e == nil || e.Blocked || e.Error != "" {
-		s.unrecorded = append(s.unrecorded, Unrecorded{Step: step, Method: r.Method, URL: s.sc.URL(raw)})
+		s.unrecorded = append(s.unrecorded, Unrecorded{Step: step, Method: r.Method, URL: s.sc.URL(raw), AtCapture: e != nil})
 		s.mu.Unlock()
 		hijackClose(w)
 		return

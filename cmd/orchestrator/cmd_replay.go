@@ -225,6 +225,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var resolve resolveFlag
 	fs.Var(&resolve, "resolve", "with --live: host=IP, reach host at IP (repeatable)")
 	insecure := fs.Bool("ignore-https-errors", false, "with --live: accept certificates Chromium does not trust (a site behind an internal authority)")
+	failUnrecorded := fs.Bool("fail-on-unrecorded", false, "strict replay: any request the recording does not hold fails the replay (exit 7), as a regression gate")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: orchestrator replay BUNDLE|BRANCH_ID [flags]")
 		fs.PrintDefaults()
@@ -236,6 +237,9 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(pos) != 1 {
 		fs.Usage()
 		return errUsage
+	}
+	if *failUnrecorded && (*live || *analytical) {
+		return badInput("--fail-on-unrecorded applies to a strict replay, not --live or --analytical")
 	}
 	var b *bundle.Bundle
 	if fileExists(pos[0]) || strings.ContainsAny(pos[0], "/.") {
@@ -279,7 +283,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer rt.Close()
-	rep, rerr := replay.Replay(ctx, rt, b, replay.Options{Live: *live, StartURL: *startURL, NoControls: *noControls, IgnoreHTTPSErrors: *insecure})
+	rep, rerr := replay.Replay(ctx, rt, b, replay.Options{Live: *live, StartURL: *startURL, NoControls: *noControls, IgnoreHTTPSErrors: *insecure, FailOnUnrecorded: *failUnrecorded})
 	if rep == nil {
 		return rerr
 	}

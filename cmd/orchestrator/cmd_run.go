@@ -35,6 +35,10 @@ type runFlags struct {
 	cold       bool
 	replicas   int
 	resolve    resolveFlag
+	// failureBundles caps the bundles of failed branches a failed run
+	// writes (besides its best branch); junit is the JUnit report's path.
+	failureBundles int
+	junit          string
 }
 
 // resolveFlag collects repeated --resolve host=IP flags.
@@ -64,7 +68,13 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.replicas, "replicas", 0, "JetStream stream replicas (e.g. 3 on a three-node cluster; default: keep, 1 when new)")
 	fs.Var(&f.resolve, "resolve", "host=IP: reach host at IP, in the browser and the preflight alike (repeatable)")
 	fs.BoolVar(&f.cold, "cold", false, "replay every branch's prefix in a fresh context (no warm continuation)")
+	fs.IntVar(&f.failureBundles, "failure-bundles", defaultFailureBundles, "when the run fails: write bundles of its best branch and of up to N failed branches under DATA_DIR/bundles/RUN_ID/ (0: none)")
+	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report of the run to FILE (for CI)")
 }
+
+// defaultFailureBundles is how many failed branches a failed run hands
+// over as bundles unless told otherwise.
+const defaultFailureBundles = 5
 
 func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, error) {
 	if err := f.checkNATS(); err != nil {
@@ -77,6 +87,9 @@ func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, 
 		}
 		t.Seed, t.SeedSet = s, true
 	}
+	if f.failureBundles < 0 {
+		return orchestrator.Config{}, badInput("--failure-bundles must not be negative")
+	}
 	if f.workers < -1 {
 		return orchestrator.Config{}, badInput("--workers must not be negative")
 	}
@@ -84,7 +97,8 @@ func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, 
 		return orchestrator.Config{}, badInput("--workers %d: at most %d in-process worker slots (start worker processes for more)", f.workers, task.MaxWorkers)
 	}
 	cfg := orchestrator.Config{Task: t, DataDir: f.dataDir, Workers: f.workers, NATSURL: f.nats, NATSListen: f.natsListen,
-		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful, Resolve: f.resolve}, NoScreenshots: f.noShots, Cold: f.cold, Replicas: f.replicas}
+		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful, Resolve: f.resolve}, NoScreenshots: f.noShots, Cold: f.cold, Replicas: f.replicas,
+		FailureBundles: f.failureBundles}
 	if !f.json && !f.quiet && isTTY(stderr) {
 		cfg.Progress = newProgressLine(stderr).update
 	}
@@ -105,22 +119,50 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fs.Usage()
 		return errUsage
 	}
-	t, err := task.Load(pos[0])
+	t, cfg, err := f.prepare(pos[0], stderr)
 	if err != nil {
-		return err
-	}
-	if f.startURL != "" {
-		if t, err = t.WithStartURL(f.startURL); err != nil {
-			return err
+		name := filepath.Base(pos[0])
+		if t != nil {
+			name = t.Name
 		}
-	}
-	cfg, err := f.config(t, stderr)
-	if err != nil {
+		f.finish(stderr, name, nil, err) // a JUnit report of a task that did not start
 		return err
 	}
 	sum, err := orchestrator.Run(ctx, cfg)
 	printSummary(stdout, sum, err, f.json)
+	f.finish(stderr, t.Name, sum, err)
 	return err
+}
+
+// prepare loads the task file at path and configures its run; the task is
+// returned when it loaded, even if the configuration failed.
+func (f *runFlags) prepare(path string, stderr io.Writer) (*task.Task, orchestrator.Config, error) {
+	t, err := task.Load(path)
+	if err != nil {
+		return nil, orchestrator.Config{}, err
+	}
+	if f.startURL != "" {
+		st, err := t.WithStartURL(f.startURL)
+		if err != nil {
+			return t, orchestrator.Config{}, err
+		}
+		t = st
+	}
+	cfg, err := f.config(t, stderr)
+	return t, cfg, err
+}
+
+// finish reports on stderr what a failed run could not hand over and
+// writes the JUnit report when asked. Neither changes the run's error,
+// which the caller returns (and main reports after these lines).
+func (f *runFlags) finish(stderr io.Writer, task string, sum *orchestrator.Summary, runErr error) {
+	reportHandOver(stderr, sum)
+	if f.junit == "" {
+		return
+	}
+	if err := writeJUnitFile(f.junit, junitReport(task, sum, runErr)); err != nil {
+		fmt.Fprintf(stderr, "orchestrator: %v\n", err)
+	}
 }
 
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -170,12 +212,14 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	cfg, err := f.config(t, stderr)
 	if err != nil {
+		f.finish(stderr, t.Name, nil, err)
 		return err
 	}
 	if !f.json {
 		fmt.Fprintf(stdout, "demo site (Nimbus Cloud) serving at %s with %s latency, variant %s\n", srv.URL(), *latency, *ab)
 	}
 	sum, err := orchestrator.Run(ctx, cfg)
+	f.finish(stderr, t.Name, sum, err)
 	orders, oerr := countOrders(ctx, srv.URL())
 	if f.json {
 		out := map[string]any{"summary": sum, "site_orders": orders}

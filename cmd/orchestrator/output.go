@@ -132,11 +132,45 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 	if s.Paths.Bundle != "" {
 		fmt.Fprintf(w, "            bundle    %s  (orchestrator replay %s)\n", s.Paths.Bundle, s.Paths.Bundle)
 	}
+	printHandOver(w, s)
 	status := s.Status
 	if err != nil {
 		status += ": " + oneLine(err.Error())
 	}
 	fmt.Fprintf(w, "  result    %s in %s\n", status, s.Elapsed.Round(10*time.Millisecond))
+}
+
+// printHandOver lists the bundles a failed run handed over, each with the
+// command that replays it.
+func printHandOver(w io.Writer, s *orchestrator.Summary) {
+	written := slices.ContainsFunc(s.Paths.FailureBundles, func(fb orchestrator.FailureBundle) bool { return fb.Path != "" })
+	if !written {
+		return // reportHandOver names the ones that were not
+	}
+	fmt.Fprintf(w, "  replay    bundles of this failure in %s\n", s.Paths.FailureBundleDir)
+	for _, fb := range s.Paths.FailureBundles {
+		if fb.Path == "" {
+			continue
+		}
+		why := fmt.Sprintf("%-6s branch %s, J %.3f", fb.Reason, fb.BranchID, fb.J)
+		if fb.Rule != "" {
+			why += ", " + fb.Rule
+		}
+		fmt.Fprintf(w, "            %s\n              %s\n", why, fb.Replay)
+	}
+}
+
+// reportHandOver names on stderr each bundle a failed run could not
+// write; the run's own error is reported after it, unchanged.
+func reportHandOver(stderr io.Writer, s *orchestrator.Summary) {
+	if s == nil {
+		return
+	}
+	for _, fb := range s.Paths.FailureBundles {
+		if fb.Error != "" {
+			fmt.Fprintf(stderr, "orchestrator: failure bundle not written: %s\n", strings.TrimPrefix(oneLine(fb.Error), "orchestrator: "))
+		}
+	}
 }
 
 // reachedWhat names where a winner stops: the commit boundary, or the

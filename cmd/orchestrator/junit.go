@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+)
+
+// A JUnit XML report of one run, for CI systems that show test results:
+// one test suite holding one test case, the task. A run that did not
+// commit (or reach its goal) is a failure naming its outcome and exit
+// code, the bundles it handed over and the command that replays them.
+
+// junitSuite is the report's root element.
+type junitSuite struct {
+	XMLName  xml.Name    `xml:"testsuite"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+// junitCase is the task's test case.
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	SystemOut *junitText    `xml:"system-out,omitempty"`
+}
+
+// junitText is an element's text, kept as CDATA so its lines read as
+// they are.
+type junitText struct {
+	Text string `xml:",cdata"`
+}
+
+// junitFailure says why the run failed: Message the outcome and the
+// first replay command, Type the run's status, Text the details.
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",cdata"`
+}
+
+// junitReport is the report of the run of task name: its summary (nil
+// when the run stopped before it had an id) and its error.
+func junitReport(name string, s *orchestrator.Summary, runErr error) junitSuite {
+	var elapsed time.Duration
+	if s != nil {
+		elapsed = s.Elapsed
+	}
+	secs := fmt.Sprintf("%.3f", elapsed.Seconds())
+	c := junitCase{Name: name, Classname: "multiverse", Time: secs, SystemOut: junitOut(s)}
+	suite := junitSuite{Name: "multiverse", Tests: 1, Time: secs}
+	if runErr != nil {
+		c.Failure = junitFail(s, runErr)
+		suite.Failures = 1
+	}
+	suite.Cases = []junitCase{c}
+	return suite
+}
+
+// junitFail describes a failed run.
+func junitFail(s *orchestrator.Summary, runErr error) *junitFailure {
+	code := orchestrator.ExitCode(runErr)
+	status := "not_started" // the run stopped before it had an id
+	if s != nil && s.Status != "" {
+		status = s.Status
+	}
+	msg := strings.TrimPrefix(oneLine(runErr.Error()), "orchestrator: ")
+	f := &junitFailure{Type: status, Message: fmt.Sprintf("%s (exit %d): %s", status, code, msg)}
+	var b strings.Builder
+	fmt.Fprintf(&b, "outcome: %s (exit %d)\nerror: %s\n", status, code, msg)
+	if s != nil && s.Paths.FailureBundleDir != "" {
+		fmt.Fprintf(&b, "bundles: %s\n", s.Paths.FailureBundleDir)
+		for _, fb := range s.Paths.FailureBundles {
+			if fb.Path == "" {
+				fmt.Fprintf(&b, "  %s branch %s: not written: %s\n", fb.Reason, fb.BranchID, oneLine(fb.Error))
+				continue
+			}
+			if !strings.Contains(f.Message, "replay:") {
+				f.Message += "; replay: " + fb.Replay
+			}
+			fmt.Fprintf(&b, "  %s branch %s (J %.3f%s): %s\n    %s\n", fb.Reason, fb.BranchID, fb.J, ruleSuffix(fb.Rule), fb.Path, fb.Replay)
+		}
+	}
+	f.Text = b.String()
+	return f
+}
+
+func ruleSuffix(rule string) string {
+	if rule == "" {
+		return ""
+	}
+	return ", " + rule
+}
+
+// junitOut is the test case's standard output: the run's id and where its
+// records are; nil without a summary.
+func junitOut(s *orchestrator.Summary) *junitText {
+	if s == nil {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "run_id: %s\ntask: %s\nstatus: %s\n", s.RunID, s.Task, s.Status)
+	fmt.Fprintf(&b, "branches: %d executed, %d at the %s\n", s.Branches.Executed, s.Branches.Boundary, reachedWhat(s))
+	fmt.Fprintf(&b, "data_dir: %s\n", s.Paths.DataDir)
+	if s.Paths.Bundle != "" {
+		fmt.Fprintf(&b, "bundle: %s\n", s.Paths.Bundle)
+	}
+	return &junitText{Text: b.String()}
+}
+
+// writeJUnit writes the report as an XML document to w.
+func writeJUnit(w io.Writer, suite junitSuite) error {
+	var buf bytes.Buffer
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(&buf)
+	enc.Indent("", "  ")
+	if err := enc.Encode(suite); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	buf.WriteByte('\n')
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// writeJUnitFile writes the report to path, creating its directory.
+func writeJUnitFile(path string, suite junitSuite) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := writeJUnit(&buf, suite); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	return nil
+}
