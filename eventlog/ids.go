@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // BranchRef names one branch of one run.
@@ -174,4 +175,33 @@ func (s *idSet) branches() []BranchRef {
 		return cmp.Or(cmp.Compare(a.RunID, b.RunID), cmp.Compare(a.BranchID, b.BranchID))
 	})
 	return out
+}
+
+// BranchIDsEnding returns the branches whose id ends with suffix, as
+// BranchIDs does for a prefix: the short form "…" + last characters that
+// the CLI prints. It reads each run's part of the events_by_branch index.
+func (l *Log) BranchIDsEnding(ctx context.Context, runID, suffix string, limit int) ([]BranchRef, error) {
+	if err := l.checkOpen("branch ids"); err != nil {
+		return nil, err
+	}
+	runs := []string{runID}
+	if runID == "" {
+		var err error
+		if runs, err = l.allRunIDs(ctx); err != nil {
+			return nil, err
+		}
+	}
+	found := newIDSet(limit)
+	for _, run := range runs {
+		for _, s := range prefixForms(suffix) {
+			q := `SELECT DISTINCT branch_id FROM events WHERE run_id = ? AND branch_id != '' AND substr(branch_id, -?) = ? ORDER BY branch_id` + limitClause(limit)
+			if err := l.collect(ctx, found, q, []any{run, utf8.RuneCountInString(s), s}, &run); err != nil {
+				return nil, fmt.Errorf("eventlog: branch ids ending in %q of run %s: %w", suffix, run, err)
+			}
+		}
+		if found.full() {
+			break
+		}
+	}
+	return found.branches(), nil
 }

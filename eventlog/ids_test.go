@@ -93,3 +93,30 @@ func TestBranchIDs(t *testing.T) {
 		})
 	}
 }
+
+func TestBranchIDsEnding(t *testing.T) {
+	l := idsLog(t)
+	ref := func(run, br string) eventlog.BranchRef { return eventlog.BranchRef{RunID: run, BranchID: br} }
+	tests := []struct {
+		name, run, suffix string
+		want              []eventlog.BranchRef
+	}{
+		{"in a run", "01JRUNAAAA", "A01", []eventlog.BranchRef{ref("01JRUNAAAA", "01JBRAAA01")}},
+		{"every run", "", "01", []eventlog.BranchRef{ref("01JRUNAAAA", "01JBRAAA01"), ref("01JRUNBBBB", "01JBRBBB01")}},
+		{"lower case", "", "b01", []eventlog.BranchRef{ref("01JRUNBBBB", "01JBRBBB01")}},
+		{"whole id", "", "br-Mixed", []eventlog.BranchRef{ref("run-Mixed", "br-Mixed")}},
+		{"unknown", "", "ZZ", nil},
+		{"empty suffix matches nothing", "", "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := l.BranchIDsEnding(context.Background(), tc.run, tc.suffix, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("BranchIDsEnding(%q, %q) = %v, want %v", tc.run, tc.suffix, got, tc.want)
+			}
+		})
+	}
+}
