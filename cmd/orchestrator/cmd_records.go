@@ -45,7 +45,6 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer l.Close()
-	p := l.Path()
 	switch {
 	case pos[0] == "list" && len(pos) == 1:
 		es, err := l.List(ctx, ledger.Filter{State: ledger.State(*state)})
@@ -62,12 +61,7 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return tw.Flush()
 	case pos[0] == "show" && len(pos) == 2:
-		e, err := l.GetByID(ctx, pos[1])
-		if errors.Is(err, ledger.ErrNotFound) {
-			if e, err = l.Get(ctx, pos[1]); errors.Is(err, ledger.ErrNotFound) {
-				return badInput("no ledger entry %s in %s", pos[1], p)
-			}
-		}
+		e, err := resolveEntry(ctx, l, pos[1])
 		if err != nil {
 			return err
 		}
@@ -210,13 +204,7 @@ func readEvidence(ctx context.Context, l *ledger.Ledger, dataDir, id, name, out 
 	if out == "" {
 		return badInput("ledger evidence %s %s: give the output file with -o FILE (- for stdout)", id, name)
 	}
-	e, err := l.GetByID(ctx, id)
-	if errors.Is(err, ledger.ErrNotFound) {
-		e, err = l.Get(ctx, id)
-	}
-	if errors.Is(err, ledger.ErrNotFound) {
-		return badInput("no ledger entry %s in %s", id, l.Path())
-	}
+	e, err := resolveEntry(ctx, l, id)
 	if err != nil {
 		return err
 	}
@@ -273,26 +261,24 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer l.Close()
-	p := l.Path()
-	es, err := l.Events(ctx, pos[0], eventlog.Query{BranchID: *br})
-	if errors.Is(err, eventlog.ErrRunNotFound) {
-		return badInput("no run %s in %s (orchestrator runs lists them)", pos[0], p)
-	}
+	run, err := resolveRun(ctx, l, pos[0])
 	if err != nil {
 		return err
 	}
 	// Audit before printing: a tampered log is an error, not a listing.
-	if err := auditRun(ctx, l, *dataDir, pos[0]); err != nil {
+	if err := auditRun(ctx, l, *dataDir, run); err != nil {
 		return err
 	}
-	if *br != "" && len(es) == 0 {
-		// Not a full id: the short form events print, or no branch.
-		if *br, err = branchBySuffix(ctx, l, pos[0], *br); err != nil {
+	if *br != "" {
+		ref, err := resolveBranch(ctx, l, run, *br)
+		if err != nil {
 			return err
 		}
-		if es, err = l.Events(ctx, pos[0], eventlog.Query{BranchID: *br}); err != nil {
-			return err
-		}
+		*br = ref.BranchID
+	}
+	es, err := l.Events(ctx, run, eventlog.Query{BranchID: *br})
+	if err != nil {
+		return err
 	}
 	if *asJSON {
 		return eventlog.WriteJSONL(stdout, es)
@@ -303,7 +289,7 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *br != "" {
 		// Why the branch ended as it did needs the run's events too (the
 		// winner ranking is one).
-		all, err := l.Events(ctx, pos[0], eventlog.Query{})
+		all, err := l.Events(ctx, run, eventlog.Query{})
 		if err != nil {
 			return err
 		}
