@@ -283,9 +283,7 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *asJSON {
 		return eventlog.WriteJSONL(stdout, es)
 	}
-	for _, e := range es {
-		fmt.Fprintln(stdout, eventlog.Pretty(e))
-	}
+	printEvents(stdout, es)
 	if *br != "" {
 		// Why the branch ended as it did needs the run's events too (the
 		// winner ranking is one).
