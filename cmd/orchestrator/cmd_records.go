@@ -9,10 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
@@ -54,12 +51,8 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if *asJSON {
 			return ledger.WriteJSON(stdout, es)
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tSTATE\tORDER\tATTEMPTS\tRUN\tUPDATED\tKEY")
-		for _, e := range es {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", e.ID, e.State, e.OrderID, e.Attempts, e.RunID, e.UpdatedAt.Format("2006-01-02 15:04:05"), e.Key)
-		}
-		return tw.Flush()
+		printLedgerList(stdout, es)
+		return nil
 	case pos[0] == "show" && len(pos) == 2:
 		e, err := resolveEntry(ctx, l, pos[1])
 		if err != nil {
@@ -95,39 +88,6 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fs.Usage()
 	return errUsage
-}
-
-func printEntry(w io.Writer, e ledger.Entry, hist []ledger.Transition) {
-	fmt.Fprintf(w, "entry      %s\n", e.ID)
-	fmt.Fprintf(w, "state      %s (attempts %d)\n", e.State, e.Attempts)
-	fmt.Fprintf(w, "key        %s\n", e.Key)
-	if e.OrderID != "" {
-		fmt.Fprintf(w, "order      %s\n", e.OrderID)
-	}
-	fmt.Fprintf(w, "run        %s  branch %s  plan %s\n", e.RunID, e.BranchID, e.PlanDigest)
-	fmt.Fprintf(w, "site/flow  %s / %s\n", e.Site, e.Flow)
-	fmt.Fprintf(w, "intent     %s  (sha256 %s)\n", e.Payload, e.PayloadSHA256)
-	if len(e.Confirmation) > 0 {
-		fmt.Fprintf(w, "confirmed  %s\n", e.Confirmation)
-	}
-	if e.Error != "" {
-		fmt.Fprintf(w, "error      %s\n", e.Error)
-	}
-	names := make([]string, 0, len(e.Artifacts))
-	for k := range e.Artifacts {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		fmt.Fprintf(w, "evidence   %-24s sha256:%s\n", k, e.Artifacts[k])
-	}
-	for _, t := range hist {
-		from := string(t.From)
-		if from == "" {
-			from = "-"
-		}
-		fmt.Fprintf(w, "history    #%d %s %s %s -> %s  %s\n", t.Seq, t.At.Format(time.RFC3339), t.Op, from, t.To, t.Hash[:16])
-	}
 }
 
 // verifyLedger audits the ledger offline: its own hash chain, every entry
@@ -297,31 +257,4 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return nil
-}
-
-func cmdRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("runs", flag.ContinueOnError)
-	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
-	pos, err := parse(fs, args, stderr)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 0 {
-		return errUsage
-	}
-	l, err := openEventsRO(ctx, *dataDir)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	runs, err := l.Runs(ctx)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tEVENTS\tFIRST\tLAST\tLAST KIND")
-	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", r.RunID, r.Events, r.First.Format("2006-01-02 15:04:05"), r.Last.Format("15:04:05"), r.LastKind)
-	}
-	return tw.Flush()
 }

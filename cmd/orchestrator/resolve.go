@@ -12,8 +12,9 @@ import (
 
 // How ids typed on the command line are found: a run, branch or ledger
 // entry is named by its full id or by any prefix of it that names no
-// other (as git names commits), in either case; a branch also by the
-// short form events print ("…" and its last characters). A prefix that
+// other (as git names commits), in either case, with or without the "…"
+// tables print after a cut id; a branch also by the short form events
+// print ("…" and its last characters). A prefix that
 // names several is an *idError listing them, one that names none an
 // *idError saying where the ids are listed; both are bad input (exit 2).
 
@@ -59,7 +60,7 @@ func matchesOf(e *idError, found []string) error {
 
 // resolveRun returns the run id that id names in the event log.
 func resolveRun(ctx context.Context, l *eventlog.Log, id string) (string, error) {
-	found, err := l.RunIDs(ctx, id, maxListed+1)
+	found, err := l.RunIDs(ctx, cutID(id), maxListed+1)
 	if err != nil {
 		return "", err
 	}
@@ -116,6 +117,7 @@ func resolveEntry(ctx context.Context, l *ledger.Ledger, id string) (ledger.Entr
 	if err != nil {
 		return ledger.Entry{}, err
 	}
+	id = cutID(id)
 	up := strings.ToUpper(id)
 	var hits []ledger.Entry
 	var names []string
@@ -135,3 +137,7 @@ func resolveEntry(ctx context.Context, l *ledger.Ledger, id string) (ledger.Entr
 func hasPrefixFold(s, p, up string) bool {
 	return strings.HasPrefix(s, p) || strings.HasPrefix(s, up)
 }
+
+// cutID is the prefix an id cut as tables print it names
+// ("01M8A3QGCH0Y…" names the runs starting with 01M8A3QGCH0Y).
+func cutID(id string) string { return strings.TrimSuffix(id, "…") }
