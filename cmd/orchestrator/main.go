@@ -26,12 +26,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/telemetry"
 )
+
+// defaultSiteAddr is where `orchestrator site` serves the demo site, and
+// the example tasks look for it.
+const defaultSiteAddr = "127.0.0.1:8555"
 
 const usage = `usage: orchestrator COMMAND [flags]
 
@@ -120,8 +123,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, errUsage) {
 		return orchestrator.ExitBadInput
 	}
-	// Errors of the orchestrator package carry its name already.
-	msg := strings.TrimPrefix(oneLine(err.Error()), "orchestrator: ")
-	fmt.Fprintf(stderr, "orchestrator: %s\n", msg)
+	fmt.Fprintln(stderr, errorLine(err))
 	return orchestrator.ExitCode(err)
 }
