@@ -37,9 +37,9 @@ func (e *idError) Error() string {
 	}
 	more := ""
 	if e.More {
-		more = ", …"
+		more = " and more"
 	}
-	return fmt.Sprintf("%s %s is ambiguous in %s: it names %s%s", e.What, e.ID, e.In, strings.Join(e.Matches, ", "), more)
+	return fmt.Sprintf("%s %s is ambiguous in %s: it names %s%s (give more of the id)", e.What, e.ID, e.In, strings.Join(e.Matches, ", "), more)
 }
 
 // Unwrap makes every idError bad input (exit 2).
