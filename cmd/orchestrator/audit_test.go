@@ -224,7 +224,7 @@ func testAuditStores(t *testing.T, pristine string, sum orchestrator.Summary) {
 		out := filepath.Join(t.TempDir(), "copy.bundle")
 		check(t, dir,
 			call{[]string{"ledger", "verify"}, ok, []string{"OK"}},
-			call{[]string{"ledger", "list"}, ok, []string{entry}},
+			call{[]string{"ledger", "list"}, ok, []string{clipTo(entry, listIDWidth)}},
 			call{[]string{"ledger", "show", entry}, ok, []string{entry}},
 			call{[]string{"ledger", "export", "--format", "csv"}, ok, []string{entry}},
 			call{[]string{"runs"}, ok, []string{runID}},
