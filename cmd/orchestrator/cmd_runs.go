@@ -85,7 +85,7 @@ func listRuns(ctx context.Context, l *eventlog.Log, pos []string) ([]eventlog.Ru
 		return nil, err
 	}
 	if len(ids) == 0 {
-		return nil, &idError{What: "run", ID: pos[0], In: l.Path(), Next: "orchestrator runs"}
+		return nil, &idError{What: "run", ID: pos[0], In: l.Path(), Next: "`orchestrator runs` lists the runs"}
 	}
 	want := map[string]bool{}
 	for _, id := range ids {

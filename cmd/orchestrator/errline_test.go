@@ -86,7 +86,7 @@ func TestFailureStderr(t *testing.T) {
 			`orchestrator: bad input: --nats-listen "` + busy + `": bus: embedded server failed to start: cannot listen on the address: ` + busy +
 				": listen tcp " + busy + ": bind: address already in use\n"},
 		{"unknown run", []string{"events", "01NOPE", "--data-dir", filepath.Join(dir, "d1")}, orchestrator.ExitBadInput,
-			"orchestrator: no run 01NOPE in " + filepath.Join(dir, "d1", "events.db") + ": `orchestrator runs` lists them\n"},
+			"orchestrator: no run 01NOPE in " + filepath.Join(dir, "d1", "events.db") + ": `orchestrator runs` lists the runs\n"},
 		{"no data dir", []string{"runs", "--data-dir", filepath.Join(dir, "none")}, orchestrator.ExitBadInput,
 			"orchestrator: bad input: no events.db in data dir " + filepath.Join(dir, "none") + ": the directory does not exist (run a task first, or pass --data-dir)\n"},
 	}

@@ -99,7 +99,7 @@ func TestReadCommands(t *testing.T) {
 			t.Errorf("bundle does not name the full ids: %s", out)
 		}
 		code, _, errs := cli(t, "bundle", runPrefix, "NOPE")
-		if want := "orchestrator: no branch NOPE in run " + runID + ": `orchestrator events " + runID + "` lists them\n"; code != 2 || errs != want {
+		if want := "orchestrator: no branch NOPE in run " + runID + ": `orchestrator events " + runID + "` lists its branches\n"; code != 2 || errs != want {
 			t.Errorf("unknown branch: exit %d, stderr %q, want %q", code, errs, want)
 		}
 	})
@@ -125,6 +125,10 @@ func TestReadCommands(t *testing.T) {
 				!strings.Contains(out, "\ntransitions\n") {
 				t.Errorf("ledger show %s:\n%s", id, out)
 			}
+		}
+		code, _, errs := cli(t, "ledger", "show", "NOPE")
+		if want := "orchestrator: no ledger entry NOPE in " + filepath.Join(dir, "ledger.db") + ": `orchestrator ledger list` lists the entries\n"; code != 2 || errs != want {
+			t.Errorf("unknown entry: exit %d, stderr %q, want %q", code, errs, want)
 		}
 		if out := ok(t, "ledger", "evidence", cut, "invoice", "-o", "-"); len(out) == 0 {
 			t.Errorf("ledger evidence %s invoice wrote nothing", cut)

@@ -14,9 +14,10 @@ import (
 // entry is named by its full id or by any prefix of it that names no
 // other (as git names commits), in either case, with or without the "…"
 // tables print after a cut id; a branch also by the short form events
-// print ("…" and its last characters). A prefix that
-// names several is an *idError listing them, one that names none an
-// *idError saying where the ids are listed; both are bad input (exit 2).
+// print ("…" and its last characters), tried when no prefix matches. A
+// prefix that names several is an *idError listing them, one that names
+// none an *idError saying where the ids are listed; both are bad input
+// (exit 2).
 
 // maxListed is how many matches an ambiguous id lists.
 const maxListed = 10
@@ -28,12 +29,12 @@ type idError struct {
 	In      string   // where it was looked for: "run X", a file
 	Matches []string // the ids it names, when more than one (at most maxListed)
 	More    bool     // more than maxListed matched
-	Next    string   // the command that lists the ids
+	Next    string   // where the ids are listed: "`orchestrator runs` lists the runs"
 }
 
 func (e *idError) Error() string {
 	if len(e.Matches) == 0 {
-		return fmt.Sprintf("no %s %s in %s: `%s` lists them", e.What, e.ID, e.In, e.Next)
+		return fmt.Sprintf("no %s %s in %s: %s", e.What, e.ID, e.In, e.Next)
 	}
 	more := ""
 	if e.More {
@@ -64,7 +65,7 @@ func resolveRun(ctx context.Context, l *eventlog.Log, id string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	if err := matchesOf(&idError{What: "run", ID: id, In: l.Path(), Next: "orchestrator runs"}, found); err != nil {
+	if err := matchesOf(&idError{What: "run", ID: id, In: l.Path(), Next: "`orchestrator runs` lists the runs"}, found); err != nil {
 		return "", err
 	}
 	return found[0], nil
@@ -74,9 +75,9 @@ func resolveRun(ctx context.Context, l *eventlog.Log, id string) (string, error)
 // run is "". A prefix is tried first, then a suffix ("…" forces a
 // suffix), so the short form events print names its branch.
 func resolveBranch(ctx context.Context, l *eventlog.Log, run, id string) (eventlog.BranchRef, error) {
-	e := &idError{What: "branch", ID: id, In: "run " + run, Next: "orchestrator events " + run}
+	e := &idError{What: "branch", ID: id, In: "run " + run, Next: "`orchestrator events " + run + "` lists its branches"}
 	if run == "" {
-		e.In, e.Next = "any run of "+l.Path(), "orchestrator runs"
+		e.In, e.Next = "any run of "+l.Path(), "`orchestrator events RUN` lists a run's branches"
 	}
 	var refs []eventlog.BranchRef
 	var err error
@@ -127,7 +128,7 @@ func resolveEntry(ctx context.Context, l *ledger.Ledger, id string) (ledger.Entr
 			names = append(names, e.ID)
 		}
 	}
-	if err := matchesOf(&idError{What: "ledger entry", ID: id, In: l.Path(), Next: "orchestrator ledger list"}, names); err != nil {
+	if err := matchesOf(&idError{What: "ledger entry", ID: id, In: l.Path(), Next: "`orchestrator ledger list` lists the entries"}, names); err != nil {
 		return ledger.Entry{}, err
 	}
 	return hits[0], nil

@@ -73,13 +73,13 @@ func TestEventsIDs(t *testing.T) {
 		{"ambiguous run", "01RUN", "", orchestrator.ExitBadInput,
 			"orchestrator: run 01RUN is ambiguous in " + db + ": it names " + fxRun + ", " + fxRun2 + " (give more of the id)\n"},
 		{"unknown run", "01NOPE", "", orchestrator.ExitBadInput,
-			"orchestrator: no run 01NOPE in " + db + ": `orchestrator runs` lists them\n"},
+			"orchestrator: no run 01NOPE in " + db + ": `orchestrator runs` lists the runs\n"},
 		{"ambiguous branch prefix", fxRun, "01BRANCH", orchestrator.ExitBadInput,
 			"orchestrator: branch 01BRANCH is ambiguous in run " + fxRun + ": it names " + fxChild + ", " + fxOther + ", " + fxRoot + " (give more of the id)\n"},
 		{"ambiguous short id", fxRun, "…BBBB", orchestrator.ExitBadInput,
 			"orchestrator: branch …BBBB is ambiguous in run " + fxRun + ": it names " + fxChild + ", " + fxOther + " (give more of the id)\n"},
 		{"unknown branch", "01RUNA", "NOPE", orchestrator.ExitBadInput,
-			"orchestrator: no branch NOPE in run " + fxRun + ": `orchestrator events " + fxRun + "` lists them\n"},
+			"orchestrator: no branch NOPE in run " + fxRun + ": `orchestrator events " + fxRun + "` lists its branches\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -97,6 +97,39 @@ func TestEventsIDs(t *testing.T) {
 			}
 			if c.code != 0 && errb.String() != c.want {
 				t.Fatalf("stderr\n%q\nwant\n%q", errb.String(), c.want)
+			}
+		})
+	}
+}
+
+// TestOtherCommandsIDs: runs, bundle, replay and ledger resolve ids as
+// events does, and say where the ids are listed when one names nothing.
+func TestOtherCommandsIDs(t *testing.T) {
+	dir := resolveFixture(t)
+	db := filepath.Join(dir, "events.db")
+	cases := []struct {
+		name string
+		args []string
+		want string // the exact stderr, exit 2
+	}{
+		{"runs unknown prefix", []string{"runs", "01X"}, "orchestrator: no run 01X in " + db + ": `orchestrator runs` lists the runs\n"},
+		{"bundle ambiguous run", []string{"bundle", "01run"},
+			"orchestrator: run 01run is ambiguous in " + db + ": it names " + fxRun + ", " + fxRun2 + " (give more of the id)\n"},
+		{"bundle unknown branch", []string{"bundle", "01runa", "01X"},
+			"orchestrator: no branch 01X in run " + fxRun + ": `orchestrator events " + fxRun + "` lists its branches\n"},
+		{"replay unknown branch", []string{"replay", "NOPE"},
+			"orchestrator: no branch NOPE in any run of " + db + ": `orchestrator events RUN` lists a run's branches\n"},
+		{"replay ambiguous branch", []string{"replay", "…BBBB"},
+			"orchestrator: branch …BBBB is ambiguous in any run of " + db + ": it names " + fxChild + " (run " + fxRun + "), " + fxOther + " (run " + fxRun + ") (give more of the id)\n"},
+		{"replay unknown run", []string{"replay", fxChild, "--run", "01RUNC"},
+			"orchestrator: no run 01RUNC in " + db + ": `orchestrator runs` lists the runs\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), append(c.args, "--data-dir", dir), &out, &errb)
+			if code != orchestrator.ExitBadInput || errb.String() != c.want {
+				t.Fatalf("exit %d, stderr\n%q\nwant exit 2 and\n%q", code, errb.String(), c.want)
 			}
 		})
 	}
