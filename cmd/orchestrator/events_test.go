@@ -119,3 +119,18 @@ func TestEventsJSONUnchanged(t *testing.T) {
 		t.Fatalf("--json output does not verify: %v", err)
 	}
 }
+
+// FuzzEventLine: any stored payload of any kind renders as one line.
+func FuzzEventLine(f *testing.F) {
+	f.Add(eventlog.KindMetricUpdate, []byte(`{"score":{"j":0.41,"progress":0.5},"flips":[{"predicate":"a","to":true}]}`))
+	f.Add(eventlog.KindBranchPruned, []byte(`{"rule":"dead_end","detail":{"url":"x\ny"}}`))
+	f.Add(eventlog.KindWinner, []byte(`{"ranking":[{"branch_id":"b","j":1}]}`))
+	f.Add("future_kind", []byte(`[{"a":1},"two\u2028"]`))
+	f.Add(eventlog.KindNav, []byte(`not json`))
+	f.Fuzz(func(t *testing.T, kind string, data []byte) {
+		e := eventlog.Event{Seq: 1, Kind: kind, BranchID: "01BRANCH\nID", Payload: data}
+		if line := eventLine(e, 13); strings.ContainsAny(line, "\n\r") {
+			t.Fatalf("eventLine holds a line break: %q", line)
+		}
+	})
+}
