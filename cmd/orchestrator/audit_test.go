@@ -29,9 +29,7 @@ func TestAuditCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	site := startDemoSite(t)
-	dir := t.TempDir()
-	sum := commitSmallTask(t, site.srv.URL(), dir)
+	dir, sum := sharedCopy(t)
 	run := func(args ...string) (int, string) {
 		var o, e bytes.Buffer
 		c := runCLI(args, &o, &e)

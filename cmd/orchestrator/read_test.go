@@ -14,17 +14,15 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
-// TestReadCommands commits the short checkout task once against the demo
-// site, then reads its records through the CLI the way people type ids:
-// prefixes in lower case, cut ids as tables print them, the short branch
-// form. Every subtest reads the same data dir and changes nothing.
+// TestReadCommands reads the package's committed run (sharedCommit)
+// through the CLI the way people type ids: prefixes in lower case, cut
+// ids as tables print them, the short branch form. Nothing it runs
+// changes the data dir.
 func TestReadCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	site := startDemoSite(t)
-	dir := t.TempDir()
-	sum := commitSmallTask(t, site.srv.URL(), dir)
+	dir, sum := sharedCommit(t)
 	runID, winner, entry := sum.RunID, sum.Winner.BranchID, sum.Commit.EntryID
 	cli := func(t *testing.T, args ...string) (code int, stdout, stderr string) {
 		t.Helper()
