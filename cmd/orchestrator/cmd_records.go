@@ -46,7 +46,7 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case pos[0] == "list" && len(pos) == 1:
 		es, err := l.List(ctx, ledger.Filter{State: ledger.State(*state)})
 		if err != nil {
-			return badInput("%v", err)
+			return listError(err, *state)
 		}
 		if *asJSON {
 			return ledger.WriteJSON(stdout, es)
@@ -76,7 +76,7 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case pos[0] == "export" && len(pos) == 1:
 		es, err := l.List(ctx, ledger.Filter{State: ledger.State(*state)})
 		if err != nil {
-			return badInput("%v", err)
+			return listError(err, *state)
 		}
 		switch *format {
 		case "json":
@@ -88,6 +88,15 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fs.Usage()
 	return errUsage
+}
+
+// listError is the error of a ledger listing: bad input naming the
+// states --state takes when it names none of them.
+func listError(err error, state string) error {
+	if errors.Is(err, ledger.ErrInvalid) {
+		return badInput("--state %q: use intent, committed, aborted or failed", state)
+	}
+	return err
 }
 
 // verifyLedger audits the ledger offline: its own hash chain, every entry

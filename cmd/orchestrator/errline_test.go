@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
@@ -73,6 +74,15 @@ func TestFailureStderr(t *testing.T) {
 	}
 	defer taken.Close()
 	busy := taken.Addr().String()
+	withLedger := filepath.Join(dir, "ledger-only")
+	if err := os.MkdirAll(withLedger, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	led, err := ledger.Open(context.Background(), filepath.Join(withLedger, "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	led.Close()
 	tests := []struct {
 		name string
 		args []string
@@ -87,6 +97,10 @@ func TestFailureStderr(t *testing.T) {
 				": listen tcp " + busy + ": bind: address already in use\n"},
 		{"unknown run", []string{"events", "01NOPE", "--data-dir", filepath.Join(dir, "d1")}, orchestrator.ExitBadInput,
 			"orchestrator: no run 01NOPE in " + filepath.Join(dir, "d1", "events.db") + ": `orchestrator runs` lists the runs\n"},
+		{"no bundle file", []string{"validate", filepath.Join(dir, "none.bundle")}, orchestrator.ExitBadInput,
+			"orchestrator: bad input: open " + filepath.Join(dir, "none.bundle") + ": no such file or directory\n"},
+		{"unknown ledger state", []string{"ledger", "list", "--state", "done", "--data-dir", withLedger}, orchestrator.ExitBadInput,
+			`orchestrator: bad input: --state "done": use intent, committed, aborted or failed` + "\n"},
 		{"no data dir", []string{"runs", "--data-dir", filepath.Join(dir, "none")}, orchestrator.ExitBadInput,
 			"orchestrator: bad input: no events.db in data dir " + filepath.Join(dir, "none") + ": the directory does not exist (run a task first, or pass --data-dir)\n"},
 	}

@@ -73,7 +73,7 @@ func main() {
 	ctx, stop := signalContext()
 	shutdown, err := telemetry.Setup(ctx, "multiverse-orchestrator")
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "orchestrator: %v\n", err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(orchestrator.ExitBadInput)
 	}
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
