@@ -26,7 +26,8 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	state := fs.String("state", "", "list only entries in this state (intent, committed, aborted, failed)")
 	out := fs.String("o", "", "evidence: the file to write the document to (- for stdout)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orchestrator ledger list|show ID|verify|export [--format json|csv]|evidence ID NAME -o FILE [flags]")
+		fmt.Fprintln(stderr, "usage: orchestrator ledger list|show ENTRY|verify|export [--format json|csv]|evidence ENTRY NAME -o FILE [flags]")
+		fmt.Fprintln(stderr, "ENTRY: an entry id or a unique prefix of one, an idempotency key, or the run that made the entry")
 		fs.PrintDefaults()
 	}
 	pos, err := parse(fs, args, stderr)
@@ -215,8 +216,12 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("events", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
 	asJSON := fs.Bool("json", false, "print JSON lines")
-	br := fs.String("branch", "", "only this branch's events")
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator events RUN_ID [flags]"); fs.PrintDefaults() }
+	br := fs.String("branch", "", "only this branch's events, then why it ended")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orchestrator events RUN [--branch BRANCH] [flags]")
+		fmt.Fprintln(stderr, "RUN, BRANCH: an id or a unique prefix of one; BRANCH also the short form events print (…9NGHT4DK)")
+		fs.PrintDefaults()
+	}
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
 		return err
