@@ -99,6 +99,12 @@ func resolveBranch(ctx context.Context, l *eventlog.Log, run, id string) (eventl
 			names[i] = r.BranchID + " (run " + r.RunID + ")"
 		}
 	}
+	if len(names) == 0 && run == "" {
+		// A run id where a branch was wanted: say so.
+		if runs, err := l.RunIDs(ctx, cutID(id), 2); err == nil && len(runs) == 1 {
+			e.Next = fmt.Sprintf("%s is a run: `orchestrator events %s` lists its branches", id, runs[0])
+		}
+	}
 	if err := matchesOf(e, names); err != nil {
 		return eventlog.BranchRef{}, err
 	}

@@ -121,6 +121,8 @@ func TestOtherCommandsIDs(t *testing.T) {
 			"orchestrator: no branch NOPE in any run of " + db + ": `orchestrator events RUN` lists a run's branches\n"},
 		{"replay ambiguous branch", []string{"replay", "…BBBB"},
 			"orchestrator: branch …BBBB is ambiguous in any run of " + db + ": it names " + fxChild + " (run " + fxRun + "), " + fxOther + " (run " + fxRun + ") (give more of the id)\n"},
+		{"replay of a run", []string{"replay", "01runb"},
+			"orchestrator: no branch 01runb in any run of " + db + ": 01runb is a run: `orchestrator events " + fxRun2 + "` lists its branches\n"},
 		{"replay unknown run", []string{"replay", fxChild, "--run", "01RUNC"},
 			"orchestrator: no run 01RUNC in " + db + ": `orchestrator runs` lists the runs\n"},
 	}
