@@ -88,7 +88,7 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 			r.countBranches(search)
 			switch o.Code {
 			case branch.CodePageError, branch.CodeHTTPError, branch.CodeNavigationTimeout, branch.CodeTimeout:
-				return nil, fmt.Errorf("%w: opening %s failed: %s: %s", ErrSiteUnreachable, r.sc.URL(t.StartURL), o.Code, o.Msg)
+				return nil, &SiteError{URL: r.sc.URL(t.StartURL), Reason: fmt.Sprintf("opening it failed: %s: %s", o.Code, o.Msg)}
 			}
 			return nil, fmt.Errorf("orchestrator: the start page branch failed: %s: %s", o.Code, o.Msg)
 		}

@@ -32,7 +32,7 @@ func preflightSite(ctx context.Context, client *http.Client, u, shown string) er
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return fmt.Errorf("%w: %s: not a request URL", ErrSiteUnreachable, shown)
+		return &SiteError{URL: shown, Reason: "not a request URL"}
 	}
 	req.Header.Set("User-Agent", task.DefaultUserAgent)
 	resp, err := client.Do(req)
@@ -44,12 +44,32 @@ func preflightSite(ctx context.Context, client *http.Client, u, shown string) er
 				msg = inner.Error()
 			}
 		}
-		return fmt.Errorf("%w: start URL %s: %s", ErrSiteUnreachable, shown, msg)
+		return &SiteError{URL: shown, Reason: msg}
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode >= 500 {
-		return fmt.Errorf("%w: start URL %s answered %s", ErrSiteUnreachable, shown, resp.Status)
+		return &SiteError{URL: shown, Status: resp.Status}
 	}
 	return nil
 }
+
+// SiteError reports a start URL where no site answers as a site should:
+// nothing answers (refused, DNS, TLS, a timeout: Reason says which), or
+// the site answers with a server error (Status). It matches
+// ErrSiteUnreachable (exit 6). URL is as shown: scrubbed.
+type SiteError struct {
+	URL    string
+	Reason string // why nothing answered; "" when the site answered Status
+	Status string // the 5xx status the site answered, e.g. "503 Service Unavailable"
+}
+
+func (e *SiteError) Error() string {
+	if e.Status != "" {
+		return fmt.Sprintf("the site at %s answered %s", e.URL, e.Status)
+	}
+	return fmt.Sprintf("no site answers at %s (%s)", e.URL, e.Reason)
+}
+
+// Is makes every SiteError match ErrSiteUnreachable.
+func (e *SiteError) Is(target error) bool { return target == ErrSiteUnreachable }

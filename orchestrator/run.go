@@ -20,6 +20,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -147,8 +148,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		}
 		r.handOver(ctx)
 	}
-	r.rec.add(time.Time{}, 0, eventlog.KindRunEnd, "", map[string]any{"status": sum.Status, "error": sum.Error,
-		"elapsed_ms": sum.Elapsed.Milliseconds(), "branches": sum.Branches, "exit_code": ExitCode(err)})
+	r.rec.add(time.Time{}, 0, eventlog.KindRunEnd, "", payload.RunEnd{Status: sum.Status, Error: sum.Error,
+		ElapsedMS: sum.Elapsed.Milliseconds(), Branches: payload.RunBranches(sum.Branches), ExitCode: ExitCode(err)})
 	if ferr := rec.close(ctx); ferr != nil && err == nil {
 		err = fmt.Errorf("orchestrator: event log: %w", ferr)
 	}

@@ -29,9 +29,7 @@ func TestAuditCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	site := startDemoSite(t)
-	dir := t.TempDir()
-	sum := commitSmallTask(t, site.srv.URL(), dir)
+	dir, sum := sharedCopy(t)
 	run := func(args ...string) (int, string) {
 		var o, e bytes.Buffer
 		c := runCLI(args, &o, &e)
@@ -224,7 +222,7 @@ func testAuditStores(t *testing.T, pristine string, sum orchestrator.Summary) {
 		out := filepath.Join(t.TempDir(), "copy.bundle")
 		check(t, dir,
 			call{[]string{"ledger", "verify"}, ok, []string{"OK"}},
-			call{[]string{"ledger", "list"}, ok, []string{entry}},
+			call{[]string{"ledger", "list"}, ok, []string{clipTo(entry, listIDWidth)}},
 			call{[]string{"ledger", "show", entry}, ok, []string{entry}},
 			call{[]string{"ledger", "export", "--format", "csv"}, ok, []string{entry}},
 			call{[]string{"runs"}, ok, []string{runID}},

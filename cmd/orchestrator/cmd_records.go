@@ -9,10 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
@@ -29,7 +26,8 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	state := fs.String("state", "", "list only entries in this state (intent, committed, aborted, failed)")
 	out := fs.String("o", "", "evidence: the file to write the document to (- for stdout)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orchestrator ledger list|show ID|verify|export [--format json|csv]|evidence ID NAME -o FILE [flags]")
+		fmt.Fprintln(stderr, "usage: orchestrator ledger list|show ENTRY|verify|export [--format json|csv]|evidence ENTRY NAME -o FILE [flags]")
+		fmt.Fprintln(stderr, "ENTRY: an entry id or a unique prefix of one, an idempotency key, or the run that made the entry")
 		fs.PrintDefaults()
 	}
 	pos, err := parse(fs, args, stderr)
@@ -45,29 +43,19 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer l.Close()
-	p := l.Path()
 	switch {
 	case pos[0] == "list" && len(pos) == 1:
 		es, err := l.List(ctx, ledger.Filter{State: ledger.State(*state)})
 		if err != nil {
-			return badInput("%v", err)
+			return listError(err, *state)
 		}
 		if *asJSON {
 			return ledger.WriteJSON(stdout, es)
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tSTATE\tORDER\tATTEMPTS\tRUN\tUPDATED\tKEY")
-		for _, e := range es {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", e.ID, e.State, e.OrderID, e.Attempts, e.RunID, e.UpdatedAt.Format("2006-01-02 15:04:05"), e.Key)
-		}
-		return tw.Flush()
+		printLedgerList(stdout, es)
+		return nil
 	case pos[0] == "show" && len(pos) == 2:
-		e, err := l.GetByID(ctx, pos[1])
-		if errors.Is(err, ledger.ErrNotFound) {
-			if e, err = l.Get(ctx, pos[1]); errors.Is(err, ledger.ErrNotFound) {
-				return badInput("no ledger entry %s in %s", pos[1], p)
-			}
-		}
+		e, err := resolveEntry(ctx, l, pos[1])
 		if err != nil {
 			return err
 		}
@@ -89,7 +77,7 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case pos[0] == "export" && len(pos) == 1:
 		es, err := l.List(ctx, ledger.Filter{State: ledger.State(*state)})
 		if err != nil {
-			return badInput("%v", err)
+			return listError(err, *state)
 		}
 		switch *format {
 		case "json":
@@ -103,37 +91,13 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return errUsage
 }
 
-func printEntry(w io.Writer, e ledger.Entry, hist []ledger.Transition) {
-	fmt.Fprintf(w, "entry      %s\n", e.ID)
-	fmt.Fprintf(w, "state      %s (attempts %d)\n", e.State, e.Attempts)
-	fmt.Fprintf(w, "key        %s\n", e.Key)
-	if e.OrderID != "" {
-		fmt.Fprintf(w, "order      %s\n", e.OrderID)
+// listError is the error of a ledger listing: bad input naming the
+// states --state takes when it names none of them.
+func listError(err error, state string) error {
+	if errors.Is(err, ledger.ErrInvalid) {
+		return badInput("--state %q: use intent, committed, aborted or failed", state)
 	}
-	fmt.Fprintf(w, "run        %s  branch %s  plan %s\n", e.RunID, e.BranchID, e.PlanDigest)
-	fmt.Fprintf(w, "site/flow  %s / %s\n", e.Site, e.Flow)
-	fmt.Fprintf(w, "intent     %s  (sha256 %s)\n", e.Payload, e.PayloadSHA256)
-	if len(e.Confirmation) > 0 {
-		fmt.Fprintf(w, "confirmed  %s\n", e.Confirmation)
-	}
-	if e.Error != "" {
-		fmt.Fprintf(w, "error      %s\n", e.Error)
-	}
-	names := make([]string, 0, len(e.Artifacts))
-	for k := range e.Artifacts {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		fmt.Fprintf(w, "evidence   %-24s sha256:%s\n", k, e.Artifacts[k])
-	}
-	for _, t := range hist {
-		from := string(t.From)
-		if from == "" {
-			from = "-"
-		}
-		fmt.Fprintf(w, "history    #%d %s %s %s -> %s  %s\n", t.Seq, t.At.Format(time.RFC3339), t.Op, from, t.To, t.Hash[:16])
-	}
+	return err
 }
 
 // verifyLedger audits the ledger offline: its own hash chain, every entry
@@ -210,13 +174,7 @@ func readEvidence(ctx context.Context, l *ledger.Ledger, dataDir, id, name, out 
 	if out == "" {
 		return badInput("ledger evidence %s %s: give the output file with -o FILE (- for stdout)", id, name)
 	}
-	e, err := l.GetByID(ctx, id)
-	if errors.Is(err, ledger.ErrNotFound) {
-		e, err = l.Get(ctx, id)
-	}
-	if errors.Is(err, ledger.ErrNotFound) {
-		return badInput("no ledger entry %s in %s", id, l.Path())
-	}
+	e, err := resolveEntry(ctx, l, id)
 	if err != nil {
 		return err
 	}
@@ -258,8 +216,12 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("events", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
 	asJSON := fs.Bool("json", false, "print JSON lines")
-	br := fs.String("branch", "", "only this branch's events")
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator events RUN_ID [flags]"); fs.PrintDefaults() }
+	br := fs.String("branch", "", "only this branch's events, then why it ended")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orchestrator events RUN [--branch BRANCH] [flags]")
+		fmt.Fprintln(stderr, "RUN, BRANCH: an id or a unique prefix of one; BRANCH also the short form events print (…9NGHT4DK)")
+		fs.PrintDefaults()
+	}
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
 		return err
@@ -273,37 +235,33 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer l.Close()
-	p := l.Path()
-	es, err := l.Events(ctx, pos[0], eventlog.Query{BranchID: *br})
-	if errors.Is(err, eventlog.ErrRunNotFound) {
-		return badInput("no run %s in %s (orchestrator runs lists them)", pos[0], p)
-	}
+	run, err := resolveRun(ctx, l, pos[0])
 	if err != nil {
 		return err
 	}
 	// Audit before printing: a tampered log is an error, not a listing.
-	if err := auditRun(ctx, l, *dataDir, pos[0]); err != nil {
+	if err := auditRun(ctx, l, *dataDir, run); err != nil {
 		return err
 	}
-	if *br != "" && len(es) == 0 {
-		// Not a full id: the short form events print, or no branch.
-		if *br, err = branchBySuffix(ctx, l, pos[0], *br); err != nil {
+	if *br != "" {
+		ref, err := resolveBranch(ctx, l, run, *br)
+		if err != nil {
 			return err
 		}
-		if es, err = l.Events(ctx, pos[0], eventlog.Query{BranchID: *br}); err != nil {
-			return err
-		}
+		*br = ref.BranchID
+	}
+	es, err := l.Events(ctx, run, eventlog.Query{BranchID: *br})
+	if err != nil {
+		return err
 	}
 	if *asJSON {
 		return eventlog.WriteJSONL(stdout, es)
 	}
-	for _, e := range es {
-		fmt.Fprintln(stdout, eventlog.Pretty(e))
-	}
+	printEvents(stdout, es)
 	if *br != "" {
 		// Why the branch ended as it did needs the run's events too (the
 		// winner ranking is one).
-		all, err := l.Events(ctx, pos[0], eventlog.Query{})
+		all, err := l.Events(ctx, run, eventlog.Query{})
 		if err != nil {
 			return err
 		}
@@ -313,31 +271,4 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	return nil
-}
-
-func cmdRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("runs", flag.ContinueOnError)
-	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
-	pos, err := parse(fs, args, stderr)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 0 {
-		return errUsage
-	}
-	l, err := openEventsRO(ctx, *dataDir)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	runs, err := l.Runs(ctx)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tEVENTS\tFIRST\tLAST\tLAST KIND")
-	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", r.RunID, r.Events, r.First.Format("2006-01-02 15:04:05"), r.Last.Format("15:04:05"), r.LastKind)
-	}
-	return tw.Flush()
 }

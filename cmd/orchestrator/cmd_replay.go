@@ -50,39 +50,28 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// findBranch finds the run a branch belongs to (newest runs first) and,
-// when branchID is "", the run's winner.
+// findBranch resolves a run and a branch as typed (full ids, unique
+// prefixes, the branch's short form; see resolve.go). runID "" looks for
+// the branch in every run; branchID "" names the run's winner.
 func findBranch(ctx context.Context, el *eventlog.Log, runID, branchID string) (string, string, error) {
-	runs := []string{runID}
-	if runID == "" {
-		rs, err := el.Runs(ctx)
-		if err != nil {
+	if runID != "" {
+		var err error
+		if runID, err = resolveRun(ctx, el, runID); err != nil {
 			return "", "", err
 		}
-		runs = runs[:0]
-		for _, r := range rs {
-			runs = append(runs, r.RunID)
-		}
 	}
-	for _, run := range runs {
-		evs, err := el.Events(ctx, run, eventlog.Query{BranchID: branchID})
-		if err != nil && !errors.Is(err, eventlog.ErrRunNotFound) {
-			return "", "", err
-		}
-		if branchID == "" {
-			if evs, err = el.Events(ctx, run, eventlog.Query{Kinds: []string{eventlog.KindWinner}}); err == nil && len(evs) > 0 {
-				return run, evs[len(evs)-1].BranchID, nil
-			}
-			continue
-		}
-		if len(evs) > 0 {
-			return run, branchID, nil
-		}
+	if branchID != "" {
+		ref, err := resolveBranch(ctx, el, runID, branchID)
+		return ref.RunID, ref.BranchID, err
 	}
-	if branchID == "" {
-		return "", "", badInput("run %s has no winner (give a branch id)", runID)
+	evs, err := el.Events(ctx, runID, eventlog.Query{Kinds: []string{eventlog.KindWinner}})
+	if err != nil {
+		return "", "", err
 	}
-	return "", "", badInput("no branch %s in the event log", branchID)
+	if len(evs) == 0 {
+		return "", "", badInput("run %s has no winner: give a branch id (`orchestrator events %s` names its branches)", runID, runID)
+	}
+	return runID, evs[len(evs)-1].BranchID, nil
 }
 
 // buildVerified builds a bundle of a branch from the data dir, after the

@@ -16,7 +16,7 @@ const demoLatency = 100 * time.Millisecond
 
 func cmdSite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("site", flag.ContinueOnError)
-	addr := fs.String("addr", "127.0.0.1:8555", "listen address")
+	addr := fs.String("addr", defaultSiteAddr, "listen address")
 	latency := fs.Duration("latency", demoLatency, "response latency")
 	ab := fs.String("ab", "", "A/B variant: A, B or random")
 	orders := fs.String("orders-file", "", "keep orders in this JSON file across restarts")

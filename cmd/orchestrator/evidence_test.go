@@ -29,9 +29,7 @@ func TestInvoiceSealedAtRest(t *testing.T) {
 		t.Skip("drives Chromium")
 	}
 	const email = "procurement@example.com" // the task's billing e-mail, printed on the invoice
-	site := startDemoSite(t)
-	dir := t.TempDir()
-	sum := commitSmallTask(t, site.srv.URL(), dir)
+	dir, sum := sharedCopy(t)
 	arts := sum.Commit.Artifacts
 	plainDigest, sealedDigest := arts["invoice"], arts[evidence.SealedName("invoice")]
 	if plainDigest == "" || sealedDigest == "" {

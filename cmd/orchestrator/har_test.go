@@ -18,9 +18,7 @@ func TestHARShowsWhatWasSubmitted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	site := startDemoSite(t)
-	dir := t.TempDir()
-	sum := commitSmallTask(t, site.srv.URL(), dir)
+	dir, sum := sharedCommit(t)
 	har := filepath.Join(t.TempDir(), "commit.har")
 	if code, out := cli(t, nil, "bundle", sum.RunID, "--commit", "--har", har, "--data-dir", dir, "-o", filepath.Join(t.TempDir(), "c.bundle")); code != 0 {
 		t.Fatalf("bundle --har: exit %d\n%s", code, out)

@@ -7,18 +7,29 @@
 //	orchestrator run TASK.yaml [--workers N] [--data-dir DIR] [--seed S] [--json]
 //	orchestrator demo [--workers N] [--data-dir DIR] [--json]
 //	orchestrator site [--addr 127.0.0.1:8555]
-//	orchestrator ledger list [--data-dir DIR] [--json]
-//	orchestrator events RUN_ID [--branch ID] [--data-dir DIR] [--json]
-//	orchestrator bundle RUN_ID [BRANCH_ID] [--commit] [-o FILE]
-//	orchestrator replay BUNDLE|BRANCH_ID [--live] [--analytical] [--json]
+//	orchestrator ledger list|show ENTRY|verify|export|evidence ENTRY NAME [--data-dir DIR] [--json]
+//	orchestrator runs [RUN] [--data-dir DIR] [--json]
+//	orchestrator events RUN [--branch BRANCH] [--data-dir DIR] [--json]
+//	orchestrator bundle RUN [BRANCH] [--commit] [-o FILE]
+//	orchestrator replay BUNDLE|BRANCH [--run RUN] [--live] [--analytical] [--json]
 //	orchestrator validate BUNDLE
 //	orchestrator play FLOW [--on-error MODE] [--timing fast|recorded] [--set KEY=VALUE] [--json]
 //	orchestrator flow export RUN_ID/BRANCH_ID [-o FILE]
+//
+// RUN, BRANCH and ENTRY are ids or any unique prefix of one, in either
+// case (a cut id as tables print it, "01M8A3QGCH0Y…", included); BRANCH
+// also the short form events print ("…9NGHT4DK"); ENTRY also an
+// idempotency key or the run that made it. An id that names several
+// records, or none, is bad input (exit 2).
 //
 // Exit codes: 0 committed, 1 internal error, 2 bad input, 3 no branch
 // reached the commit boundary within budget, 4 commit aborted, 5 Chromium or
 // the Playwright driver missing (or no workers), 6 site unreachable, 7 an
 // audit failed (ledger verify, bundle validation, a replay that diverged).
+//
+// A failed command prints one line to stderr, "orchestrator: " and what
+// went wrong, followed by the next step when there is one (start the demo
+// site, the command that lists the ids).
 package main
 
 import (
@@ -28,12 +39,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/telemetry"
 )
+
+// defaultSiteAddr is where `orchestrator site` serves the demo site, and
+// the example tasks look for it.
+const defaultSiteAddr = "127.0.0.1:8555"
 
 const usage = `usage: orchestrator COMMAND [flags]
 
@@ -41,9 +55,9 @@ commands:
   run TASK.yaml      run a task against its site
   demo               run the example task against the embedded demo site
   site               serve the demo vendor site alone
-  ledger list        list the commit ledger
-  events RUN_ID      show a run's event log (--branch ID for one branch)
-  runs               list the runs in the event log
+  ledger list        list the commit ledger (show ENTRY, verify, export, evidence ENTRY NAME: -h)
+  events RUN         show a run's event log, one event a line (--branch BRANCH for one branch)
+  runs [RUN]         list the runs: task, outcome, duration, branches, winner
   bundle RUN [BRANCH] write a portable replay bundle of a branch (default: the winner)
   replay BUNDLE|BRANCH replay deterministically and compare strict hashes (RSR, DVR, TTD)
   validate BUNDLE    check a bundle's integrity offline
@@ -51,6 +65,9 @@ commands:
   flow export RUN_ID/BRANCH_ID  write a branch as a flow file a person can edit
   doctor             report Chromium, its headless shell, Node.js and the Playwright driver, and how to install what is missing
   install            install the Playwright driver into the per-user cache (npm registry)
+
+ids: RUN, BRANCH and ENTRY take any unique prefix of the id, in either case;
+  BRANCH also the short form events print (…9NGHT4DK), ENTRY an idempotency key.
 
 common flags: --data-dir DIR (default ./.multiverse), --json
 run 'orchestrator COMMAND -h' for a command's flags.
@@ -60,7 +77,7 @@ func main() {
 	ctx, stop := signalContext()
 	shutdown, err := telemetry.Setup(ctx, "multiverse-orchestrator")
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "orchestrator: %v\n", err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(orchestrator.ExitBadInput)
 	}
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -128,8 +145,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, errUsage) {
 		return orchestrator.ExitBadInput
 	}
-	// Errors of the orchestrator package carry its name already.
-	msg := strings.TrimPrefix(oneLine(err.Error()), "orchestrator: ")
-	fmt.Fprintf(stderr, "orchestrator: %s\n", msg)
+	fmt.Fprintln(stderr, errorLine(err))
 	return orchestrator.ExitCode(err)
 }

@@ -61,7 +61,7 @@ func TestSiteDiesMidRun(t *testing.T) {
 	if code != orchestrator.ExitSite {
 		t.Fatalf("exit code %d, want %d (site unreachable); stderr: %s", code, orchestrator.ExitSite, errb.String())
 	}
-	if !strings.Contains(errb.String(), "unreachable") || !strings.Contains(errb.String(), "during exploration") {
+	if !strings.Contains(errb.String(), "no site answers at") || !strings.Contains(errb.String(), "during exploration") {
 		t.Fatalf("stderr = %q, want it to say the site became unreachable during exploration", errb.String())
 	}
 }

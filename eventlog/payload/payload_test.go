@@ -53,6 +53,9 @@ func TestSameBytesAsMaps(t *testing.T) {
 				"guard": guard, "goal": scoring.Goal{Success: []scoring.Predicate{{Name: "done", URLMatches: "/thanks"}}},
 				"boundary": scoring.Predicate{}, "prices": map[string]float64{"click": 1}, "goal_failure": []scoring.Predicate(nil),
 				"extract": []task.IntentField(nil), "has_commit": true}},
+		{"run_end", payload.RunEnd{Status: "committed", ElapsedMS: 5860, Branches: payload.RunBranches{Forked: 4, Executed: 3, Boundary: 1}},
+			map[string]any{"status": "committed", "error": "", "elapsed_ms": int64(5860), "exit_code": 0, "branches": map[string]any{
+				"forked": 4, "executed": 3, "explored": 0, "boundary": 1, "pruned": 0, "failed": 0}}},
 		{"branch_fork", payload.BranchFork{Parent: "p", PlanDigest: "pd", Seed: 1 << 60, Depth: 1, Action: "open", Prior: 0.95, Utility: 0.9, Reason: "start", Plan: plan},
 			map[string]any{"parent": "p", "plan_digest": "pd", "seed": uint64(1 << 60), "depth": 1, "action": "open", "prior": 0.95,
 				"utility": 0.9, "reason": "start", "plan": plan}},

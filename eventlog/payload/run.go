@@ -55,3 +55,26 @@ type Input struct {
 	Token  string `json:"token"`
 	Secret bool   `json:"secret"`
 }
+
+// RunEnd is the payload of run_end: how the run ended.
+type RunEnd struct {
+	Status    string      `json:"status"` // as orchestrator.Summary.Status
+	Error     string      `json:"error"`  // scrubbed
+	ElapsedMS int64       `json:"elapsed_ms"`
+	Branches  RunBranches `json:"branches"`
+	ExitCode  int         `json:"exit_code"` // the CLI's exit code for the run
+}
+
+// Kind implements Payload.
+func (RunEnd) Kind() string { return eventlog.KindRunEnd }
+
+// RunBranches counts a run's branches by what became of them; it
+// converts to and from orchestrator.BranchCounts.
+type RunBranches struct {
+	Forked   int `json:"forked"`
+	Executed int `json:"executed"`
+	Explored int `json:"explored"`
+	Boundary int `json:"boundary"`
+	Pruned   int `json:"pruned"`
+	Failed   int `json:"failed"`
+}

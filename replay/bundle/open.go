@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -9,11 +10,13 @@ import (
 
 // OpenFile opens the bundle file at path for reading. It never blocks: a
 // FIFO with no writer, a device or a directory is refused at once, as a
-// bundle is a regular file.
+// bundle is a regular file ("PATH is not a regular file (a FIFO)"). Other
+// errors are os.OpenFile's, which name the path.
 func OpenFile(path string) (*os.File, error) {
 	f, err := regfile.Open(path)
-	if err != nil {
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
 		return nil, fmt.Errorf("%s is %w", path, err)
 	}
-	return f, nil
+	return f, err
 }
