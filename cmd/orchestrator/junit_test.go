@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/replay"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestJUnitGolden: the JUnit report of a committed run and of one that
 // ended without reaching its boundary, against testdata/junit/.
@@ -50,7 +48,7 @@ func TestJUnitGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", "junit", c.name+".xml")
-			if *updateGolden {
+			if *update {
 				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
 					t.Fatal(err)
 				}
