@@ -55,6 +55,11 @@ type Options struct {
 	// Report.Unrecorded, and only a divergence fails. It does not apply to
 	// a live replay (ErrOption).
 	FailOnUnrecorded bool
+	// Heal resolves targets through playback's full cascade: a match a
+	// fallback strategy finds is confirmed by the recorded neighbourhood
+	// text or box, and the recorded box, scaled, is the last resort. The
+	// report names each healed step's strategy and selector.
+	Heal bool
 }
 
 // StepReport is one step's comparison.
@@ -70,6 +75,10 @@ type StepReport struct {
 	Match   bool   `json:"match"`
 	URL     string `json:"url"`
 	WantURL string `json:"want_url"`
+	// Strategy is the selector strategy that found the target, and
+	// HealedSelector the selector string when it was a fallback.
+	Strategy       string `json:"strategy,omitempty"`
+	HealedSelector string `json:"healed_selector,omitempty"`
 }
 
 // Report is the outcome of a replay.
@@ -84,6 +93,8 @@ type Report struct {
 	Diff       string       `json:"diff,omitempty"`
 	Unrecorded []Unrecorded `json:"unrecorded,omitempty"`
 	Served     int          `json:"served"`
+	// Healed counts the steps whose target a fallback strategy found.
+	Healed int `json:"healed"`
 	// Stop is set when the replay stopped before the end of the plan: a
 	// live replay of a commit bundle stops at the commit boundary.
 	Stop *Stop `json:"stop,omitempty"`
@@ -139,7 +150,7 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 		Env: browser.Env{Width: env.Width, Height: env.Height, DeviceScaleFactor: env.DeviceScaleFactor, Locale: env.Locale,
 			Timezone: env.Timezone, UserAgent: env.UserAgent, Clock: time.UnixMilli(env.ClockMS).UTC(),
 			StepAdvance: time.Duration(env.StepAdvanceMS) * time.Millisecond, ActionTimeout: time.Duration(env.ActionTimeoutMS) * time.Millisecond},
-		RunSeed: seed, Origin: origin, Scrub: scrub.New(scrub.NewKey(), nil), NoControls: opts.NoControls,
+		RunSeed: seed, Origin: origin, Scrub: scrub.New(scrub.NewKey(), nil), NoControls: opts.NoControls, Heal: opts.Heal,
 	}
 	so.Env.IgnoreHTTPSErrors = opts.Live && opts.IgnoreHTTPSErrors
 	if so.Guard, err = guardOf(b, opts.Live, rep); err != nil {
@@ -186,7 +197,11 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 			return nil, err
 		}
 		snap, err := sess.Observe(ctx, browser.ObserveSpec{})
-		sr := StepReport{Index: i + 1, Action: a.Describe(), Status: r.Status, Want: want.Status, Code: r.Code, WantURL: want.URL}
+		sr := StepReport{Index: i + 1, Action: a.Describe(), Status: r.Status, Want: want.Status, Code: r.Code, WantURL: want.URL,
+			Strategy: r.Strategy, HealedSelector: r.HealedSelector}
+		if r.Status == branch.StatusHealed {
+			rep.Healed++
+		}
 		if err == nil {
 			o := snap.Obs
 			sr.URL = o.URL

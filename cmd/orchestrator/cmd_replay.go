@@ -208,6 +208,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	startURL := fs.String("start-url", "", "with --live: the same site at another address")
 	analytical := fs.Bool("analytical", false, "no browser: recompute scores from the recorded observations and check the same branch wins")
 	noControls := fs.Bool("no-controls", false, "switch the determinism controls off (to see what they buy)")
+	heal := fs.Bool("heal", false, "resolve targets through the full healing cascade (a fallback match confirmed by its neighbourhood or box, the recorded box last) and report healed steps")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	chromium := fs.String("chromium", "", "Chromium executable")
 	driver := fs.String("driver", "", "Playwright driver directory")
@@ -272,7 +273,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer rt.Close()
-	rep, rerr := replay.Replay(ctx, rt, b, replay.Options{Live: *live, StartURL: *startURL, NoControls: *noControls, IgnoreHTTPSErrors: *insecure, FailOnUnrecorded: *failUnrecorded})
+	rep, rerr := replay.Replay(ctx, rt, b, replay.Options{Live: *live, StartURL: *startURL, NoControls: *noControls, Heal: *heal, IgnoreHTTPSErrors: *insecure, FailOnUnrecorded: *failUnrecorded})
 	if rep == nil {
 		return rerr
 	}
@@ -304,6 +305,12 @@ func printReplay(w io.Writer, r *replay.Report) {
 			mark = "DIFF"
 		}
 		fmt.Fprintf(w, "  %s %2d. %-48s dom %s ax %s net %s  %s\n", mark, s.Index, clipTo(s.Action, 48), yes(s.DOM), yes(s.AX), yes(s.Net), s.Status)
+		if s.HealedSelector != "" {
+			fmt.Fprintf(w, "           healed by %s: %s\n", s.Strategy, s.HealedSelector)
+		}
+	}
+	if r.Healed > 0 {
+		fmt.Fprintf(w, "  %d step(s) healed: their targets were found by a fallback strategy\n", r.Healed)
 	}
 	for _, u := range r.Unrecorded {
 		fmt.Fprintf(w, "  unrecorded request at step %d: %s %s (blocked)\n", u.Step, u.Method, u.URL)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/flow"
 	"github.com/multiverse-orchestrator/multiverse/playback"
+	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 )
 
@@ -18,6 +19,9 @@ import (
 // the flow stops before the committer's steps, every action runs once
 // the redacted inputs are supplied, the last page is the review page, and
 // no order request reaches the site (it still holds exactly one order).
+// After the site's test ids drift, play heals every target and replay
+// --live --heal names the healed steps; behind a login, play reports
+// url_mismatch and auth_redirect.
 // Without the values, the redacted actions are skipped and play exits 7.
 func TestPlayExportedFlow(t *testing.T) {
 	if testing.Short() {
@@ -90,6 +94,24 @@ func TestPlayExportedFlow(t *testing.T) {
 	}
 	if last := rep.Results[len(rep.Results)-1]; !strings.Contains(last.PageURL, "/checkout/review") {
 		t.Errorf("the drifted flow ended on %s, want the review page", last.PageURL)
+	}
+
+	// replay --heal of the commit bundle against the drifted site names
+	// the healed steps (and diverges: the page is not the recorded one).
+	o.Reset()
+	e.Reset()
+	code = runCLI([]string{"replay", sum.Paths.Bundle, "--live", "--heal", "--start-url", site.srv.URL() + "/", "--json"}, &o, &e)
+	var rrep replay.Report
+	if err := json.Unmarshal(o.Bytes(), &rrep); err != nil {
+		t.Fatalf("replay --heal --json: %v\n%s%s", err, o.String(), e.String())
+	}
+	if code != 7 || rrep.Healed == 0 {
+		t.Fatalf("replay --live --heal after drift: exit %d, %d healed\n%s", code, rrep.Healed, e.String())
+	}
+	for _, st := range rrep.Steps {
+		if st.Status == "healed" && (st.HealedSelector == "" || st.Strategy == "testid") {
+			t.Errorf("healed step %d: %+v", st.Index, st)
+		}
 	}
 
 	// The checkout now needs a login: the navigation lands on the login
