@@ -1,0 +1,90 @@
+package plancache_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/plancache"
+)
+
+func entry(task, digest, site string) *plancache.Entry {
+	return &plancache.Entry{SchemaVersion: plancache.SchemaVersion, TaskDigest: digest, Task: task, Site: site,
+		RunID: "01RUN", BranchID: "01BRANCH", Created: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC),
+		Steps: []plancache.Step{
+			{Action: branch.Action{Kind: branch.KindNavigate, URL: site + "/pricing"}},
+			{Action: branch.Action{Kind: branch.KindClick, Target: &branch.Target{TestID: "choose-team"}}, Expect: map[string]bool{"plan_is_team": true}},
+		}}
+}
+
+func TestPutGetListDrop(t *testing.T) {
+	s := plancache.Open(filepath.Join(t.TempDir(), "plans"))
+	if _, err := s.Get("d1", "http://a.test"); !errors.Is(err, plancache.ErrNotFound) {
+		t.Fatalf("empty cache: %v", err)
+	}
+	a := entry("buy", "d1aaaa", "http://a.test")
+	b := entry("buy", "d1aaaa", "http://b.test")
+	c := entry("audit", "d2bbbb", "http://a.test")
+	for _, e := range []*plancache.Entry{a, b, c} {
+		if err := s.Put(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Get("d1aaaa", "http://b.test")
+	if err != nil || got.Site != "http://b.test" || len(got.Plan()) != 2 || !got.Steps[1].Expect["plan_is_team"] {
+		t.Fatalf("Get = %+v, %v", got, err)
+	}
+	all, err := s.List()
+	if err != nil || len(all) != 3 || all[0].Task != "audit" || all[2].Site != "http://b.test" {
+		t.Fatalf("List = %d entries, %v", len(all), err)
+	}
+	if n, err := s.Drop("d1a"); err != nil || n != 2 {
+		t.Fatalf("Drop by digest prefix = %d, %v", n, err)
+	}
+	if n, err := s.Drop("audit"); err != nil || n != 1 {
+		t.Fatalf("Drop by name = %d, %v", n, err)
+	}
+	if all, _ := s.List(); len(all) != 0 {
+		t.Fatalf("left %d entries", len(all))
+	}
+}
+
+// TestBadEntries: a file that is not a version-1 entry of the task and
+// site asked for is refused, naming the file.
+func TestBadEntries(t *testing.T) {
+	cases := []struct {
+		name, body, want string
+	}{
+		{"not json", "{", "unexpected EOF"},
+		{"version 2", `{"schema_version": 2, "task_digest": "d", "site": "s", "steps": [{"action": {"kind": "navigate", "url": "http://a/"}}]}`, "schema_version 2"},
+		{"unknown field", `{"schema_version": 1, "task_digest": "d", "site": "s", "colour": 1}`, "unknown field"},
+		{"no steps", `{"schema_version": 1, "task_digest": "d", "site": "s"}`, "no steps"},
+		{"bad action", `{"schema_version": 1, "task_digest": "d", "site": "s", "steps": [{"action": {"kind": "tap"}}]}`, "steps[0]"},
+		{"other task", `{"schema_version": 1, "task_digest": "other", "site": "s", "steps": [{"action": {"kind": "navigate", "url": "http://a/"}}]}`, "holds task other"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, plancache.Name("d", "s"))
+			if err := os.WriteFile(path, []byte(c.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := plancache.Open(dir).Get("d", "s")
+			if !errors.Is(err, plancache.ErrInvalid) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("err = %v, want ErrInvalid naming %s and %q", err, path, c.want)
+			}
+		})
+	}
+}
+
+func TestPutRefusesAnInvalidEntry(t *testing.T) {
+	e := entry("buy", "d", "http://a.test")
+	e.Steps = nil
+	if err := plancache.Open(t.TempDir()).Put(e); !errors.Is(err, plancache.ErrInvalid) {
+		t.Fatalf("Put of an entry without steps: %v", err)
+	}
+}
