@@ -167,6 +167,7 @@ type Event struct {
 	Prune *Prune
 	Score *ScoreInfo
 	Width *WidthChange
+	Guide *GuideInfo
 }
 
 // ForkInfo is why a branch was forked: its prior, its utility as it
@@ -247,6 +248,8 @@ type Search struct {
 	executed int
 	spent    float64 // cost units charged (reserved at dispatch, trued up on completion)
 	events   []Event
+	guide    *Guide         // the cached plan followed, nil once it diverged
+	guided   map[*Node]bool // branches forked from the guide
 }
 
 // NewSearch creates a search for the task. newID names branches; the
@@ -264,6 +267,9 @@ func NewSearch(t *task.Task, prop *Proposer, newID func() string) *Search {
 func (s *Search) Root() *Node {
 	plan := branch.Plan{{Kind: branch.KindNavigate, URL: s.t.StartURL, Label: "open the start page"}}
 	s.root = s.fork(nil, plan, Candidate{Prior: 1, Reason: "the task's start page"})
+	if s.guide != nil {
+		s.guided[s.root] = true
+	}
 	return s.root
 }
 
@@ -479,12 +485,15 @@ func (s *Search) EndWave() Decision {
 	s.running = nil
 	sortByDigest(wave)
 	goal := s.t.Goal.Goal
-	var live []*Node
+	var live, resumeAt []*Node
 	for _, n := range wave {
 		o := n.Outcome
 		if o == nil {
 			o = &Outcome{Code: "no_result", Msg: "the branch returned no result"}
 			n.Outcome = o
+		}
+		if back := s.checkGuide(n); back != nil {
+			resumeAt = append(resumeAt, back)
 		}
 		if !o.OK || o.Obs == nil {
 			n.State = StateFailed
@@ -547,7 +556,7 @@ func (s *Search) EndWave() Decision {
 			continue
 		}
 		key := stateKey(o.Obs)
-		if first, dup := s.seen[key]; dup && !goalStep(n) {
+		if first, dup := s.seen[key]; dup && !goalStep(n) && !s.following(n) {
 			s.prune(n, RuleDuplicate, map[string]any{"same_as": first.ID, "dom_hash": o.Obs.DOMHash})
 			continue
 		} else if !dup {
@@ -569,7 +578,7 @@ func (s *Search) EndWave() Decision {
 		if n.Parent != nil && n.Score.Progress <= parentProgress && !fills && !n.Onward {
 			n.Stall = n.Parent.Stall + 1
 		}
-		if n.Stall >= s.t.Search.StallLimit {
+		if n.Stall >= s.t.Search.StallLimit && !s.following(n) {
 			s.prune(n, RuleStalled, map[string]any{"expansions_without_progress": n.Stall, "progress": round3(n.Score.Progress)})
 			continue
 		}
@@ -579,6 +588,15 @@ func (s *Search) EndWave() Decision {
 		}
 		n.State = StateExplored
 		live = append(live, n)
+	}
+	// A guided step the rules above cut ends the guide there too.
+	for _, n := range wave {
+		if s.following(n) && n.Prune != nil {
+			s.events = append(s.events, Event{Kind: EventGuide, Node: n, Guide: &GuideInfo{Step: n.Depth, Of: len(s.guide.Plan), Diverged: true,
+				Reason: fmt.Sprintf("step %d (%s) was pruned: %s", n.Depth, n.Action().Describe(), n.Prune.Rule)}})
+			s.guide = nil
+			resumeAt = append(resumeAt, n.Parent)
+		}
 	}
 	// Lagging: trailing the wave's best by a margin, repeatedly.
 	best := -1e9
@@ -595,7 +613,7 @@ func (s *Search) EndWave() Decision {
 				n.Lag = n.Parent.Lag + 1
 			}
 		}
-		if n.Lag >= LagLimit {
+		if n.Lag >= LagLimit && !s.following(n) {
 			s.prune(n, RuleLagging, map[string]any{"j": n.Score.J, "best_j": best, "margin": LagMargin, "expansions": n.Lag})
 			continue
 		}
@@ -614,6 +632,9 @@ func (s *Search) EndWave() Decision {
 	s.adjustWidth(live)
 	for _, n := range live {
 		s.expand(n)
+	}
+	for _, n := range resumeAt {
+		s.resume(n)
 	}
 	s.strategy.cut(s)
 	if s.executed >= s.t.Budgets.TotalBranches && s.frontier.Len() > 0 {
@@ -700,6 +721,9 @@ func (s *Search) prune(n *Node, rule string, detail map[string]any) {
 // to fill the first beam, and ignores the floor). Links to a page another
 // child already leads to are one idea and forked once.
 func (s *Search) expand(n *Node) {
+	if s.expandGuided(n) {
+		return
+	}
 	cands := s.prop.Propose(n.Outcome.Obs, History{Visited: n.Visited, Applied: n.Applied, Known: s.known, Progress: n.Score.Progress,
 		Done: noops(n)})
 	k, floor := s.strategy.children(s, n)
