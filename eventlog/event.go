@@ -62,6 +62,7 @@ const (
 	KindGoalReached  = "goal_reached"  // a branch reached the goal
 	KindWinner       = "winner"        // the winner ranking of the branches at the boundary
 	KindBranchAgain  = "branch_again"  // a branch is run again (it landed on the login page)
+	KindPlanCache    = "plan_cache"    // the cached plan was found, followed a step, diverged, or was stored
 
 	// What a worker did for a branch.
 	KindActionStart        = "action_start"        // a worker began an action

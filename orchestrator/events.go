@@ -92,6 +92,8 @@ func (r *run) logSearch(evs []planner.Event) {
 				Credit: e.Score.Credit, Action: e.Score.Action})
 		case planner.EventWidth:
 			r.rec.add(time.Time{}, 0, eventlog.KindBeamWidth, "", e.Width)
+		case planner.EventGuide:
+			r.logGuide(n, e.Guide)
 		}
 	}
 }

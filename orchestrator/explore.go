@@ -51,6 +51,7 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	search := planner.NewSearch(t, prop, func() string { return ulid.Make().String() })
+	r.followCache(search)
 	ectx, cancel := context.WithTimeout(ctx, t.Budgets.WallClock.D())
 	defer cancel()
 	root := search.Root()

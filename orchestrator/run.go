@@ -72,6 +72,9 @@ type Config struct {
 	// Writing them never changes the run's error; one that cannot be
 	// written is listed with its error. Zero writes none.
 	FailureBundles int
+	// NoCache neither follows nor stores a cached plan (DATA_DIR/plans):
+	// every run searches from zero.
+	NoCache bool
 	// Cold makes every branch replay its prefix in a fresh context instead
 	// of continuing its parent's live context (to measure what warm
 	// continuation saves, or to rule it out when debugging).
@@ -341,7 +344,11 @@ func (r *run) execute(ctx context.Context) error {
 		return err
 	}
 	if !t.HasCommit() {
-		return r.reachGoal(ctx, winners[0])
+		err := r.reachGoal(ctx, winners[0])
+		if err == nil {
+			r.storePlan(winners[0])
+		}
+		return err
 	}
 	if r.cfg.ExploreOnly || r.rt == nil {
 		r.sum.Status = "explored"
@@ -351,7 +358,15 @@ func (r *run) execute(ctx context.Context) error {
 	if r.cfg.BeforeCommit != nil {
 		r.cfg.BeforeCommit()
 	}
-	return r.commit(ctx, r.rt, winners)
+	if err := r.commit(ctx, r.rt, winners); err != nil {
+		return err
+	}
+	for _, n := range winners {
+		if w := r.sum.Winner; w != nil && n.ID == w.BranchID {
+			r.storePlan(n)
+		}
+	}
+	return nil
 }
 
 // mirror copies the artifacts a result references from the object store

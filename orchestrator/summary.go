@@ -33,6 +33,9 @@ type Summary struct {
 	// winner's final page (scrubbed), by field name.
 	Extract map[string]string `json:"extract,omitempty"`
 	Commit  *CommitInfo       `json:"commit,omitempty"`
+	// Cache says how the run used the plan cache, nil when it found no
+	// plan and stored none.
+	Cache *CacheInfo `json:"plan_cache,omitempty"`
 	Spent   float64           `json:"cost_spent"`
 	Paths   Paths             `json:"paths"`
 	// Warm counts branches that continued their parent's live context
@@ -128,4 +131,19 @@ type FailureBundle struct {
 	// Replay is the command that replays the bundle strictly.
 	Replay string `json:"replay,omitempty"`
 	Error  string `json:"error,omitempty"`
+}
+
+// CacheInfo is the run's use of the plan cache: a plan of Steps steps
+// found (From names its run and branch), how many steps matched what it
+// recorded, where it diverged and why, and whether the winner's plan was
+// stored.
+type CacheInfo struct {
+	Hit        bool   `json:"hit"`
+	From       string `json:"from,omitempty"`
+	Steps      int    `json:"steps,omitempty"`
+	Followed   int    `json:"followed"`
+	DivergedAt int    `json:"diverged_at,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	Stored     bool   `json:"stored"`
+	File       string `json:"file,omitempty"`
 }

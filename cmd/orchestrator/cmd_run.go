@@ -33,6 +33,7 @@ type runFlags struct {
 	noShots    bool
 	quiet      bool
 	cold       bool
+	noCache    bool
 	replicas   int
 	resolve    resolveFlag
 	// failureBundles caps the bundles of failed branches a failed run
@@ -64,6 +65,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.driver, "driver", "", "Playwright driver directory (default: PLAYWRIGHT_DRIVER_PATH, then .cache/playwright-driver)")
 	fs.BoolVar(&f.headful, "headful", false, "show the browser windows")
 	fs.BoolVar(&f.noShots, "no-screenshots", false, "skip per-branch screenshots")
+	fs.BoolVar(&f.noCache, "no-cache", false, "neither follow nor store a cached plan (DATA_DIR/plans): search from zero")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	fs.IntVar(&f.replicas, "replicas", 0, "JetStream stream replicas (e.g. 3 on a three-node cluster; default: keep, 1 when new)")
 	fs.Var(&f.resolve, "resolve", "host=IP: reach host at IP, in the browser and the preflight alike (repeatable)")
@@ -97,7 +99,7 @@ func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, 
 		return orchestrator.Config{}, badInput("--workers %d: at most %d in-process worker slots (start worker processes for more)", f.workers, task.MaxWorkers)
 	}
 	cfg := orchestrator.Config{Task: t, DataDir: f.dataDir, Workers: f.workers, NATSURL: f.nats, NATSListen: f.natsListen,
-		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful, Resolve: f.resolve}, NoScreenshots: f.noShots, Cold: f.cold, Replicas: f.replicas,
+		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful, Resolve: f.resolve}, NoScreenshots: f.noShots, Cold: f.cold, NoCache: f.noCache, Replicas: f.replicas,
 		FailureBundles: f.failureBundles}
 	if !f.json && !f.quiet && isTTY(stderr) {
 		cfg.Progress = newProgressLine(stderr).update

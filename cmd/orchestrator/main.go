@@ -15,6 +15,7 @@
 //	orchestrator validate BUNDLE
 //	orchestrator play FLOW [--on-error MODE] [--timing fast|recorded] [--set KEY=VALUE] [--json]
 //	orchestrator flow export RUN_ID/BRANCH_ID [-o FILE]
+//	orchestrator cache list|show TASK|drop TASK|--all [--data-dir DIR]
 //
 // RUN, BRANCH and ENTRY are ids or any unique prefix of one, in either
 // case (a cut id as tables print it, "01M8A3QGCH0Y…", included); BRANCH
@@ -63,6 +64,7 @@ commands:
   validate BUNDLE    check a bundle's integrity offline
   play FLOW          play a flow (file, bundle or RUN_ID/BRANCH_ID) against the live site, healing drifted targets
   flow export RUN_ID/BRANCH_ID  write a branch as a flow file a person can edit
+  cache list|show|drop  the plan cache: each task's last winning plan, followed first by the next run
   doctor             report Chromium, its headless shell, Node.js and the Playwright driver, and how to install what is missing
   install            install the Playwright driver into the per-user cache (npm registry)
 
@@ -128,6 +130,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdPlay(ctx, rest, stdout, stderr)
 	case "flow":
 		err = cmdFlow(ctx, rest, stdout, stderr)
+	case "cache":
+		err = cmdCache(ctx, rest, stdout, stderr)
 	case "doctor":
 		err = cmdDoctor(ctx, rest, stdout, stderr)
 	case "install":

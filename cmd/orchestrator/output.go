@@ -78,6 +78,7 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 		}
 		fmt.Fprintf(w, "  pruned    %s\n", strings.Join(parts, ", "))
 	}
+	printCache(w, s.Cache)
 	if win := s.Winner; win != nil {
 		fmt.Fprintf(w, "  winner    branch %s, plan %s, J %.3f (progress %.2f)\n", win.BranchID, short(win.PlanDigest), win.Score.J, win.Score.Progress)
 		for i, st := range win.Steps {
@@ -187,4 +188,21 @@ func short(d string) string {
 		return d[:12]
 	}
 	return d
+}
+
+// printCache says how the run used the plan cache.
+func printCache(w io.Writer, c *orchestrator.CacheInfo) {
+	if c == nil {
+		return
+	}
+	switch {
+	case c.Hit && c.DivergedAt > 0:
+		fmt.Fprintf(w, "  cache     followed %d of %d cached steps (run %s); diverged at step %d: %s; searched on from there\n",
+			c.Followed, c.Steps, c.From, c.DivergedAt, c.Reason)
+	case c.Hit:
+		fmt.Fprintf(w, "  cache     followed %d of %d cached steps (run %s)\n", c.Followed, c.Steps, c.From)
+	}
+	if c.Stored {
+		fmt.Fprintf(w, "  cache     the winner's plan is cached in %s (orchestrator cache list)\n", c.File)
+	}
 }

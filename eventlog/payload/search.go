@@ -71,3 +71,20 @@ type Rank struct {
 	Risk        float64 `json:"risk"`
 	DominatedBy string  `json:"dominated_by,omitempty"` // a branch that beats it on every objective
 }
+
+// PlanCache is the payload of plan_cache: what the run did with the plan
+// cache. What is "hit" (a plan was found: Of steps, From the run and
+// branch it came from), "followed" (Step matched what the cache
+// recorded), "diverged" (Step did not: Reason says how; the search goes
+// on from the last step that matched) or "stored" (the winner's plan of
+// Of steps was cached).
+type PlanCache struct {
+	What   string `json:"what"`
+	Step   int    `json:"step,omitempty"`
+	Of     int    `json:"of"`
+	Reason string `json:"reason,omitempty"`
+	From   string `json:"from,omitempty"`
+}
+
+// Kind implements Payload.
+func (PlanCache) Kind() string { return eventlog.KindPlanCache }

@@ -1,0 +1,99 @@
+package orchestrator
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
+	"github.com/multiverse-orchestrator/multiverse/plancache"
+	"github.com/multiverse-orchestrator/multiverse/planner"
+)
+
+// PlanCacheDir is where a data dir keeps its plan cache.
+func PlanCacheDir(dataDir string) string { return filepath.Join(dataDir, "plans") }
+
+// followCache makes the search follow the cached plan of the task on its
+// site, when there is one and the run may use it. A cache entry that does
+// not read is recorded and ignored: the run searches from zero.
+func (r *run) followCache(search *planner.Search) {
+	if r.cfg.NoCache {
+		return
+	}
+	e, err := plancache.Open(PlanCacheDir(r.dd)).Get(r.t.Digest(), r.t.Origin())
+	if errors.Is(err, plancache.ErrNotFound) {
+		return
+	}
+	if err != nil {
+		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "plan_cache", "error": err.Error()})
+		return
+	}
+	g := &planner.Guide{Plan: e.Plan(), From: "of run " + e.RunID}
+	for _, st := range e.Steps {
+		g.Expect = append(g.Expect, st.Expect)
+	}
+	from := e.RunID + "/" + e.BranchID
+	r.sum.Cache = &CacheInfo{Hit: true, From: from, Steps: len(e.Steps)}
+	r.rec.add(zeroTime, 0, eventlog.KindPlanCache, "", payload.PlanCache{What: "hit", Of: len(e.Steps), From: from})
+	search.Follow(g)
+}
+
+// logGuide records a step of the followed plan and keeps the summary's
+// count.
+func (r *run) logGuide(n *planner.Node, g *planner.GuideInfo) {
+	p := payload.PlanCache{What: "followed", Step: g.Step, Of: g.Of, Reason: g.Reason}
+	c := r.sum.Cache
+	if c == nil {
+		c = &CacheInfo{Hit: true, Steps: g.Of}
+		r.sum.Cache = c
+	}
+	if g.Diverged {
+		p.What = "diverged"
+		c.DivergedAt, c.Reason = g.Step, g.Reason
+	} else {
+		c.Followed++
+	}
+	id := ""
+	if n != nil {
+		id = n.ID
+	}
+	r.rec.add(zeroTime, 0, eventlog.KindPlanCache, id, p)
+}
+
+// storePlan caches the winner's plan with the goal predicates observed
+// after each of its steps, after the run committed or reached its goal.
+// A plan that cannot be stored is recorded; the run's outcome stands.
+func (r *run) storePlan(w *planner.Node) {
+	if r.cfg.NoCache || r.cfg.ExploreOnly {
+		return
+	}
+	var chain []*planner.Node
+	for n := w; n != nil; n = n.Parent {
+		chain = append(chain, n)
+	}
+	slices.Reverse(chain)
+	if len(chain) != len(w.Plan) {
+		return
+	}
+	e := &plancache.Entry{SchemaVersion: plancache.SchemaVersion, TaskDigest: r.t.Digest(), Task: r.t.Name, Site: r.t.Origin(),
+		RunID: r.runID, BranchID: w.ID, Created: r.start.UTC()}
+	for i, n := range chain {
+		st := plancache.Step{Action: w.Plan[i]}
+		if n.Outcome != nil && n.Outcome.Obs != nil {
+			st.Expect = n.Outcome.Obs.Predicates
+		}
+		e.Steps = append(e.Steps, st)
+	}
+	store := plancache.Open(PlanCacheDir(r.dd))
+	if err := store.Put(e); err != nil {
+		r.rec.add(zeroTime, 0, eventlog.KindError, w.ID, map[string]any{"where": "plan_cache", "error": err.Error()})
+		return
+	}
+	if r.sum.Cache == nil {
+		r.sum.Cache = &CacheInfo{}
+	}
+	r.sum.Cache.Stored = true
+	r.sum.Cache.File = filepath.Join(store.Dir(), plancache.Name(e.TaskDigest, e.Site))
+	r.rec.add(zeroTime, 0, eventlog.KindPlanCache, w.ID, payload.PlanCache{What: "stored", Of: len(e.Steps)})
+}
