@@ -36,8 +36,8 @@ type Summary struct {
 	// Cache says how the run used the plan cache, nil when it found no
 	// plan and stored none.
 	Cache *CacheInfo `json:"plan_cache,omitempty"`
-	Spent   float64           `json:"cost_spent"`
-	Paths   Paths             `json:"paths"`
+	Spent float64    `json:"cost_spent"`
+	Paths Paths      `json:"paths"`
 	// Warm counts branches that continued their parent's live context
 	// instead of replaying the prefix; Actions counts every action the
 	// workers executed, replays included.

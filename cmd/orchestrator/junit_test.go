@@ -12,7 +12,6 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/replay"
 )
 
-
 // TestJUnitGolden: the JUnit report of a committed run and of one that
 // ended without reaching its boundary, against testdata/junit/.
 func TestJUnitGolden(t *testing.T) {
