@@ -39,6 +39,10 @@ type Options struct {
 	// replay never needs it: its proxy's certificates are accepted in its
 	// own context only.
 	IgnoreHTTPSErrors bool
+	// OnStep, when set, is called with each step's comparison as soon as
+	// the step has been replayed (a progress display); it must not block
+	// for long.
+	OnStep func(StepReport)
 }
 
 // StepReport is one step's comparison.
@@ -187,6 +191,9 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 			rep.Diff = explain(b, i+1, snap, sr, err)
 		}
 		rep.Steps = append(rep.Steps, sr)
+		if opts.OnStep != nil {
+			opts.OnStep(sr)
+		}
 	}
 	if srv != nil {
 		rep.Served, rep.Unrecorded = srv.report()

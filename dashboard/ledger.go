@@ -1,0 +1,64 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/multiverse-orchestrator/multiverse/audit"
+	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+)
+
+// Ledger is the ledger view: every row, and the verdict of the offline
+// audit `orchestrator ledger verify` runs (audit.VerifyLedger).
+type Ledger struct {
+	Entries []ledger.Entry `json:"entries"`
+	Verify  Verdict        `json:"verify"`
+}
+
+// Verdict is the outcome of verifying the ledger.
+type Verdict struct {
+	OK       bool               `json:"ok"`
+	Problems []string           `json:"problems,omitempty"`
+	Report   audit.LedgerReport `json:"report"`
+	// KeyMissing says sealed evidence was checked by its own digests
+	// only: the data dir has no evidence key.
+	KeyMissing bool `json:"key_missing"`
+}
+
+// ledgerView lists and verifies the ledger. Without a ledger (a data dir
+// that never committed, a bundle) it returns an empty view.
+func (s *Server) ledgerView(ctx context.Context) (*Ledger, error) {
+	v := &Ledger{Entries: []ledger.Entry{}, Verify: Verdict{OK: true}}
+	st := s.stores
+	if st.Ledger == nil || st.Events == nil {
+		return v, nil
+	}
+	es, err := st.Ledger.List(ctx, ledger.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	v.Entries = es
+	if st.Artifacts == nil {
+		if len(es) > 0 {
+			v.Verify = Verdict{Problems: []string{"the data dir has no artifact store: the evidence cannot be checked"}}
+		}
+		return v, nil
+	}
+	key, err := evidence.LoadKey(st.DataDir)
+	if err != nil && !errors.Is(err, evidence.ErrNoKey) {
+		return nil, err
+	}
+	v.Verify.KeyMissing = key == nil
+	rep, problems, err := audit.VerifyLedger(ctx, st.Ledger, st.Events, st.Artifacts, key)
+	if err != nil {
+		return nil, err
+	}
+	v.Verify.Report = rep
+	if problems != nil {
+		v.Verify.OK = false
+		v.Verify.Problems = strings.Split(problems.Error(), "\n")
+	}
+	return v, nil
+}
