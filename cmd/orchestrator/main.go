@@ -45,6 +45,7 @@ commands:
   bundle RUN [BRANCH] write a portable replay bundle of a branch (default: the winner)
   replay BUNDLE|BRANCH replay deterministically and compare strict hashes (RSR, DVR, TTD)
   validate BUNDLE    check a bundle's integrity offline
+  serve              a read-only web dashboard over the data dir (--bundle FILE for one bundle; --addr, --token)
   doctor             report Chromium, its headless shell, Node.js and the Playwright driver, and how to install what is missing
   install            install the Playwright driver into the per-user cache (npm registry)
 
@@ -103,6 +104,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdReplay(ctx, rest, stdout, stderr)
 	case "validate":
 		err = cmdValidate(ctx, rest, stdout, stderr)
+	case "serve":
+		err = cmdServe(ctx, rest, stdout, stderr)
 	case "doctor":
 		err = cmdDoctor(ctx, rest, stdout, stderr)
 	case "install":
