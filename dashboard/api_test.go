@@ -177,7 +177,7 @@ func TestLedgerAPI(t *testing.T) {
 	if len(got.Entries) != 1 || got.Entries[0].OrderID != d.sum.Commit.OrderID || got.Entries[0].State != "committed" {
 		t.Fatalf("entries %+v, want the run's committed order %s", got.Entries, d.sum.Commit.OrderID)
 	}
-	if !got.Verify.OK || got.Verify.Report.Entries != 1 || got.Verify.Report.HeadSeq == 0 || len(got.Entries[0].Artifacts) == 0 {
+	if !got.Verify.OK || got.Verify.Entries != 1 || got.Verify.HeadSeq == 0 || got.Verify.Artifacts == 0 || len(got.Entries[0].Artifacts) == 0 {
 		t.Fatalf("verify = %+v", got.Verify)
 	}
 

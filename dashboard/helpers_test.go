@@ -43,7 +43,12 @@ func committedRun(t *testing.T) demoRun {
 	}
 	demoOnce.Do(func() {
 		demo.dir = demoDir
-		demo.sum, demo.err = runDemo(context.Background(), demo.dir, nil)
+		url, err := siteURL()
+		if err != nil {
+			demo.err = err
+			return
+		}
+		demo.sum, demo.err = runDemo(context.Background(), url, demo.dir)
 	})
 	if demo.err != nil {
 		t.Fatalf("demo run: %v", demo.err)
@@ -62,28 +67,25 @@ var demoSite struct {
 }
 
 func siteURL() (string, error) {
-	demoSite.once.Do(func() {
-		v, err := sites.NewVendor(sites.VendorOptions{Knobs: sites.Knobs{}})
-		if err != nil {
-			demoSite.err = err
-			return
-		}
-		srv, err := sites.Serve(context.Background(), v, "127.0.0.1:0")
-		if err != nil {
-			demoSite.err = err
-			return
-		}
-		demoSite.url = srv.URL()
-	})
+	demoSite.once.Do(func() { demoSite.url, demoSite.err = startSite(sites.Knobs{}) })
 	return demoSite.url, demoSite.err
 }
 
-// runDemo runs the demo task against a fresh vendor site into dir.
-func runDemo(ctx context.Context, dir string, progress func(orchestrator.Progress)) (*orchestrator.Summary, error) {
-	url, err := siteURL()
+// startSite serves a vendor demo site until the test binary exits.
+func startSite(k sites.Knobs) (string, error) {
+	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
 	if err != nil {
-		return nil, err
+		return "", err
 	}
+	srv, err := sites.Serve(context.Background(), v, "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	return srv.URL(), nil
+}
+
+// runDemo runs the demo task against the site at url into dir.
+func runDemo(ctx context.Context, url, dir string) (*orchestrator.Summary, error) {
 	data, err := examples.FS.ReadFile(examples.DemoTask)
 	if err != nil {
 		return nil, err
@@ -97,7 +99,7 @@ func runDemo(ctx context.Context, dir string, progress func(orchestrator.Progres
 	}
 	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 	defer cancel()
-	return orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 2, Progress: progress})
+	return orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 2})
 }
 
 // openStores opens a data dir's stores read-only, as the CLI does.

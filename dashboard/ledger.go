@@ -19,9 +19,17 @@ type Ledger struct {
 
 // Verdict is the outcome of verifying the ledger.
 type Verdict struct {
-	OK       bool               `json:"ok"`
-	Problems []string           `json:"problems,omitempty"`
-	Report   audit.LedgerReport `json:"report"`
+	OK       bool     `json:"ok"`
+	Problems []string `json:"problems,omitempty"`
+	// What was checked: entries, the ledger's head transition, evidence
+	// artifacts present with their digests, sealed ones among them and
+	// those decrypted to the plaintext digest the ledger records.
+	Entries   int    `json:"entries"`
+	HeadSeq   int64  `json:"head_seq"`
+	HeadHash  string `json:"head_hash"`
+	Artifacts int    `json:"artifacts"`
+	Sealed    int    `json:"sealed"`
+	Decrypted int    `json:"decrypted"`
 	// KeyMissing says sealed evidence was checked by its own digests
 	// only: the data dir has no evidence key.
 	KeyMissing bool `json:"key_missing"`
@@ -55,7 +63,9 @@ func (s *Server) ledgerView(ctx context.Context) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.Verify.Report = rep
+	ev := rep.Evidence
+	v.Verify.Entries, v.Verify.HeadSeq, v.Verify.HeadHash = rep.Entries, rep.HeadSeq, rep.HeadHash
+	v.Verify.Artifacts, v.Verify.Sealed, v.Verify.Decrypted = ev.Artifacts, ev.Sealed, ev.Decrypted
 	if problems != nil {
 		v.Verify.OK = false
 		v.Verify.Problems = strings.Split(problems.Error(), "\n")

@@ -14,6 +14,7 @@ func TestMain(m *testing.M) {
 	}
 	demoDir = dir
 	code := m.Run()
+	closeUI()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
