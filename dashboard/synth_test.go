@@ -98,6 +98,15 @@ func (r *synthRun) forks(t testing.TB, n int) {
 	r.flush(t)
 }
 
+// commit appends a winner ranking of the last two branches and a commit
+// of the first of them.
+func (r *synthRun) commit(t testing.TB, order string) {
+	w, second := r.ids[len(r.ids)-1], r.ids[len(r.ids)-2]
+	r.add(eventlog.KindWinner, w, payload.Winner{Order: "higher J", Ranking: []payload.Rank{{BranchID: w, J: 1}, {BranchID: second, J: 0.5}}})
+	r.add(eventlog.KindCommitEnd, w, map[string]any{"state": "committed", "order_id": order})
+	r.flush(t)
+}
+
 func (r *synthRun) end(t testing.TB, status string) {
 	r.add(eventlog.KindRunEnd, "", map[string]any{"status": status, "elapsed_ms": 1234, "branches": map[string]int{"forked": len(r.ids)}})
 	r.flush(t)
