@@ -62,26 +62,27 @@ var demoDir string
 // demoSite serves the vendor demo site for the life of the test binary.
 var demoSite struct {
 	once sync.Once
+	v    *sites.Vendor
 	url  string
 	err  error
 }
 
 func siteURL() (string, error) {
-	demoSite.once.Do(func() { demoSite.url, demoSite.err = startSite(sites.Knobs{}) })
+	demoSite.once.Do(func() { demoSite.v, demoSite.url, demoSite.err = startSite(sites.Knobs{}) })
 	return demoSite.url, demoSite.err
 }
 
 // startSite serves a vendor demo site until the test binary exits.
-func startSite(k sites.Knobs) (string, error) {
+func startSite(k sites.Knobs) (*sites.Vendor, string, error) {
 	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	srv, err := sites.Serve(context.Background(), v, "127.0.0.1:0")
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	return srv.URL(), nil
+	return v, srv.URL(), nil
 }
 
 // runDemo runs the demo task against the site at url into dir.
@@ -116,6 +117,7 @@ func openStores(t testing.TB, dir string) dashboard.Stores {
 		st.Ledger = l
 		t.Cleanup(func() { l.Close() })
 	}
+	// A synthetic data dir gets an empty artifact store.
 	if fs, err := artifacts.OpenFS(filepath.Join(dir, "artifacts")); err == nil {
 		st.Artifacts = fs
 	}

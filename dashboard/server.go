@@ -64,7 +64,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/artifacts/{digest}", s.handleArtifact)
 	mux.HandleFunc("GET /api/ledger", s.handleLedger)
 	mux.HandleFunc("GET /api/info", s.handleInfo)
-	mux.Handle("GET /", assetHandler())
+	mux.Handle("GET /{file}", assetHandler())
+	mux.Handle("GET /{$}", assetHandler())
 	return s.guard(mux)
 }
 

@@ -129,7 +129,7 @@ func TestUILiveRunAndReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	url, err := startSite(sites.Knobs{Latency: 150 * time.Millisecond})
+	_, url, err := startSite(sites.Knobs{Latency: 150 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
