@@ -61,7 +61,8 @@ func (s *sse) comment() error {
 // handleStream streams a run as server-sent events: "snapshot" (a
 // RunDetail) first, then "branch" (a Branch) for every branch an event
 // changed and "run" (a Run) after each batch, and "end" (a Run) once the
-// run has ended, after which the stream closes. It polls the event log,
+// run has ended, after which the stream closes; "failure" (an error body)
+// when the log cannot be read, which also closes it. It polls the event log,
 // which another process may be appending to, every poll interval.
 func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
@@ -89,7 +90,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 		}
 		es, err := s.events.Events(ctx, lr.info.RunID, eventlog.Query{AfterSeq: lr.seq})
 		if err != nil {
-			out.send("error", 0, apiError{Error: err.Error()})
+			out.send("failure", 0, apiError{Error: err.Error()})
 			return
 		}
 		if len(es) == 0 {

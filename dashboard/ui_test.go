@@ -270,6 +270,7 @@ var normalisers = []struct {
 	{regexp.MustCompile(`[0-9a-f]{64}`), "<sha256>"},
 	{regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC`), "<time>"},
 	{regexp.MustCompile(`\d+(\.\d+)? (ms|s)\b`), "<duration>"},
+	{regexp.MustCompile(`Its events \(\d+\)`), "Its events (<n>)"},
 	{regexp.MustCompile(`tok_[0-9a-f]{16}`), "tok_<scrubbed>"},
 	{regexp.MustCompile(`http://127\.0\.0\.1:\d+`), "<origin>"},
 	{regexp.MustCompile(`(term: (?:Events|Responses served)\n\s*- definition: )"\d+"`), `$1"<n>"`},

@@ -50,8 +50,9 @@ function announce(msg) { document.getElementById("announce").textContent = msg; 
 
 function show(title, ...kids) {
   main.replaceChildren(h("h2", {}, title), ...kids);
-  document.title = title + " · Multiverse";
-  main.focus();
+  const full = title + " · Multiverse";
+  if (document.title !== full) main.focus(); // a new view, not a refresh
+  document.title = full;
 }
 
 function failed(err) {
@@ -100,6 +101,11 @@ async function runsView() {
     h("thead", {}, h("tr", {}, ["Run", "Task", "Outcome", "Started", "Duration", "Branches", "Winner", "Order"].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, rows));
   show("Runs", h("p", { class: "filters" }, h("label", { for: "outcome" }, "Outcome "), select), table);
+  // While a run is in progress, the list follows it.
+  if (data.runs.some((r) => r.outcome === "running")) {
+    const timer = setTimeout(route, 2000);
+    closeView = () => clearTimeout(timer);
+  }
 }
 
 // ---- one run ----
@@ -182,6 +188,10 @@ async function runView(runID, branchID) {
       if (!state.run) { es.close(); reject(new Error("cannot stream run " + runID + (ev.data ? ": " + ev.data : ""))); }
     });
   });
+  es.addEventListener("failure", (ev) => {
+    es.close();
+    announce("The live stream stopped: " + JSON.parse(ev.data).error);
+  });
   es.addEventListener("branch", (ev) => { upsert(JSON.parse(ev.data)); schedule(); });
   es.addEventListener("run", (ev) => { state.run = JSON.parse(ev.data); renderFacts(); });
   es.addEventListener("end", (ev) => {
@@ -236,6 +246,7 @@ async function branchView(box, runID, branchID) {
     h("h4", {}, "Why it ended so"),
     h("pre", {}, d.explain.join("\n")),
     h("p", {}, button), out,
+    h("details", {}, h("summary", {}, "Its events (" + d.events.length + ")"), h("pre", {}, d.events.join("\n"))),
     h("h4", {}, "Steps"),
     ...d.steps.map(stepView));
 }
@@ -303,7 +314,7 @@ async function ledgerView() {
   const d = await getJSON("/api/ledger");
   const v = d.verify;
   const verdict = v.ok
-    ? h("p", { class: "verdict-ok", role: "status" }, "Verified: " + v.entries + " entries, head transition " + v.head_seq +
+    ? h("p", { class: "verdict-ok", role: "status" }, "Verified: " + v.entries + (v.entries === 1 ? " entry" : " entries") + ", head transition " + v.head_seq +
       ", " + v.artifacts + " evidence artifacts present with their digests" + (v.key_missing ? " (no evidence key: sealed evidence checked by digest only)" : ""))
     : h("div", { role: "alert" }, h("p", { class: "verdict-bad" }, "Verification FAILED"), h("ul", {}, (v.problems || []).map((p) => h("li", {}, p))));
   const rows = d.entries.map((e) => h("tr", {},
