@@ -18,7 +18,7 @@
 //     Bearer, or ?token=); without one, only loopback Host headers are
 //     served (against DNS rebinding), and [CheckAddr] refuses to listen
 //     anywhere but loopback.
-//   - Artifacts are served as images, PDF, JSON or plain text, never as
-//     HTML, and with a sandboxing Content-Security-Policy: a recorded page
-//     cannot run script on the dashboard's origin.
+//   - Artifacts are served as images, PDF, plain text or octet-stream,
+//     never as HTML or SVG, and with a sandboxing Content-Security-Policy:
+//     a recorded page cannot run script on the dashboard's origin.
 package dashboard

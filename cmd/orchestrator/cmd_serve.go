@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -49,7 +50,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer closeFn()
-	opts := []dashboard.Option{dashboard.WithBrowser(browser.Options{ChromiumPath: *chromium, DriverDir: *driver})}
+	opts := []dashboard.Option{dashboard.WithBrowser(browser.Options{ChromiumPath: *chromium, DriverDir: *driver}),
+		dashboard.WithLogger(slog.New(slog.NewTextHandler(stderr, nil)))}
 	if *token != "" {
 		opts = append(opts, dashboard.WithToken(*token))
 	}
