@@ -242,6 +242,8 @@ func checkGolden(t *testing.T, page playwright.Page, name string) {
 	}
 	if dir := os.Getenv("DASHBOARD_SCREENSHOTS"); dir != "" {
 		page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(filepath.Join(dir, name+".png")), FullPage: playwright.Bool(true)})
+		page.Evaluate("window.scrollTo(0, 0)")
+		page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(filepath.Join(dir, name+".top.png"))})
 	}
 	got := normalise(snap)
 	path := filepath.Join("testdata", name)

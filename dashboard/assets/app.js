@@ -33,6 +33,8 @@ function h(tag, attrs, ...kids) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
     if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    // Through the CSSOM: the page's CSP refuses style attributes.
+    else if (k === "style") el.style.cssText = v;
     else el.setAttribute(k, v === true ? "" : String(v));
   }
   for (const kid of kids.flat()) {
