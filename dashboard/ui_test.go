@@ -161,6 +161,11 @@ func TestUILiveRunAndReplay(t *testing.T) {
 		t.Errorf("the tree shows %d branches after the run, want %d", n, sum.Branches.Forked)
 	}
 	t.Logf("tree node counts seen during the run: %v", counts)
+	// The heatmap: nodes of different scores get different colours.
+	colours, err := page.Locator("button.node").EvaluateAll(`(els) => [...new Set(els.map((e) => getComputedStyle(e).backgroundColor))].length`)
+	if err != nil || colours.(int) < 3 {
+		t.Errorf("the tree's nodes show %v distinct background colours, want a heatmap (%v)", colours, err)
+	}
 
 	must(t, page.Locator("button.node.status-winner").Click())
 	must(t, page.Locator("article.step").Nth(len(sum.Winner.Steps)-1).WaitFor())
