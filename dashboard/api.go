@@ -72,11 +72,20 @@ func (s *Server) runs(ctx context.Context, outcome string) ([]Run, error) {
 			}
 			forks = len(fs)
 		}
-		if run := summarize(info, es, forks); outcome == "" || run.Outcome == outcome {
+		if run := summarize(info, es, forks, s.unended()); outcome == "" || run.Outcome == outcome {
 			out = append(out, run)
 		}
 	}
 	return out, nil
+}
+
+// unended is the outcome of a run without run_end: in progress in a data
+// dir, recorded in a bundle (which never holds run_end).
+func (s *Server) unended() string {
+	if s.stores.Bundle != nil {
+		return OutcomeRecorded
+	}
+	return OutcomeRunning
 }
 
 func hasKind(es []eventlog.Event, kind string) bool {

@@ -10,10 +10,11 @@ import (
 // liveRun is a run folded up to some event: its summary row, the events
 // a Run is derived from, and its tree. The stream feeds it new events.
 type liveRun struct {
-	info eventlog.RunInfo
-	sum  []eventlog.Event // of summaryKinds
-	tree *tree
-	seq  int64
+	unended string // the outcome while there is no run_end
+	info    eventlog.RunInfo
+	sum     []eventlog.Event // of summaryKinds
+	tree    *tree
+	seq     int64
 }
 
 // openRun folds every event of a run recorded so far.
@@ -26,7 +27,7 @@ func (s *Server) openRun(ctx context.Context, runID string) (*liveRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	lr := &liveRun{info: info, tree: newTree()}
+	lr := &liveRun{unended: s.unended(), info: info, tree: newTree()}
 	for _, e := range es {
 		lr.apply(e)
 	}
@@ -43,10 +44,12 @@ func (lr *liveRun) apply(e eventlog.Event) []*Branch {
 	return lr.tree.apply(e)
 }
 
-func (lr *liveRun) run() Run { return summarize(lr.info, lr.sum, len(lr.tree.order)) }
+func (lr *liveRun) run() Run { return summarize(lr.info, lr.sum, len(lr.tree.order), lr.unended) }
 
 func (lr *liveRun) detail() *RunDetail {
 	return &RunDetail{Run: lr.run(), Order: lr.tree.rankOf, Branches: lr.tree.list(), Seq: lr.seq}
 }
 
+// ended reports whether the run can change no more: it ended, or it is
+// a bundle's.
 func (lr *liveRun) ended() bool { return lr.run().Outcome != OutcomeRunning }

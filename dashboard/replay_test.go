@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,8 +126,22 @@ func TestBundleViewer(t *testing.T) {
 	getJSON(t, ts.URL+"/api/info", http.StatusOK, &info)
 	var runs dashboard.RunList
 	getJSON(t, ts.URL+"/api/runs", http.StatusOK, &runs)
-	if info.Mode != "bundle" || len(runs.Runs) != 1 || runs.Runs[0].RunID != d.sum.RunID || runs.Runs[0].Task != d.sum.Task {
+	if info.Mode != "bundle" || len(runs.Runs) != 1 || runs.Runs[0].RunID != d.sum.RunID || runs.Runs[0].Task != d.sum.Task ||
+		runs.Runs[0].Outcome != dashboard.OutcomeRecorded {
 		t.Fatalf("info %+v, runs %+v", info, runs.Runs)
+	}
+	// A bundle does not change: its stream ends after the snapshot.
+	resp, err := http.Get(ts.URL + "/api/runs/" + d.sum.RunID + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for ev := range readSSE(t, resp) {
+		kinds = append(kinds, ev.kind)
+	}
+	resp.Body.Close()
+	if strings.Join(kinds, " ") != "snapshot end" {
+		t.Errorf("a bundle's stream sent %v, want snapshot and end", kinds)
 	}
 	var tree dashboard.RunDetail
 	getJSON(t, ts.URL+"/api/runs/"+d.sum.RunID, http.StatusOK, &tree)

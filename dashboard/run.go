@@ -8,9 +8,15 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 )
 
-// OutcomeRunning is the outcome of a run whose log has no run_end yet: it
-// is in progress in another process, or that process died.
-const OutcomeRunning = "running"
+// Outcomes the dashboard gives runs without a run_end event.
+const (
+	// OutcomeRunning: the run's log has no run_end yet: it is in progress
+	// in another process, or that process died.
+	OutcomeRunning = "running"
+	// OutcomeRecorded: the run shown from a bundle, which holds the
+	// branch's events but not the run's end.
+	OutcomeRecorded = "recorded"
+)
 
 // Run is one run in the runs list.
 type Run struct {
@@ -51,8 +57,9 @@ var summaryKinds = []string{eventlog.KindRunStart, eventlog.KindRunEnd, eventlog
 // summarize derives a Run from the run's summary row and its events of
 // summaryKinds (more kinds are ignored). forks counts branch_fork events
 // when the run has not ended (run_end carries the count otherwise).
-func summarize(info eventlog.RunInfo, es []eventlog.Event, forks int) Run {
-	r := Run{RunID: info.RunID, Outcome: OutcomeRunning, Started: info.First, Events: info.Events, Branches: forks,
+// unended is the outcome of a run without run_end.
+func summarize(info eventlog.RunInfo, es []eventlog.Event, forks int, unended string) Run {
+	r := Run{RunID: info.RunID, Outcome: unended, Started: info.First, Events: info.Events, Branches: forks,
 		DurationMS: info.Last.Sub(info.First).Milliseconds()}
 	for _, e := range es {
 		switch e.Kind {

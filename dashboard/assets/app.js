@@ -81,7 +81,7 @@ async function route() {
 
 // ---- runs ----
 
-const OUTCOMES = ["committed", "existing", "recovered", "goal_reached", "explored", "no_boundary", "goal_failed", "aborted", "failed", "running"];
+const OUTCOMES = ["committed", "existing", "recovered", "goal_reached", "explored", "no_boundary", "goal_failed", "aborted", "failed", "running", "recorded"];
 
 async function runsView() {
   const outcome = new URLSearchParams(location.hash.split("?")[1] || "").get("outcome") || "";
@@ -200,7 +200,7 @@ async function runView(runID, branchID) {
     state.run = JSON.parse(ev.data);
     renderFacts();
     es.close();
-    if (state.run.outcome !== "running") announce("Run ended: " + state.run.outcome);
+    if (!["running", "recorded"].includes(state.run.outcome)) announce("Run ended: " + state.run.outcome);
   });
   await ready;
   current = {
