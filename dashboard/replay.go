@@ -104,7 +104,7 @@ func (s *Server) bundleOf(ctx context.Context, runID, branchID string) (*bundle.
 	switch {
 	case err == nil:
 		return b, nil
-	case errors.Is(err, replay.ErrNotRecorded) && !isBranchOf(ctx, s, runID, branchID):
+	case errors.Is(err, replay.ErrNotRecorded) && !s.hasBranch(ctx, runID, branchID):
 		return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
 	case errors.As(err, &corrupt), errors.Is(err, artifacts.ErrNotFound):
 		return nil, fmt.Errorf("run %s branch %s: an artifact is missing or corrupt: %w", runID, branchID, err)
@@ -112,8 +112,8 @@ func (s *Server) bundleOf(ctx context.Context, runID, branchID string) (*bundle.
 	return nil, err
 }
 
-// isBranchOf reports whether the run forked branchID.
-func isBranchOf(ctx context.Context, s *Server, runID, branchID string) bool {
+// hasBranch reports whether the run forked branchID.
+func (s *Server) hasBranch(ctx context.Context, runID, branchID string) bool {
 	es, err := s.events.Events(ctx, runID, eventlog.Query{BranchID: branchID, Kinds: []string{eventlog.KindBranchFork}, Limit: 1})
 	return err == nil && len(es) > 0
 }

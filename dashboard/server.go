@@ -64,8 +64,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/artifacts/{digest}", s.handleArtifact)
 	mux.HandleFunc("GET /api/ledger", s.handleLedger)
 	mux.HandleFunc("GET /api/info", s.handleInfo)
-	mux.Handle("GET /{file}", assetHandler())
-	mux.Handle("GET /{$}", assetHandler())
+	assets := assetHandler()
+	mux.Handle("GET /{file}", assets)
+	mux.Handle("GET /{$}", assets)
 	return s.guard(mux)
 }
 
