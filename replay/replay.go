@@ -60,6 +60,10 @@ type Options struct {
 	// text or box, and the recorded box, scaled, is the last resort. The
 	// report names each healed step's strategy and selector.
 	Heal bool
+	// OnStep, when set, is called with each step's comparison as soon as
+	// the step has been replayed (a progress display); it must not block
+	// for long.
+	OnStep func(StepReport)
 }
 
 // StepReport is one step's comparison.
@@ -221,6 +225,9 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 			rep.Diff = explain(b, i+1, snap, sr, err)
 		}
 		rep.Steps = append(rep.Steps, sr)
+		if opts.OnStep != nil {
+			opts.OnStep(sr)
+		}
 	}
 	if srv != nil {
 		rep.Served, rep.Unrecorded = srv.report()

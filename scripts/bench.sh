@@ -4,7 +4,8 @@
 #
 #   1. search strategies on 200 seeded simulated sites (simbench)
 #   2. Go benchmarks: frontier at 100k branches, orchestrator overhead per
-#      step over embedded JetStream, bus round trip, event log, ledger
+#      step over embedded JetStream, bus round trip, event log, ledger,
+#      the dashboard's runs list over 10,000 branches
 #   3. the demo with real Chromium on the latency-bound demo site (100 ms):
 #      wall clock to the commit boundary with 1, 2 and 4 in-process workers
 #   4. capture and replay: capture overhead per step, replay wall clock as a
@@ -35,6 +36,8 @@ go test -run '^$' -bench 'FrontierRescore' -benchtime 20x ./planner/ | grep -E '
 go test -run '^$' -bench 'BenchmarkOrchestratorStep' -benchtime 9x ./orchestrator/ | grep -E '^Benchmark'
 go test -run '^$' -bench 'BenchmarkJobRoundTrip' -benchtime 500x ./bus/ | grep -E '^Benchmark'
 go test -run '^$' -bench 'BenchmarkAppendBatch|BenchmarkAppend$' -benchtime 200x ./eventlog/ | grep -E '^Benchmark'
+# the dashboard's runs list over 100 runs and 10,000 branches (target well under 1 s)
+go test -run '^$' -bench 'BenchmarkRunsList' -benchtime 20x ./dashboard/ | grep -E '^Benchmark'
 
 echo
 echo "== 3. Demo wall clock to the commit boundary (real Chromium, 100 ms latency)"

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/audit"
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
@@ -100,12 +101,8 @@ func listError(err error, state string) error {
 	return err
 }
 
-// verifyLedger audits the ledger offline: its own hash chain, every entry
-// against its last snapshot, every artifact present with its digest, every
-// committed row backed by a confirmation naming its order id, every
-// aborted or failed row whose commit action ran backed by the site's
-// refusal, and the ledger against the event log both ways (see package
-// audit), with the chain of every run a finalization anchors.
+// verifyLedger audits the ledger offline (audit.VerifyLedger says what it
+// checks) and prints the verdict.
 func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout io.Writer) error {
 	store, err := artifacts.OpenFS(filepath.Join(dataDir, "artifacts"))
 	if err != nil {
@@ -115,48 +112,24 @@ func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout 
 	if kerr != nil && !errors.Is(kerr, evidence.ErrNoKey) {
 		return badInput("%v", kerr)
 	}
-	entries := 0
-	var ev evidence.Report
 	elog, err := openEventsRO(ctx, dataDir)
 	if err != nil {
 		return err
 	}
 	defer elog.Close()
-	err = l.Verify(ctx, func(e ledger.Entry) error {
-		entries++
-		var errs []error
-		if err := evidence.Verify(ctx, store, key, e.Artifacts, &ev); err != nil {
-			errs = append(errs, err)
-		}
-		if err := checkOutcome(ctx, store, e); err != nil {
-			errs = append(errs, err)
-		}
-		if e.State == ledger.StateCommitted {
-			var conf struct {
-				OrderID string `json:"order_id"`
-			}
-			if len(e.Confirmation) == 0 || json.Unmarshal(e.Confirmation, &conf) != nil || conf.OrderID != e.OrderID {
-				errs = append(errs, fmt.Errorf("confirmation does not name order %s", e.OrderID))
-			}
-		}
-		return errors.Join(errs...)
-	})
-	if err == nil || errors.Is(err, ledger.ErrVerify) {
-		cross, cerr := crossCheck(ctx, l, elog, "")
-		if cerr != nil {
-			return cerr
-		}
-		err = errors.Join(err, cross)
-	}
+	rep, problems, err := audit.VerifyLedger(ctx, l, elog, store, key)
 	if err != nil {
+		return err
+	}
+	if problems != nil {
 		fmt.Fprintln(stdout, "ledger verify: FAILED")
-		for _, line := range strings.Split(err.Error(), "\n") {
+		for _, line := range strings.Split(problems.Error(), "\n") {
 			fmt.Fprintln(stdout, "  "+line)
 		}
-		return fmt.Errorf("%w: %s", orchestrator.ErrVerify, strings.SplitN(err.Error(), "\n", 2)[0])
+		return fmt.Errorf("%w: %s", orchestrator.ErrVerify, strings.SplitN(problems.Error(), "\n", 2)[0])
 	}
-	seq, hash, _ := l.Head(ctx)
-	fmt.Fprintf(stdout, "ledger verify: OK: %d entries, %d transitions, head %s, %d artifacts present with their digests\n", entries, seq, hash, ev.Artifacts)
+	ev := rep.Evidence
+	fmt.Fprintf(stdout, "ledger verify: OK: %d entries, %d transitions, head %s, %d artifacts present with their digests\n", rep.Entries, rep.HeadSeq, rep.HeadHash, ev.Artifacts)
 	if ev.Sealed > 0 {
 		if key != nil {
 			fmt.Fprintf(stdout, "  sealed evidence: %d of %d decrypt with %s to the plaintext digests the ledger records\n", ev.Decrypted, ev.Sealed, evidence.KeyPath(dataDir))

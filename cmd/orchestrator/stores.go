@@ -87,36 +87,6 @@ func openEventsRO(ctx context.Context, dataDir string) (*eventlog.Log, error) {
 	return l, nil
 }
 
-// crossCheck checks the ledger and the event log against each other (all
-// runs when run is "", else that run): the problems found, joined, or an
-// error reading the stores.
-func crossCheck(ctx context.Context, l *ledger.Ledger, elog *eventlog.Log, run string) (problems, err error) {
-	ts, err := l.Transitions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	problems = audit.Check(ctx, ts, elog, run)
-	if problems != nil && !errors.Is(problems, audit.ErrMismatch) {
-		return nil, problems
-	}
-	// The chains of the runs finalizations anchor back the anchors.
-	seen := map[string]bool{}
-	for i := range ts {
-		a, _ := ts[i].Anchor()
-		if a == nil || seen[a.RunID] || (run != "" && a.RunID != run) {
-			continue
-		}
-		seen[a.RunID] = true
-		if err := elog.Verify(ctx, a.RunID); err != nil && !errors.Is(err, eventlog.ErrRunNotFound) {
-			if !errors.Is(err, eventlog.ErrCorrupt) {
-				return nil, err
-			}
-			problems = errors.Join(problems, err)
-		}
-	}
-	return problems, nil
-}
-
 // auditRun verifies a run's event log, its chain and summary, and its
 // agreement with the ledger; a failure is a failed audit (exit 7) naming
 // the run and event, or the ledger row.

@@ -1,0 +1,118 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/commit"
+	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+)
+
+// LedgerReport counts what [VerifyLedger] checked.
+type LedgerReport struct {
+	Entries  int             `json:"entries"`
+	HeadSeq  int64           `json:"head_seq"`  // the ledger's last transition
+	HeadHash string          `json:"head_hash"` // and its hash
+	Evidence evidence.Report `json:"evidence"`  // artifacts present, sealed, decrypted
+}
+
+// VerifyLedger audits a data dir's ledger offline: its own hash chain,
+// every entry against its last snapshot, every evidence artifact present
+// with its digest (sealed ones decrypted when key is not nil), every
+// committed row backed by a confirmation naming its order id, every
+// aborted or failed row whose commit action ran backed by the site's
+// refusal (commit.CheckOutcome), and the ledger against the event log both
+// ways ([Check]), with the chain of every run a finalization anchors.
+//
+// problems is nil when everything verifies, and otherwise every problem
+// found, joined (matching ledger.ErrVerify, ErrMismatch or
+// eventlog.ErrCorrupt). err is an error reading the stores, which says
+// nothing about their integrity.
+func VerifyLedger(ctx context.Context, l *ledger.Ledger, elog *eventlog.Log, store *artifacts.FS, key *evidence.Key) (rep LedgerReport, problems, err error) {
+	problems = l.Verify(ctx, func(e ledger.Entry) error {
+		rep.Entries++
+		var errs []error
+		if err := evidence.Verify(ctx, store, key, e.Artifacts, &rep.Evidence); err != nil {
+			errs = append(errs, err)
+		}
+		if err := checkOutcome(ctx, store, e); err != nil {
+			errs = append(errs, err)
+		}
+		if e.State == ledger.StateCommitted {
+			var conf struct {
+				OrderID string `json:"order_id"`
+			}
+			if len(e.Confirmation) == 0 || json.Unmarshal(e.Confirmation, &conf) != nil || conf.OrderID != e.OrderID {
+				errs = append(errs, fmt.Errorf("confirmation does not name order %s", e.OrderID))
+			}
+		}
+		return errors.Join(errs...)
+	})
+	if problems == nil || errors.Is(problems, ledger.ErrVerify) {
+		cross, err := CrossCheck(ctx, l, elog, "")
+		if err != nil {
+			return rep, nil, err
+		}
+		problems = errors.Join(problems, cross)
+	}
+	if problems == nil {
+		rep.HeadSeq, rep.HeadHash, _ = l.Head(ctx)
+	}
+	return rep, problems, nil
+}
+
+// CrossCheck checks the ledger and the event log against each other (all
+// runs when run is "", else that run) with [Check], and verifies the
+// chain of every run a finalization anchors: the problems found, joined,
+// or an error reading the stores.
+func CrossCheck(ctx context.Context, l *ledger.Ledger, elog *eventlog.Log, run string) (problems, err error) {
+	ts, err := l.Transitions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	problems = Check(ctx, ts, elog, run)
+	if problems != nil && !errors.Is(problems, ErrMismatch) {
+		return nil, problems
+	}
+	seen := map[string]bool{}
+	for i := range ts {
+		a, _ := ts[i].Anchor()
+		if a == nil || seen[a.RunID] || (run != "" && a.RunID != run) {
+			continue
+		}
+		seen[a.RunID] = true
+		if err := elog.Verify(ctx, a.RunID); err != nil && !errors.Is(err, eventlog.ErrRunNotFound) {
+			if !errors.Is(err, eventlog.ErrCorrupt) {
+				return nil, err
+			}
+			problems = errors.Join(problems, err)
+		}
+	}
+	return problems, nil
+}
+
+// checkOutcome audits an aborted or failed row against its submit
+// transcript: one finalized without the site's refusal may stand for an
+// order the site holds (commit.CheckOutcome). A transcript that is
+// missing or corrupt is left to the evidence check, which names it.
+func checkOutcome(ctx context.Context, store *artifacts.FS, e ledger.Entry) error {
+	var transcript []byte
+	if s := e.Artifacts["submit_transcript"]; s != "" {
+		d, err := artifacts.ParseDigest(s)
+		if err != nil {
+			return nil
+		}
+		if transcript, err = store.Get(ctx, d); err != nil {
+			return nil
+		}
+	}
+	if err := commit.CheckOutcome(e, transcript); err != nil {
+		return fmt.Errorf("outcome: %w", err)
+	}
+	return nil
+}

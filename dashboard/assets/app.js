@@ -1,0 +1,348 @@
+// Multiverse dashboard: plain DOM, no dependencies. Every value from the
+// API is inserted as text, never as markup.
+"use strict";
+
+const token = new URLSearchParams(location.search).get("token") || "";
+const main = document.getElementById("main");
+let closeView = () => {};
+let current = null; // the run shown: {runID, select(branchID)}
+
+// withToken adds the token to a same-origin URL (images, event streams
+// cannot send an Authorization header).
+function withToken(url) {
+  if (!token) return url;
+  return url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token);
+}
+
+async function api(path, opts = {}) {
+  const headers = Object.assign({}, opts.headers || {});
+  if (token) headers.Authorization = "Bearer " + token;
+  const resp = await fetch(path, Object.assign({}, opts, { headers }));
+  if (!resp.ok && !(resp.headers.get("Content-Type") || "").startsWith("text/event-stream")) {
+    let msg = resp.status + " " + resp.statusText;
+    try { msg = (await resp.json()).error || msg; } catch (_) { /* not JSON */ }
+    throw new Error(msg);
+  }
+  return resp;
+}
+const getJSON = async (path) => (await api(path)).json();
+
+// h builds an element: h("td", {class: "x"}, "text", child, ...).
+function h(tag, attrs, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    // Through the CSSOM: the page's CSP refuses style attributes.
+    else if (k === "style") el.style.cssText = v;
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const kid of kids.flat()) {
+    if (kid === undefined || kid === null || kid === false) continue;
+    el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return el;
+}
+
+const short = (id) => (id ? "…" + id.slice(-8) : "");
+const num = (x) => (Math.round(x * 1000) / 1000).toString();
+const when = (t) => (t ? new Date(t).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "");
+const dur = (ms) => (ms >= 1000 ? (ms / 1000).toFixed(1) + " s" : ms + " ms");
+function announce(msg) { document.getElementById("announce").textContent = msg; }
+
+function show(title, ...kids) {
+  main.replaceChildren(h("h2", {}, title), ...kids);
+  const full = title + " · Multiverse";
+  if (document.title !== full) main.focus(); // a new view, not a refresh
+  document.title = full;
+}
+
+function failed(err) {
+  main.replaceChildren(h("h2", {}, "Error"), h("p", { class: "error", role: "alert" }, err.message));
+}
+
+// Routes: #/ runs, #/runs/ID, #/runs/ID/branches/BID, #/ledger.
+async function route() {
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  if (current && parts[0] === "runs" && parts[1] === current.runID) {
+    return current.select(parts[3] || "").catch(failed);
+  }
+  closeView();
+  closeView = () => {};
+  current = null;
+  try {
+    if (parts[0] === "ledger") return await ledgerView();
+    if (parts[0] === "runs" && parts[1]) return await runView(parts[1], parts[3] || "");
+    return await runsView();
+  } catch (err) {
+    failed(err);
+  }
+}
+
+// ---- runs ----
+
+const OUTCOMES = ["committed", "existing", "recovered", "goal_reached", "explored", "no_boundary", "goal_failed", "aborted", "failed", "running", "recorded"];
+
+async function runsView() {
+  const outcome = new URLSearchParams(location.hash.split("?")[1] || "").get("outcome") || "";
+  const data = await getJSON("/api/runs" + (outcome ? "?outcome=" + encodeURIComponent(outcome) : ""));
+  const select = h("select", { id: "outcome", onchange: (e) => {
+    location.hash = "#/" + (e.target.value ? "?outcome=" + encodeURIComponent(e.target.value) : "");
+  } }, h("option", { value: "" }, "all outcomes"), OUTCOMES.map((o) => h("option", { value: o, selected: o === outcome }, o)));
+  const rows = data.runs.map((r) => h("tr", {},
+    h("th", { scope: "row" }, h("a", { href: "#/runs/" + encodeURIComponent(r.run_id) }, h("code", {}, r.run_id))),
+    h("td", {}, r.task),
+    h("td", { class: "outcome-" + r.outcome }, r.outcome),
+    h("td", {}, when(r.started)),
+    h("td", {}, dur(r.duration_ms)),
+    h("td", {}, r.branches),
+    h("td", {}, h("code", {}, short(r.winner))),
+    h("td", {}, r.order_id || "")));
+  const table = h("table", {},
+    h("caption", {}, data.runs.length + (data.runs.length === 1 ? " run" : " runs") + (outcome ? " with outcome " + outcome : "")),
+    h("thead", {}, h("tr", {}, ["Run", "Task", "Outcome", "Started", "Duration", "Branches", "Winner", "Order"].map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, rows));
+  show("Runs", h("p", { class: "filters" }, h("label", { for: "outcome" }, "Outcome "), select), table);
+  // While a run is in progress, the list follows it.
+  if (data.runs.some((r) => r.outcome === "running")) {
+    const timer = setTimeout(route, 2000);
+    closeView = () => clearTimeout(timer);
+  }
+}
+
+// ---- one run ----
+
+function heat(j) { return "hsl(" + Math.round(Math.max(0, Math.min(1, j)) * 120) + " 75% 80%)"; }
+
+function nodeLabel(b) {
+  const parts = [b.action || "(root)"];
+  parts.push(b.scored ? "J " + num(b.j) : "not scored");
+  parts.push(b.status);
+  if (b.rule) parts.push("rule " + b.rule);
+  return parts.join(", ");
+}
+
+async function runView(runID, branchID) {
+  const state = { run: null, branches: new Map(), order: [], selected: branchID, pending: false };
+  const facts = h("dl", { class: "facts" });
+  const treeBox = h("div", { id: "tree" });
+  const branchBox = h("section", { "aria-labelledby": "branch-title" }, h("h3", { id: "branch-title" }, "Branch"),
+    h("p", {}, "Select a branch in the tree to see its steps."));
+  show("Run " + runID,
+    h("p", {}, h("a", { href: "#/" }, "All runs")),
+    facts,
+    h("div", { class: "layout" },
+      h("section", { "aria-labelledby": "tree-title" }, h("h3", { id: "tree-title" }, "Branch tree"),
+        h("p", { class: "legend", id: "legend" }, "Score J from 0 (red)", h("span", { class: "ramp", "aria-hidden": "true" }),
+          "to 1 (green); grey: not scored yet; dashed border: pruned or failed, with its rule"),
+        treeBox),
+      branchBox));
+
+  const renderFacts = () => {
+    const r = state.run;
+    facts.replaceChildren(...[["Task", r.task], ["Outcome", r.outcome], ["Started", when(r.started)], ["Duration", dur(r.duration_ms)],
+      ["Branches", r.branches], ["Winner", short(r.winner)], ["Order", r.order_id || "none"], ["Events", r.events]]
+      .flatMap(([k, v]) => [h("dt", {}, k), h("dd", { class: k === "Outcome" ? "outcome-" + v : null }, v)]));
+  };
+  const renderTree = () => {
+    state.pending = false;
+    const kids = new Map();
+    for (const id of state.order) {
+      const b = state.branches.get(id);
+      const p = b.parent && state.branches.has(b.parent) ? b.parent : "";
+      if (!kids.has(p)) kids.set(p, []);
+      kids.get(p).push(b);
+    }
+    const list = (parent, top) => {
+      const items = (kids.get(parent) || []).map((b) => h("li", {},
+        h("button", { type: "button", class: "node status-" + b.status + (b.scored ? "" : " unscored"),
+          style: b.scored ? "background:" + heat(b.j) : null, "aria-pressed": b.id === state.selected ? "true" : "false",
+          "aria-label": nodeLabel(b), "data-branch": b.id, onclick: () => { location.hash = "#/runs/" + runID + "/branches/" + b.id; } },
+          h("span", {}, b.action || "(root)"),
+          h("span", { class: "j" }, b.scored ? num(b.j) : "–"),
+          b.status !== "explored" && b.status !== "open" ? h("span", { class: "badge" }, b.rule ? b.status + ": " + b.rule : b.status) : null),
+        kids.has(b.id) ? list(b.id, false) : null));
+      return h("ul", { class: top ? "tree" : null, "aria-label": top ? "Branches of run " + runID : null }, items);
+    };
+    treeBox.replaceChildren(list("", true));
+  };
+  const schedule = () => { if (!state.pending) { state.pending = true; requestAnimationFrame(renderTree); } };
+  const upsert = (b) => {
+    if (!state.branches.has(b.id)) state.order.push(b.id);
+    state.branches.set(b.id, b);
+  };
+
+  // The stream sends the run as it is now, then changes until it ends.
+  const es = new EventSource(withToken("/api/runs/" + encodeURIComponent(runID) + "/stream"));
+  closeView = () => es.close();
+  const ready = new Promise((resolve, reject) => {
+    es.addEventListener("snapshot", (ev) => {
+      const d = JSON.parse(ev.data);
+      state.run = d.run;
+      state.branches.clear();
+      state.order = [];
+      d.branches.forEach(upsert);
+      renderFacts();
+      renderTree();
+      resolve();
+    });
+    es.addEventListener("error", (ev) => {
+      if (!state.run) { es.close(); reject(new Error("cannot stream run " + runID + (ev.data ? ": " + ev.data : ""))); }
+    });
+  });
+  es.addEventListener("failure", (ev) => {
+    es.close();
+    announce("The live stream stopped: " + JSON.parse(ev.data).error);
+  });
+  es.addEventListener("branch", (ev) => { upsert(JSON.parse(ev.data)); schedule(); });
+  es.addEventListener("run", (ev) => { state.run = JSON.parse(ev.data); renderFacts(); });
+  es.addEventListener("end", (ev) => {
+    state.run = JSON.parse(ev.data);
+    renderFacts();
+    es.close();
+    if (!["running", "recorded"].includes(state.run.outcome)) announce("Run ended: " + state.run.outcome);
+  });
+  await ready;
+  current = {
+    runID,
+    select: async (bid) => {
+      state.selected = bid;
+      renderTree();
+      if (bid) await branchView(branchBox, runID, bid);
+    },
+  };
+  if (branchID) await branchView(branchBox, runID, branchID);
+}
+
+// ---- one branch ----
+
+function shot(digest, alt) {
+  if (!digest) return h("div", { class: "noshot" }, alt + ": no screenshot");
+  return h("img", { src: withToken("/api/artifacts/" + digest), alt, loading: "lazy" });
+}
+
+function stepView(s) {
+  const flips = s.flips.length ? s.flips.map((f) => f.predicate + " → " + f.to).join(", ") : "none";
+  const facts = [["Kind", s.kind], ["Result", s.status || "not executed"], ["Code", s.code || "none"], ["Strategy", s.strategy || "none"],
+    ["Duration", dur(s.duration_ms)], ["Page", s.url ? s.url + (s.http_status ? " (" + s.http_status + ")" : "") : ""],
+    ["J after", num(s.j)], ["Flips", flips], ["Credit", num(s.credit)], ["Executed by", short(s.branch_id)]];
+  if (s.error) facts.push(["Error", s.error]);
+  return h("article", { class: "step", "aria-labelledby": "step-" + s.index },
+    h("h5", { id: "step-" + s.index }, "Step " + s.index + ": " + s.action),
+    h("div", { class: "shots" },
+      h("figure", {}, shot(s.before, "Page before step " + s.index), h("figcaption", {}, "Before")),
+      h("figure", {}, shot(s.after, "Page after step " + s.index), h("figcaption", {}, "After"))),
+    h("dl", { class: "facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
+}
+
+async function branchView(box, runID, branchID) {
+  const d = await getJSON("/api/runs/" + encodeURIComponent(runID) + "/branches/" + encodeURIComponent(branchID));
+  const out = h("div", { class: "replay", "aria-live": "polite" });
+  const button = h("button", { type: "button", class: "action", onclick: () => replay(runID, branchID, button, out) },
+    "Replay this branch (strict)");
+  box.replaceChildren(
+    h("h3", { id: "branch-title" }, "Branch " + short(d.branch.id)),
+    h("dl", { class: "facts" }, [["Id", d.branch.id], ["Status", d.branch.status + (d.branch.rule ? " (" + d.branch.rule + ")" : "")],
+      ["Action", d.branch.action], ["Depth", d.branch.depth], ["J", d.branch.scored ? num(d.branch.j) : "not scored"]]
+      .flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
+    h("h4", {}, "Why it ended so"),
+    h("pre", {}, d.explain.join("\n")),
+    h("p", {}, button), out,
+    h("details", {}, h("summary", {}, "Its events (" + d.events.length + ")"), h("pre", {}, d.events.join("\n"))),
+    h("h4", {}, "Steps"),
+    ...d.steps.map(stepView));
+}
+
+// replay posts a strict replay and reads its event stream.
+async function replay(runID, branchID, button, out) {
+  button.disabled = true;
+  const steps = h("ol", { "aria-label": "Replayed steps" });
+  const status = h("p", { role: "status" }, "Starting replay…");
+  out.replaceChildren(h("h4", {}, "Strict replay"), status, steps);
+  try {
+    const resp = await api("/api/runs/" + encodeURIComponent(runID) + "/branches/" + encodeURIComponent(branchID) + "/replay", { method: "POST" });
+    await readEvents(resp, (kind, data) => {
+      if (kind === "status") status.textContent = data.phase === "launching" ? "Launching Chromium…" : "Replaying " + data.steps + " steps…";
+      if (kind === "step") steps.append(h("li", {}, (data.match ? "match: " : "DIVERGED: ") + data.action + " (dom " + (data.dom_match ? "=" : "≠") +
+        ", ax " + (data.ax_match ? "=" : "≠") + ", net " + (data.net_match ? "=" : "≠") + ")"));
+      if (kind === "report") showReport(out, status, data);
+    });
+  } catch (err) {
+    status.textContent = "Replay failed: " + err.message;
+    status.className = "error";
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function showReport(out, status, res) {
+  const r = res.report;
+  if (!r) { status.textContent = "Replay failed: " + res.error; status.className = "error"; return; }
+  status.textContent = "Replay done: RSR " + num(r.rsr) + ", DVR " + num(r.dvr) + ", TTD " + (r.ttd || "none");
+  status.className = r.rsr === 1 ? "verdict-ok" : "verdict-bad";
+  out.append(h("dl", { class: "facts", "aria-label": "Replay result" },
+    [["RSR", num(r.rsr)], ["DVR", num(r.dvr)], ["TTD", r.ttd ? "step " + r.ttd : "none"], ["Responses served", r.served],
+      ["Unrecorded requests", (r.unrecorded || []).length], ["Guarded requests blocked", (r.blocked || []).length]]
+      .flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
+  if (r.diff) out.append(h("h5", {}, "Diff at the divergence"), h("pre", {}, r.diff));
+}
+
+// readEvents parses a text/event-stream response body.
+async function readEvents(resp, onEvent) {
+  const reader = resp.body.getReader();
+  const dec = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += dec.decode(value, { stream: true });
+    let i;
+    while ((i = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      let kind = "message", data = "";
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event: ")) kind = line.slice(7);
+        else if (line.startsWith("data: ")) data += line.slice(6);
+      }
+      if (data) onEvent(kind, JSON.parse(data));
+    }
+  }
+}
+
+// ---- ledger ----
+
+async function ledgerView() {
+  const d = await getJSON("/api/ledger");
+  const v = d.verify;
+  const verdict = v.ok
+    ? h("p", { class: "verdict-ok", role: "status" }, "Verified: " + v.entries + (v.entries === 1 ? " entry" : " entries") + ", head transition " + v.head_seq +
+      ", " + v.artifacts + " evidence artifacts present with their digests" + (v.key_missing ? " (no evidence key: sealed evidence checked by digest only)" : ""))
+    : h("div", { role: "alert" }, h("p", { class: "verdict-bad" }, "Verification FAILED"), h("ul", {}, (v.problems || []).map((p) => h("li", {}, p))));
+  const rows = d.entries.map((e) => h("tr", {},
+    h("th", { scope: "row" }, h("code", {}, e.id)),
+    h("td", { class: "outcome-" + e.state }, e.state),
+    h("td", {}, e.order_id || ""),
+    h("td", {}, e.attempts),
+    h("td", {}, h("a", { href: "#/runs/" + encodeURIComponent(e.run_id) }, h("code", {}, short(e.run_id)))),
+    h("td", {}, when(e.updated_at)),
+    h("td", {}, h("ul", {}, Object.entries(e.artifacts || {}).sort().map(([name, dg]) =>
+      h("li", {}, h("a", { href: withToken("/api/artifacts/" + dg) }, name)))))));
+  show("Commit ledger", verdict, h("table", {},
+    h("caption", {}, d.entries.length + (d.entries.length === 1 ? " entry" : " entries")),
+    h("thead", {}, h("tr", {}, ["Entry", "State", "Order", "Attempts", "Run", "Updated", "Evidence"].map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, rows)));
+}
+
+async function init() {
+  try {
+    const info = await getJSON("/api/info");
+    document.getElementById("source").textContent = info.mode === "bundle" ? "Bundle " + info.bundle : "Data dir " + info.data_dir;
+  } catch (err) {
+    failed(err);
+    return;
+  }
+  window.addEventListener("hashchange", route);
+  route();
+}
+init();

@@ -1,0 +1,159 @@
+package dashboard
+
+import (
+	"fmt"
+
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/scoring"
+)
+
+// Step is one action of a branch's plan. Step k was executed, and
+// observed, by the k-th branch of the chain from the root (BranchID); the
+// branch itself executed only its last step and replayed the others.
+type Step struct {
+	Index    int    `json:"index"`
+	BranchID string `json:"branch_id"`
+	Action   string `json:"action"`
+	Kind     string `json:"kind"`
+	// The result, from action_end: ok, healed, failed or skipped, the
+	// error code, the selector strategy used, the duration.
+	Status     string `json:"status"`
+	Code       string `json:"code,omitempty"`
+	Error      string `json:"error,omitempty"`
+	Strategy   string `json:"strategy,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	// The page after the step, from nav.
+	URL        string `json:"url,omitempty"`
+	Title      string `json:"title,omitempty"`
+	HTTPStatus int    `json:"http_status,omitempty"`
+	// The score after the step, from metric_update: the predicates the
+	// step flipped and the progress credited to it.
+	J      float64        `json:"j"`
+	Flips  []scoring.Flip `json:"flips"`
+	Credit float64        `json:"credit"`
+	// Before and After are the screenshot artifact digests of the page
+	// before and after the step ("" when none was taken).
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+}
+
+// BranchDetail is one branch: its node, its steps, why it ended as it
+// did (the lines `orchestrator events RUN --branch B` prints after the
+// events) and its own events, pretty-printed.
+type BranchDetail struct {
+	RunID   string   `json:"run_id"`
+	Branch  Branch   `json:"branch"`
+	Steps   []Step   `json:"steps"`
+	Explain []string `json:"explain"`
+	Events  []string `json:"events"`
+}
+
+// executed is what a branch's own events say about the step it executed.
+type executed struct {
+	end    *payload.ActionEnd
+	nav    *payload.Nav
+	snap   *payload.DOMSnapshot
+	metric *payload.MetricUpdate
+}
+
+// branchDetail derives a branch's detail from all the events of its run.
+// It fails when the run has no such branch.
+func branchDetail(runID string, es []eventlog.Event, branchID string) (*BranchDetail, error) {
+	t := newTree()
+	forks := map[string]payload.BranchFork{}
+	runs := map[string]*executed{}
+	var own []string
+	for _, e := range es {
+		t.apply(e)
+		if e.BranchID == branchID {
+			own = append(own, eventlog.Pretty(e))
+		}
+		collect(e, forks, runs)
+	}
+	b := t.branches[branchID]
+	if b == nil {
+		return nil, fmt.Errorf("%w: run %s has no branch %s", ErrNotFound, runID, branchID)
+	}
+	d := &BranchDetail{RunID: runID, Branch: *b, Explain: orchestrator.Explain(es, branchID), Events: own}
+	d.Steps = chainSteps(forks, runs, branchID)
+	return d, nil
+}
+
+// collect records the fork and the executed step of e's branch.
+func collect(e eventlog.Event, forks map[string]payload.BranchFork, runs map[string]*executed) {
+	if e.BranchID == "" {
+		return
+	}
+	x := runs[e.BranchID]
+	if x == nil {
+		x = &executed{}
+		runs[e.BranchID] = x
+	}
+	switch e.Kind {
+	case eventlog.KindBranchFork:
+		if f, err := payload.Decode[payload.BranchFork](e); err == nil {
+			forks[e.BranchID] = f
+		}
+	case eventlog.KindActionEnd:
+		if v, err := payload.Decode[payload.ActionEnd](e); err == nil && !v.Replayed {
+			x.end = &v
+		}
+	case eventlog.KindNav:
+		if v, err := payload.Decode[payload.Nav](e); err == nil {
+			x.nav = &v
+		}
+	case eventlog.KindDOMSnapshot:
+		if v, err := payload.Decode[payload.DOMSnapshot](e); err == nil {
+			x.snap = &v
+		}
+	case eventlog.KindMetricUpdate:
+		if v, err := payload.Decode[payload.MetricUpdate](e); err == nil {
+			x.metric = &v
+		}
+	}
+}
+
+// chainSteps lists the steps of branchID's plan, each from the branch of
+// the root-to-branch chain that executed it.
+func chainSteps(forks map[string]payload.BranchFork, runs map[string]*executed, branchID string) []Step {
+	leaf := forks[branchID]
+	var chain []string
+	for id := branchID; id != "" && len(chain) <= len(leaf.Plan); id = forks[id].Parent {
+		chain = append([]string{id}, chain...)
+	}
+	steps := make([]Step, 0, len(leaf.Plan))
+	before := ""
+	for k, a := range leaf.Plan {
+		s := Step{Index: k + 1, Action: a.Describe(), Kind: a.Kind, Before: before, Flips: []scoring.Flip{}}
+		if k < len(chain) {
+			s.BranchID = chain[k]
+			fill(&s, runs[chain[k]])
+		}
+		before = s.After
+		steps = append(steps, s)
+	}
+	return steps
+}
+
+func fill(s *Step, x *executed) {
+	if x == nil {
+		return
+	}
+	if e := x.end; e != nil {
+		s.Status, s.Code, s.Error, s.Strategy, s.DurationMS = e.Status, e.Code, e.Error, e.Strategy, e.DurationMS
+	}
+	if n := x.nav; n != nil {
+		s.URL, s.Title, s.HTTPStatus = n.URL, n.Title, n.Status
+	}
+	if o := x.snap; o != nil {
+		s.After = o.Screenshot
+	}
+	if m := x.metric; m != nil {
+		s.J, s.Credit = m.Score.J, m.Credit
+		if m.Flips != nil {
+			s.Flips = m.Flips
+		}
+	}
+}
