@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -36,6 +37,9 @@ func (r *run) handOver(ctx context.Context) {
 		return
 	}
 	evs, err := r.elog.Events(ctx, r.runID, eventlog.Query{})
+	if errors.Is(err, eventlog.ErrRunNotFound) {
+		return // the run ended before it recorded anything: no branch to hand over
+	}
 	if err != nil {
 		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "bundle", "error": r.sc.Text(err.Error())})
 		r.sum.Paths.FailureBundles = []FailureBundle{{Error: r.sc.Text(err.Error())}}
