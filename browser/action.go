@@ -235,6 +235,13 @@ func (s *Session) resolve(t *branch.Target) (playwright.Locator, string, string,
 		if err != nil {
 			continue
 		}
+		if n > 1 {
+			// Lookalikes (a link in the header and the footer): the one
+			// standing where the target was recorded, when exactly one does.
+			if one := nearestToBox(loc, n, t.Box); one != nil {
+				loc, n = one, 1
+			}
+		}
 		if n != 1 {
 			if n == 0 && !sawHidden {
 				if all, err := st.loc().Count(); err == nil && all > 0 {

@@ -112,6 +112,32 @@ func (s *Session) atRecordedBox(t *branch.Target) (playwright.Locator, *healMatc
 	return loc, &healMatch{selector: fmt.Sprintf("%s @ (%.0f, %.0f)", p.CSS, x, y), box: &p.Box}
 }
 
+// maxLookalikes bounds how many matches of one strategy are told apart
+// by their place.
+const maxLookalikes = 8
+
+// nearestToBox returns the one of loc's n visible matches whose box lies
+// at the recorded box, or nil when none or several do (or nothing was
+// recorded).
+func nearestToBox(loc playwright.Locator, n int, rec *branch.Box) playwright.Locator {
+	if rec == nil || n > maxLookalikes {
+		return nil
+	}
+	var found playwright.Locator
+	for i := 0; i < n; i++ {
+		m := loc.Nth(i)
+		bb, err := m.BoundingBox()
+		if err != nil || bb == nil || !nearBox(rec, &branch.Box{X: bb.X, Y: bb.Y, W: bb.Width, H: bb.Height}) {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = m
+	}
+	return found
+}
+
 // nearBox: b's centre lies within the recorded box grown by half its own
 // size (at least 24 px each way).
 func nearBox(rec, b *branch.Box) bool {

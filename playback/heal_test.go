@@ -88,6 +88,8 @@ func TestCascadeHeals(t *testing.T) {
 		{"aria_label", `<button data-testid="buy-v2" aria-label="Buy now" id="buy-btn" name="buy" ` + clickTeam + `>Buy now</button>`, plainStarter, "healed", `[aria-label="Buy now"]`, "team"},
 		{"role", `<button data-testid="buy-v2" id="buy-btn" name="buy" ` + clickTeam + `>Buy now</button>`, plainStarter, "healed", `role=button[name="Buy now"]`, "team"},
 		{"id", `<button aria-label="Purchase" id="buy-btn" name="buy" ` + clickTeam + `>Buy now</button>`, plainStarter, "healed", `[id="buy-btn"]`, "team"},
+		// Both cards have a "Buy now" button: the one at the recorded box.
+		{"role", `<button data-testid="buy-v2" ` + clickTeam + `>Buy now</button>`, `<button ` + clickStarter + `>Buy now</button>`, "healed", `role=button[name="Buy now"]`, "team"},
 		{"field", `<button aria-label="Purchase" id="b2" name="buy" ` + clickTeam + `>Buy now</button>`, plainStarter, "healed", `[name="buy"]`, "team"},
 		{"text", `<button aria-label="Purchase" id="b2" name="b2" ` + clickTeam + `>Buy now</button>`, plainStarter, "healed", `text="Buy now"`, "team"},
 		{"css", `<button aria-label="Purchase" id="b2" name="b2" ` + clickTeam + `>Order</button>`, plainStarter, "healed", `#team > button`, "team"},

@@ -10,7 +10,8 @@
 #      wall clock to the commit boundary with 1, 2 and 4 in-process workers
 #   4. capture and replay: capture overhead per step, replay wall clock as a
 #      ratio of capture, bundle size of the winner; the winner's flow played
-#      alone (orchestrator play) against the search that found it
+#      alone (orchestrator play) against the search that found it; the plan
+#      cache: a first run, a cached run and a cached run after drift
 #   5. distributed: branch throughput with 1, 2 and 4 worker processes, and
 #      orchestrator CPU per 1,000 branches
 #   6. the gym: success per widget family of the default search and of a
@@ -131,6 +132,33 @@ print("winner's flow played alone: %d of %d actions ok, %.2fs" % (p["actions_exe
 for w in (1, 4):
     e = json.load(open(d + "/w%d.json" % w))["summary"]["explore_ns"] / 1e9
     print("search to the boundary with %d worker(s) / the plan played alone: %.1fx" % (w, e / (p["duration_ms"] / 1e3)))
+PY
+
+echo
+echo "== 4c. Plan cache: time to the boundary of the demo task, first run against cached runs (4 workers, same site)"
+cache_run() { bin/orchestrator run examples/procure-team-plan.yaml --start-url "http://127.0.0.1:$port/" --workers 4 \
+  --data-dir "$tmp/cache" --json --quiet "$@" > "$tmp/$name.json" || true; }
+name=c1 cache_run
+name=c2 cache_run
+curl -sf -X PUT -H 'Content-Type: application/json' -d '{"latency":"100ms","testid_drift":true}' "http://127.0.0.1:$port/__admin/knobs" > /dev/null
+name=c3 cache_run
+curl -sf -X PUT -H 'Content-Type: application/json' -d '{"latency":"100ms"}' "http://127.0.0.1:$port/__admin/knobs" > /dev/null
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+s = {n: json.load(open(f"{d}/{n}.json"))["summary"] for n in ("c1", "c2", "c3")}
+play = json.load(open(d + "/play.json"))["duration_ms"] / 1e3
+def line(label, x):
+    c = x.get("plan_cache") or {}
+    print("%-34s to the boundary %5.2fs, %2d branches in %2d waves; cache: followed %s of %s%s"
+          % (label, x["explore_ns"] / 1e9, x["branches"]["executed"], x["waves"], c.get("followed", 0), c.get("steps", 0),
+             ", diverged at step %d" % c["diverged_at"] if c.get("diverged_at") else ""))
+line("first run (no cached plan)", s["c1"])
+line("cached run", s["c2"])
+line("cached run, test ids drifted", s["c3"])
+print("cached run / the plan played alone: %.2fx (target <= 1.5x)" % (s["c2"]["explore_ns"] / 1e9 / play))
+print("drifted cached run / first run: %.2fx (target well under 1)" % (s["c3"]["explore_ns"] / s["c1"]["explore_ns"]))
+print("orders placed over the three runs: %s" % sorted({(x.get("commit") or {}).get("order_id") for x in s.values()}))
 PY
 
 echo
