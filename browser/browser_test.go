@@ -7,43 +7,24 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/internal/chromiumtest"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 )
 
-// One Chromium for the package; a session (context) per test.
-var (
-	rtOnce sync.Once
-	rt     *browser.Runtime
-	rtErr  error
-)
-
-func runtime(t testing.TB) *browser.Runtime {
-	t.Helper()
-	rtOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		rt, rtErr = browser.Launch(ctx, browser.Options{})
-	})
-	if rtErr != nil {
-		t.Fatalf("launch: %v", rtErr)
-	}
-	return rt
-}
+// One Chromium for the package (chromiumtest); a session per test.
+func runtime(t testing.TB) *browser.Runtime { return chromiumtest.Runtime(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if rt != nil {
-		rt.Close()
-	}
+	chromiumtest.Close()
 	os.Exit(code)
 }
 

@@ -46,15 +46,9 @@ func (l *Log) RunIDs(ctx context.Context, prefix string, limit int) ([]string, e
 // upper-cased, as RunIDs does. Each run costs one range scan of the
 // events_by_branch index, whatever the size of its log.
 func (l *Log) BranchIDs(ctx context.Context, runID, prefix string, limit int) ([]BranchRef, error) {
-	if err := l.checkOpen("branch ids"); err != nil {
+	runs, err := l.runsToSearch(ctx, runID)
+	if err != nil {
 		return nil, err
-	}
-	runs := []string{runID}
-	if runID == "" {
-		var err error
-		if runs, err = l.allRunIDs(ctx); err != nil {
-			return nil, err
-		}
 	}
 	found := newIDSet(limit)
 	for _, run := range runs {
@@ -181,15 +175,9 @@ func (s *idSet) branches() []BranchRef {
 // BranchIDs does for a prefix: the short form "…" + last characters that
 // the CLI prints. It reads each run's part of the events_by_branch index.
 func (l *Log) BranchIDsEnding(ctx context.Context, runID, suffix string, limit int) ([]BranchRef, error) {
-	if err := l.checkOpen("branch ids"); err != nil {
+	runs, err := l.runsToSearch(ctx, runID)
+	if err != nil {
 		return nil, err
-	}
-	runs := []string{runID}
-	if runID == "" {
-		var err error
-		if runs, err = l.allRunIDs(ctx); err != nil {
-			return nil, err
-		}
 	}
 	found := newIDSet(limit)
 	for _, run := range runs {
@@ -204,4 +192,15 @@ func (l *Log) BranchIDsEnding(ctx context.Context, runID, suffix string, limit i
 		}
 	}
 	return found.branches(), nil
+}
+
+// runsToSearch is runID alone, or every run when it is "".
+func (l *Log) runsToSearch(ctx context.Context, runID string) ([]string, error) {
+	if err := l.checkOpen("branch ids"); err != nil {
+		return nil, err
+	}
+	if runID != "" {
+		return []string{runID}, nil
+	}
+	return l.allRunIDs(ctx)
 }

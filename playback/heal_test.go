@@ -8,41 +8,22 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/flow"
+	"github.com/multiverse-orchestrator/multiverse/internal/chromiumtest"
 	"github.com/multiverse-orchestrator/multiverse/playback"
 )
 
-// One Chromium for the package; a session per playback.
-var (
-	rtOnce sync.Once
-	rt     *browser.Runtime
-	rtErr  error
-)
-
-func runtime(t testing.TB) *browser.Runtime {
-	t.Helper()
-	rtOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		rt, rtErr = browser.Launch(ctx, browser.Options{})
-	})
-	if rtErr != nil {
-		t.Fatalf("launch: %v", rtErr)
-	}
-	return rt
-}
+// One Chromium for the package (chromiumtest); a session per playback.
+func runtime(t testing.TB) *browser.Runtime { return chromiumtest.Runtime(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if rt != nil {
-		rt.Close()
-	}
+	chromiumtest.Close()
 	os.Exit(code)
 }
 

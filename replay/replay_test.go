@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/examples"
+	"github.com/multiverse-orchestrator/multiverse/internal/chromiumtest"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
@@ -28,30 +28,12 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
-var (
-	rtOnce sync.Once
-	rt     *browser.Runtime
-	rtErr  error
-)
-
-func runtime(t *testing.T) *browser.Runtime {
-	t.Helper()
-	rtOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		rt, rtErr = browser.Launch(ctx, browser.Options{})
-	})
-	if rtErr != nil {
-		t.Fatal(rtErr)
-	}
-	return rt
-}
+// One Chromium for the package (chromiumtest); a session per test.
+func runtime(t *testing.T) *browser.Runtime { return chromiumtest.Runtime(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if rt != nil {
-		rt.Close()
-	}
+	chromiumtest.Close()
 	os.Exit(code)
 }
 

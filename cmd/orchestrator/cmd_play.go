@@ -15,7 +15,6 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/flow"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/playback"
@@ -37,13 +36,10 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	viewport := fs.String("viewport", "", "play at WIDTHxHEIGHT instead of the flow's viewport (recorded boxes are scaled)")
 	shots := fs.String("shots", "", "directory for screenshots of failed and healed actions (default DATA_DIR/playback/PLAYBACK_ID)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	chromium := fs.String("chromium", "", "Chromium executable")
-	driver := fs.String("driver", "", "Playwright driver directory")
-	insecure := fs.Bool("ignore-https-errors", false, "accept certificates Chromium does not trust (a site behind an internal authority)")
+	var bf browserFlags
+	bf.register(fs, "")
 	var sets setFlag
 	fs.Var(&sets, "set", "INDEX=VALUE or INPUT=VALUE: a value the flow does not hold; VALUE env:NAME reads it from the environment, the only form a secret accepts (repeatable)")
-	var resolve resolveFlag
-	fs.Var(&resolve, "resolve", "host=IP: reach host at IP (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: orchestrator play FLOW.yaml|BUNDLE|RUN_ID/BRANCH_ID [flags]")
 		fs.PrintDefaults()
@@ -80,10 +76,8 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return badInput("%s: %v", pos[0], err)
 	}
-	so.Env.IgnoreHTTPSErrors = *insecure
-	lctx, cancel := context.WithTimeout(ctx, time.Minute)
-	rt, err := browser.Launch(lctx, browser.Options{ChromiumPath: *chromium, DriverDir: *driver, Resolve: resolve})
-	cancel()
+	so.Env.IgnoreHTTPSErrors = bf.insecure
+	rt, err := bf.launch(ctx)
 	if err != nil {
 		return err
 	}

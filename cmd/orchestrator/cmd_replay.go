@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
-	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
@@ -210,11 +209,8 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	noControls := fs.Bool("no-controls", false, "switch the determinism controls off (to see what they buy)")
 	heal := fs.Bool("heal", false, "resolve targets through the full healing cascade (a fallback match confirmed by its neighbourhood or box, the recorded box last) and report healed steps")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	chromium := fs.String("chromium", "", "Chromium executable")
-	driver := fs.String("driver", "", "Playwright driver directory")
-	var resolve resolveFlag
-	fs.Var(&resolve, "resolve", "with --live: host=IP, reach host at IP (repeatable)")
-	insecure := fs.Bool("ignore-https-errors", false, "with --live: accept certificates Chromium does not trust (a site behind an internal authority)")
+	var bf browserFlags
+	bf.register(fs, "with --live: ")
 	failUnrecorded := fs.Bool("fail-on-unrecorded", false, "strict replay: any request the recording does not hold fails the replay (exit 7), as a regression gate")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: orchestrator replay BUNDLE|BRANCH_ID [flags]")
@@ -266,14 +262,12 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return nil
 	}
-	lctx, cancel := context.WithTimeout(ctx, time.Minute)
-	rt, err := browser.Launch(lctx, browser.Options{ChromiumPath: *chromium, DriverDir: *driver, Resolve: resolve})
-	cancel()
+	rt, err := bf.launch(ctx)
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	rep, rerr := replay.Replay(ctx, rt, b, replay.Options{Live: *live, StartURL: *startURL, NoControls: *noControls, Heal: *heal, IgnoreHTTPSErrors: *insecure, FailOnUnrecorded: *failUnrecorded})
+	rep, rerr := replay.Replay(ctx, rt, b, replay.Options{Live: *live, StartURL: *startURL, NoControls: *noControls, Heal: *heal, IgnoreHTTPSErrors: bf.insecure, FailOnUnrecorded: *failUnrecorded})
 	if rep == nil {
 		return rerr
 	}

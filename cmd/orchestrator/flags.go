@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/multiverse-orchestrator/multiverse/browser"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
@@ -45,3 +48,29 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+// browserFlags are the flags of the commands that drive a live browser
+// against a site of their own (replay, play).
+type browserFlags struct {
+	chromium, driver string
+	resolve          resolveFlag
+	insecure         bool
+}
+
+// register adds the flags; when says when they apply ("" always).
+func (f *browserFlags) register(fs *flag.FlagSet, when string) {
+	fs.StringVar(&f.chromium, "chromium", "", "Chromium executable")
+	fs.StringVar(&f.driver, "driver", "", "Playwright driver directory")
+	fs.Var(&f.resolve, "resolve", when+"host=IP, reach host at IP (repeatable)")
+	fs.BoolVar(&f.insecure, "ignore-https-errors", false, when+"accept certificates Chromium does not trust (a site behind an internal authority)")
+}
+
+// launch starts Chromium; the caller closes the runtime.
+func (f *browserFlags) launch(ctx context.Context) (*browser.Runtime, error) {
+	lctx, cancel := context.WithTimeout(ctx, launchTimeout)
+	defer cancel()
+	return browser.Launch(lctx, browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Resolve: f.resolve})
+}
+
+// launchTimeout bounds starting Chromium and the driver.
+const launchTimeout = time.Minute
