@@ -208,3 +208,50 @@ func TestRedirectToLogin(t *testing.T) {
 		t.Fatalf("type = %+v", typ)
 	}
 }
+
+// TestModesInChromium: one flow whose second click misses, played in
+// each on_error mode and with recorded timing against a real page.
+func TestModesInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real Chromium")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Form</title><form><input name="name" aria-label="Name"><button type="button" onclick="document.body.dataset.clicked='save'">Save</button></form>`)
+	}))
+	defer srv.Close()
+	f := &flow.Flow{SchemaVersion: flow.SchemaVersion, Origin: srv.URL, Actions: []flow.Action{
+		{Kind: branch.KindNavigate, URL: srv.URL + "/form"},
+		{Kind: branch.KindClick, Target: &flow.Target{Role: "button", Name: "Open editor"}, AtMS: 400},
+		{Kind: branch.KindType, Target: &flow.Target{Field: "name"}, Value: "Ada", AtMS: 300},
+		{Kind: branch.KindClick, Target: &flow.Target{Role: "button", Name: "Save"}, AtMS: 99_000},
+	}}
+	cases := []struct {
+		mode   playback.OnError
+		want   string
+		status string
+	}{
+		{playback.Continue, "ok failed ok ok", "completed"},
+		{playback.SkipDependent, "ok failed skipped ok", "completed"},
+		{playback.Stop, "ok failed", "failed"},
+	}
+	for _, c := range cases {
+		t.Run(string(c.mode), func(t *testing.T) {
+			var waited []time.Duration
+			wait := func(_ context.Context, d time.Duration) error { waited = append(waited, d); return nil }
+			rep, _ := play(t, f, playback.Options{OnError: c.mode, Timing: playback.Recorded, Wait: wait})
+			var got []string
+			for _, r := range rep.Results {
+				got = append(got, r.Status)
+			}
+			if strings.Join(got, " ") != c.want || rep.Status != c.status {
+				t.Fatalf("statuses %v (%s), want %q (%s)", got, rep.Status, c.want, c.status)
+			}
+			// Recorded delays: 400 ms, none for a step recorded earlier than
+			// the one before it, 30 s at most; a skipped step waits too.
+			want := []time.Duration{400 * time.Millisecond, 0, playback.MaxDelay}[:len(got)-1]
+			if fmt.Sprint(waited) != fmt.Sprint(want) {
+				t.Fatalf("waited %v, want %v", waited, want)
+			}
+		})
+	}
+}
