@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -151,8 +152,9 @@ func siteOrders(t *testing.T, url string) []map[string]any {
 // TestDemoEndToEnd is the walking skeleton's acceptance: the demo task
 // commits exactly one order, in parallel, with dead ends pruned and the
 // order endpoint touched by the committer only; a second run with the same
-// data dir makes no second order and explores the same plans; a third run
-// against the same site at another address picks the same winner.
+// data dir follows the cached plan to the same winner and makes no second
+// order; a third run against the same site at another address (a fresh
+// data dir) explores the same plans and picks the same winner.
 func TestDemoEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
@@ -264,8 +266,19 @@ func checkRerun(t *testing.T, s *site, first, second *orchestrator.Summary) {
 	if second.Winner.PlanDigest != first.Winner.PlanDigest {
 		t.Errorf("winner changed: %s then %s", first.Winner.PlanDigest, second.Winner.PlanDigest)
 	}
-	if !equal(first.Explored, second.Explored) {
-		t.Errorf("explored plan digests differ between runs with the same seed: %d vs %d", len(first.Explored), len(second.Explored))
+	// The second run follows the first one's cached plan, one branch per
+	// step: it explores the winner's chain, each a plan the first run
+	// explored too.
+	if c := second.Cache; c == nil || !c.Hit || c.Followed != len(first.Winner.Steps) || c.DivergedAt != 0 {
+		t.Errorf("second run's plan cache = %+v, want the %d cached steps followed", c, len(first.Winner.Steps))
+	}
+	if len(second.Explored) != len(first.Winner.Steps) {
+		t.Errorf("second run explored %d plans, want the winner's %d steps", len(second.Explored), len(first.Winner.Steps))
+	}
+	for _, d := range second.Explored {
+		if !slices.Contains(first.Explored, d) {
+			t.Errorf("second run explored plan %s, which the first run did not", d)
+		}
 	}
 }
 
