@@ -12,6 +12,8 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/job"
+	"github.com/multiverse-orchestrator/multiverse/planner"
 )
 
 // These tests drive the dispatcher alone, against a real embedded NATS
@@ -181,5 +183,32 @@ func TestDispatcherReroute(t *testing.T) {
 				t.Errorf("pending = %d, %v; want 2", p, err)
 			}
 		})
+	}
+}
+
+// TestSpecForGuidedSteps: the steps of a cached plan before its last skip
+// the advisory screenshot; its last step and the search's own branches
+// keep it, and the run's spec is never changed.
+func TestSpecForGuidedSteps(t *testing.T) {
+	r := &run{spec: &job.Spec{Screenshots: true}}
+	cases := []struct {
+		guide, depth int
+		shot         bool
+	}{
+		{0, 3, true}, // forked by the search
+		{8, 3, false},
+		{8, 8, true}, // the cached plan's last step
+	}
+	for _, c := range cases {
+		if got := r.specFor(&planner.Node{Guide: c.guide, Depth: c.depth}).Screenshots; got != c.shot {
+			t.Errorf("guide %d depth %d: screenshots %v, want %v", c.guide, c.depth, got, c.shot)
+		}
+	}
+	if !r.spec.Screenshots {
+		t.Fatal("specFor changed the run's spec")
+	}
+	r.spec.Screenshots = false
+	if r.specFor(&planner.Node{Guide: 8, Depth: 8}).Screenshots {
+		t.Fatal("a run without screenshots took one")
 	}
 }

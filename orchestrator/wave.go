@@ -79,7 +79,7 @@ func (r *run) prepareWave(ctx context.Context, nodes []*planner.Node) (*wave, []
 			route = p.WarmRoute
 		}
 		j := &job.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Plan: n.Plan, PlanDigest: n.Digest,
-			Deadline: r.t.Budgets.BranchWallClock, Spec: r.spec}
+			Deadline: r.t.Budgets.BranchWallClock, Spec: r.specFor(n)}
 		data, err := j.Encode()
 		if err != nil {
 			return nil, nil, fmt.Errorf("orchestrator: encoding job: %w", err)
@@ -170,4 +170,17 @@ func (r *run) take(ctx context.Context, client *bus.Client, search *planner.Sear
 	w.got[m.BranchID] = planner.Outcome{OK: res.Status == job.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
 		Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: len(res.Steps), Intent: res.Intent}
 	r.progress(search, len(w.want)-len(w.got), "explore")
+}
+
+// specFor is the job spec of a branch: the run's, except that the steps of
+// a cached plan before its last skip the advisory screenshot (a known path
+// replayed for speed; the last step, the commit's own evidence and every
+// strict hash are kept).
+func (r *run) specFor(n *planner.Node) *job.Spec {
+	if !r.spec.Screenshots || n.Guide == 0 || n.Depth >= n.Guide {
+		return r.spec
+	}
+	s := *r.spec
+	s.Screenshots = false
+	return &s
 }

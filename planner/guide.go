@@ -96,6 +96,7 @@ func (s *Search) expandGuided(n *Node) bool {
 		return false
 	}
 	s.guided[child] = true
+	child.Guide = len(s.guide.Plan)
 	return true
 }
 

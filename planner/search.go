@@ -90,6 +90,9 @@ type Node struct {
 	Prior    float64
 	Utility  float64
 	Reason   string
+	// Guide is the length of the cached plan the branch was forked from
+	// (Search.Follow), 0 when the search forked it itself.
+	Guide int
 	// Named: the goal text asked for this branch's last action by its
 	// target (Candidate.Named); Onward: it paged on towards what the goal
 	// names (Candidate.Onward).
@@ -269,6 +272,7 @@ func (s *Search) Root() *Node {
 	s.root = s.fork(nil, plan, Candidate{Prior: 1, Reason: "the task's start page"})
 	if s.guide != nil {
 		s.guided[s.root] = true
+		s.root.Guide = len(s.guide.Plan)
 	}
 	return s.root
 }
