@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/playwright-community/playwright-go"
@@ -225,3 +226,34 @@ func (s *Session) outlinedScreenshot(box *branch.Box) ([]byte, error) {
 // before the action runs, so it shows what was matched. Only sessions
 // with Heal set take it.
 func (s *Session) HealShot() []byte { return s.healShot }
+
+// WithoutFailed returns t without the strategies the cascade tries before
+// used (the strategy that found it, as StepResult.Strategy names it):
+// after a drift they no longer name the target, and a plan cached with
+// them would heal again on every run. Neighbourhood and box stay. A target
+// found by its recorded box keeps every strategy: the page says nothing
+// about which still holds.
+func WithoutFailed(t branch.Target, used string) branch.Target {
+	order := []string{"testid", "aria_label", "role", "id", "field", "text", "css"}
+	i := slices.Index(order, used)
+	if i <= 0 {
+		return t
+	}
+	for _, s := range order[:i] {
+		switch s {
+		case "testid":
+			t.TestID = ""
+		case "aria_label":
+			t.AriaLabel = ""
+		case "role":
+			t.Role, t.Name = "", ""
+		case "id":
+			t.ID = ""
+		case "field":
+			t.Field = ""
+		case "text":
+			t.Text = ""
+		}
+	}
+	return t
+}

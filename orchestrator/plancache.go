@@ -2,9 +2,12 @@ package orchestrator
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/plancache"
@@ -78,8 +81,12 @@ func (r *run) storePlan(w *planner.Node) {
 	}
 	e := &plancache.Entry{SchemaVersion: plancache.SchemaVersion, TaskDigest: r.t.Digest(), Task: r.t.Name, Site: r.t.Origin(),
 		RunID: r.runID, BranchID: w.ID, Created: r.start.UTC()}
+	healed := 0
 	for i, n := range chain {
-		st := plancache.Step{Action: w.Plan[i]}
+		st := plancache.Step{Action: r.asResolved(n, w.Plan[i])}
+		if st.Action.Target != w.Plan[i].Target {
+			healed++
+		}
 		if n.Outcome != nil && n.Outcome.Obs != nil {
 			st.Expect = n.Outcome.Obs.Predicates
 		}
@@ -95,5 +102,29 @@ func (r *run) storePlan(w *planner.Node) {
 	}
 	r.sum.Cache.Stored = true
 	r.sum.Cache.File = filepath.Join(store.Dir(), plancache.Name(e.TaskDigest, e.Site))
-	r.rec.add(zeroTime, 0, eventlog.KindPlanCache, w.ID, payload.PlanCache{What: "stored", Of: len(e.Steps)})
+	p := payload.PlanCache{What: "stored", Of: len(e.Steps)}
+	if healed > 0 {
+		p.Reason = fmt.Sprintf("%d healed target(s) stored without the strategies that no longer found them", healed)
+	}
+	r.rec.add(zeroTime, 0, eventlog.KindPlanCache, w.ID, p)
+}
+
+// asResolved is a branch's own step as the cache keeps it: when the
+// worker healed its target (an earlier strategy no longer found it), the
+// target without those strategies, so the next run finds it at once.
+func (r *run) asResolved(n *planner.Node, a branch.Action) branch.Action {
+	res := r.results[n.ID]
+	if res == nil || len(res.Steps) == 0 || a.Target == nil {
+		return a
+	}
+	last := res.Steps[len(res.Steps)-1]
+	if last.Status != branch.StatusHealed || last.Strategy == "" {
+		return a
+	}
+	t := browser.WithoutFailed(*a.Target, last.Strategy)
+	if t == *a.Target {
+		return a
+	}
+	a.Target = &t
+	return a
 }

@@ -35,7 +35,8 @@ func runSummary(t *testing.T, siteURL, dir string, extra ...string) (int, orches
 // TestPlanCache: a committed run caches its winning plan; the next run of
 // the task on the site follows it one branch per step and finds the
 // commit already in the ledger (one order, one key); after the site's test
-// ids drift the plan is still followed; a cache that expects other
+// ids drift the plan is still followed, and cached again without the test
+// ids that no longer name its targets; a cache that expects other
 // predicates after a step diverges there, says so in the events, and the
 // run searches on to the same commit; --no-cache searches from zero.
 func TestPlanCache(t *testing.T) {
@@ -49,6 +50,9 @@ func TestPlanCache(t *testing.T) {
 		t.Fatalf("first run: exit %d, cache %+v", code, first.Cache)
 	}
 	steps := len(first.Winner.Steps)
+	if n := cachedTestIDs(t, dir); n == 0 {
+		t.Fatal("the first run cached no target with a test id: the drift below would prove nothing")
+	}
 
 	code, cached := runSummary(t, site.srv.URL(), dir)
 	c := cached.Cache
@@ -72,13 +76,24 @@ func TestPlanCache(t *testing.T) {
 	if code != 0 || drifted.Cache == nil || drifted.Cache.Followed != steps {
 		t.Errorf("after the test ids drifted: exit %d, cache %+v", code, drifted.Cache)
 	}
+	// The run committed (the ledger's commit, found again): its healed
+	// targets are cached without the test ids that no longer name them.
+	store := plancache.Open(orchestrator.PlanCacheDir(dir))
+	entries, err := store.List()
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("cache entries: %d, %v", len(entries), err)
+	}
+	for i, st := range entries[0].Steps {
+		if tg := st.Action.Target; tg != nil && tg.TestID != "" {
+			t.Errorf("step %d is cached with the test id %q the site no longer has", i+1, tg.TestID)
+		}
+	}
 	if err := site.v.SetKnobs(sites.Knobs{}); err != nil {
 		t.Fatal(err)
 	}
 
 	// The cache says a predicate held after step 2 that does not.
-	store := plancache.Open(orchestrator.PlanCacheDir(dir))
-	entries, err := store.List()
+	entries, err = store.List()
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("cache entries: %d, %v", len(entries), err)
 	}
@@ -136,4 +151,20 @@ func hasDivergence(t *testing.T, dir, runID string, step int) bool {
 		}
 	}
 	return false
+}
+
+// cachedTestIDs counts the cached steps whose target has a test id.
+func cachedTestIDs(t *testing.T, dir string) int {
+	t.Helper()
+	entries, err := plancache.Open(orchestrator.PlanCacheDir(dir)).List()
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("cache entries: %d, %v", len(entries), err)
+	}
+	n := 0
+	for _, st := range entries[0].Steps {
+		if tg := st.Action.Target; tg != nil && tg.TestID != "" {
+			n++
+		}
+	}
+	return n
 }
