@@ -112,7 +112,9 @@ echo "== 4b. Playback: the winner's flow played alone against the live demo site
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 bin/orchestrator site --addr "127.0.0.1:$port" > "$tmp/site.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" > /dev/null && break; sleep 0.1; done
+# http PUT|GET URL [BODY]: a request through python3, which the report needs anyway
+http() { python3 -c 'import sys, urllib.request as u; r = u.Request(sys.argv[2], method=sys.argv[1], data=sys.argv[3].encode() if len(sys.argv) > 3 else None, headers={"Content-Type": "application/json"}); u.urlopen(r, timeout=5).read()' "$@"; }
+for _ in $(seq 50); do http GET "http://127.0.0.1:$port/" 2> /dev/null && break; sleep 0.1; done
 bin/orchestrator flow export "$bundle" -o "$tmp/winner.flow.yaml" > /dev/null
 sets=$(python3 - "$tmp/winner.flow.yaml" <<'PY'
 import re, sys
@@ -140,9 +142,9 @@ cache_run() { bin/orchestrator run examples/procure-team-plan.yaml --start-url "
   --data-dir "$tmp/cache" --json --quiet "$@" > "$tmp/$name.json" || true; }
 name=c1 cache_run
 name=c2 cache_run
-curl -sf -X PUT -H 'Content-Type: application/json' -d '{"latency":"100ms","testid_drift":true}' "http://127.0.0.1:$port/__admin/knobs" > /dev/null
+http PUT "http://127.0.0.1:$port/__admin/knobs" '{"latency":"100ms","testid_drift":true}'
 name=c3 cache_run
-curl -sf -X PUT -H 'Content-Type: application/json' -d '{"latency":"100ms"}' "http://127.0.0.1:$port/__admin/knobs" > /dev/null
+http PUT "http://127.0.0.1:$port/__admin/knobs" '{"latency":"100ms"}'
 python3 - "$tmp" <<'PY'
 import json, sys
 d = sys.argv[1]
