@@ -2,6 +2,7 @@ package flow
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
@@ -12,8 +13,9 @@ import (
 // FromBundle is the flow of a bundle's branch: its plan with every target
 // strategy, the environment it was captured in, the guard, when each
 // action started (from the bundle's events) and the URL after each step.
-// A commit bundle's flow stops before the committer's steps: a flow is
-// never a commit. Values typed from task inputs are redacted.
+// A commit bundle's flow stops before the committer's steps and guards
+// what they sent: a flow is never a commit. Values typed from task inputs
+// are redacted.
 func FromBundle(b *bundle.Bundle) (*Flow, error) {
 	m := &b.Manifest
 	f := &Flow{SchemaVersion: SchemaVersion, Name: m.TaskName, Source: fmt.Sprintf("run %s/%s", m.RunID, m.BranchID),
@@ -21,9 +23,6 @@ func FromBundle(b *bundle.Bundle) (*Flow, error) {
 	e := m.Environment
 	f.Environment = Environment{Width: e.Width, Height: e.Height, DeviceScaleFactor: e.DeviceScaleFactor, Locale: e.Locale,
 		Timezone: e.Timezone, UserAgent: e.UserAgent, ClockMS: e.ClockMS, Seed: m.Seed}
-	for _, g := range m.Guard {
-		f.Guard = append(f.Guard, Guard{Method: g.Method, URL: g.URL})
-	}
 	plan := m.Plan
 	if first, _, ok := m.CommitSteps(); ok {
 		if first <= 1 {
@@ -31,6 +30,15 @@ func FromBundle(b *bundle.Bundle) (*Flow, error) {
 		}
 		plan = plan[:first-1]
 		f.Notes = append(f.Notes, fmt.Sprintf("stops before step %d of %d: the committer's steps are not part of a flow", first, m.Steps))
+	}
+	// What a live replay of the bundle would never send, a flow of it
+	// never sends either.
+	guard, all := b.LiveGuard()
+	for _, g := range guard {
+		f.Guard = append(f.Guard, Guard{Method: g.Method, URL: g.URL})
+	}
+	if all {
+		f.Notes = append(f.Notes, "the recording names no guarded requests: every "+strings.Join(bundle.UnsafeMethods, ", ")+" request is guarded")
 	}
 	starts := startTimes(b.Events)
 	for i, a := range plan {

@@ -3,7 +3,6 @@ package replay
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
 
@@ -25,18 +24,12 @@ type Stop struct {
 	Reason string `json:"reason"`
 }
 
-// unsafeMethods are the methods a replay guards when the bundle names no
-// guarded requests: any of them may have a side effect.
-var unsafeMethods = []string{"POST", "PUT", "PATCH", "DELETE"}
-
 // guardOf is what a replay session refuses to send. A replay never
 // performs a side effect:
 //
-//   - live, it guards the task's commit.guard patterns the bundle records,
-//     and, for a commit bundle, every unsafe request the recording shows
-//     the committer sent; a bundle that records no patterns (the task had
-//     none, or the bundle lost them) gets every POST, PUT, PATCH and
-//     DELETE guarded;
+//   - live, it guards the bundle's LiveGuard: the task's commit.guard
+//     patterns, what a commit bundle's committer sent, and every POST,
+//     PUT, PATCH and DELETE when the bundle records no patterns;
 //   - strict, every request goes to the replay proxy, which answers from
 //     the recording and forwards nothing, so a commit bundle replays the
 //     submit against its recorded response; a branch bundle keeps its
@@ -46,32 +39,20 @@ func guardOf(b *bundle.Bundle, live bool, rep *Report) ([]browser.GuardPattern, 
 	if !live && m.Kind == bundle.KindCommit {
 		return nil, nil
 	}
-	var out []browser.GuardPattern
-	for _, g := range m.Guard {
+	guard := m.Guard
+	if live {
+		var all bool
+		if guard, all = b.LiveGuard(); all {
+			rep.Notes = append(rep.Notes, "the bundle names no guarded requests: every "+strings.Join(bundle.UnsafeMethods, ", ")+" request is blocked")
+		}
+	}
+	out := make([]browser.GuardPattern, 0, len(guard))
+	for _, g := range guard {
 		re, err := regexp.Compile(g.URL)
 		if err != nil {
 			return nil, fmt.Errorf("replay: guard %q: %w", g.URL, err)
 		}
 		out = append(out, browser.GuardPattern{Method: g.Method, URL: re})
-	}
-	if !live {
-		return out, nil
-	}
-	if first, _, ok := m.CommitSteps(); ok {
-		for _, e := range b.Network {
-			if e.Step >= first && isUnsafe(e.Method) {
-				if p, ok := exactPath(e.URL); ok {
-					out = append(out, browser.GuardPattern{Method: e.Method, URL: p})
-				}
-			}
-		}
-	}
-	if len(m.Guard) == 0 {
-		any := regexp.MustCompile(``)
-		for _, meth := range unsafeMethods {
-			out = append(out, browser.GuardPattern{Method: meth, URL: any})
-		}
-		rep.Notes = append(rep.Notes, "the bundle names no guarded requests: every "+strings.Join(unsafeMethods, ", ")+" request is blocked")
 	}
 	return out, nil
 }
@@ -96,23 +77,4 @@ func stopAtCommit(b *bundle.Bundle, plan branch.Plan, rep *Report) (branch.Plan,
 		return nil, fmt.Errorf("%w: step 1 is the committer's", ErrNothingToReplay)
 	}
 	return plan[:first-1], nil
-}
-
-func isUnsafe(method string) bool {
-	for _, m := range unsafeMethods {
-		if strings.EqualFold(m, method) {
-			return true
-		}
-	}
-	return false
-}
-
-// exactPath matches a recorded URL's path on any origin, with any query.
-func exactPath(raw string) (*regexp.Regexp, bool) {
-	raw = strings.Replace(raw, "{origin}", "http://origin", 1)
-	u, err := url.Parse(raw)
-	if err != nil || u.Path == "" {
-		return nil, false
-	}
-	return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]+` + regexp.QuoteMeta(u.EscapedPath()) + `(?:[?#]|$)`), true
 }
