@@ -136,7 +136,7 @@ func play(t *testing.T, f *flow.Flow, opts playback.Options) (*playback.Report, 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
-	so, err := playback.SessionOptions(f, opts.Width, opts.Height)
+	so, err := playback.SessionOptions(f, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -217,7 +217,7 @@ func (p *player) step(ctx context.Context, i int) (stop bool, err error) {
 		p.skip(&res, code, msg)
 		return false, nil
 	}
-	r, err := p.sess.Do(ctx, ba, nil)
+	r, err := p.sess.Do(ctx, ba, p.resolve)
 	if err != nil {
 		return false, fmt.Errorf("playback: action %d (%s): %w", i+1, res.Label, err)
 	}
@@ -250,14 +250,12 @@ func (p *player) step(ctx context.Context, i int) (stop bool, err error) {
 func (p *player) prepare(i int, a flow.Action) (branch.Action, string, string) {
 	ba := a.Branch()
 	if a.Redacted || a.Input != "" {
-		v, ok := p.opts.Values[strconv.Itoa(i+1)]
-		if !ok && a.Input != "" {
-			v, ok = p.opts.Values[a.Input]
-		}
-		if !ok {
+		if _, ok := supplied(p.opts.Values, i, a); !ok {
 			return ba, branch.CodeRedactedValue, missingValue(i+1, a)
 		}
-		ba.Value = v
+		// Typed through the session's secret inputs: scrubbed wherever it
+		// shows, its field masked in screenshots (SessionOptions).
+		ba.Input, ba.Value = suppliedInput(i), ""
 	}
 	if p.opts.StartURL != "" && p.f.Origin != "" && strings.HasPrefix(ba.URL, p.f.Origin) {
 		ba.URL = originOf(p.opts.StartURL) + ba.URL[len(p.f.Origin):]
@@ -267,6 +265,36 @@ func (p *player) prepare(i int, a flow.Action) (branch.Action, string, string) {
 		t.Box = &branch.Box{X: t.Box.X * rw, Y: t.Box.Y * rh, W: t.Box.W * rw, H: t.Box.H * rh}
 	}
 	return ba, "", ""
+}
+
+// supplied is the value opts gives action i, by its 1-based index or its
+// input name (the index wins), for an action that needs one.
+func supplied(values map[string]string, i int, a flow.Action) (string, bool) {
+	if !a.Redacted && a.Input == "" {
+		return "", false
+	}
+	v, ok := values[strconv.Itoa(i+1)]
+	if !ok && a.Input != "" {
+		v, ok = values[a.Input]
+	}
+	return v, ok
+}
+
+// suppliedInput names the session input that carries action i's supplied
+// value.
+func suppliedInput(i int) string { return "value" + strconv.Itoa(i+1) }
+
+// resolve gives the executor the value supplied for an action.
+func (p *player) resolve(name string) (string, error) {
+	i, err := strconv.Atoi(strings.TrimPrefix(name, "value"))
+	if err != nil || i < 1 || i > len(p.f.Actions) {
+		return "", fmt.Errorf("playback: no value %q", name)
+	}
+	v, ok := supplied(p.opts.Values, i-1, p.f.Actions[i-1])
+	if !ok {
+		return "", fmt.Errorf("playback: no value for action %d", i)
+	}
+	return v, nil
 }
 
 // missingValue says which value action n needs and how to supply it: a

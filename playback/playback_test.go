@@ -21,7 +21,14 @@ type fakeSession struct {
 	did    []branch.Action
 }
 
-func (s *fakeSession) Do(ctx context.Context, a branch.Action, _ browser.Resolver) (branch.StepResult, error) {
+func (s *fakeSession) Do(ctx context.Context, a branch.Action, inputs browser.Resolver) (branch.StepResult, error) {
+	if a.Input != "" { // what the executor types: the input's value
+		v, err := inputs(a.Input)
+		if err != nil {
+			return branch.StepResult{}, err
+		}
+		a.Value = v
+	}
 	s.did = append(s.did, a)
 	r, ok := s.script[a.Label]
 	if !ok {
@@ -259,4 +266,23 @@ func TestStartURLMovesTheOrigin(t *testing.T) {
 func approx(a, b branch.Box) bool {
 	near := func(x, y float64) bool { return x-y < 1e-9 && y-x < 1e-9 }
 	return near(a.X, b.X) && near(a.Y, b.Y) && near(a.W, b.W) && near(a.H, b.H)
+}
+
+// TestSuppliedValuesAreSecret: a value supplied for a redacted action is
+// typed through a secret input (its field masked in screenshots) and
+// scrubbed from whatever the session reports.
+func TestSuppliedValuesAreSecret(t *testing.T) {
+	pw := act("type", "password")
+	pw.Value, pw.Redacted = "", true
+	f := &flow.Flow{Actions: []flow.Action{act("navigate", "login"), pw, act("type", "name")}}
+	so, err := SessionOptions(f, Options{Values: map[string]string{"2": "s3cret-pw"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !so.SecretInputs[suppliedInput(1)] || len(so.SecretInputs) != 1 {
+		t.Fatalf("secret inputs = %v, want only action 2's", so.SecretInputs)
+	}
+	if got := so.Scrub.Text("login failed for s3cret-pw"); strings.Contains(got, "s3cret-pw") {
+		t.Fatalf("the session's scrubber leaves the supplied value in clear: %q", got)
+	}
 }

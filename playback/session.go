@@ -11,11 +11,15 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
-// SessionOptions are the options of the session a flow plays in: the
-// flow's frozen environment (viewport width and height when positive),
-// its seed and pinned clock, its guard, healing on, and a scrubber with a
-// fresh key for what the session reports.
-func SessionOptions(f *flow.Flow, width, height int) (browser.SessionOptions, error) {
+// SessionOptions are the options of the session a flow plays in with
+// opts: the flow's frozen environment (opts' viewport when set), its seed
+// and pinned clock, its guard, healing on, and a scrubber with a fresh key
+// for what the session reports. The values opts supplies stand for what
+// the flow does not hold (redacted, tokenized, secret): the scrubber
+// knows them, and the fields they are typed into are masked in
+// screenshots, as a task's secret inputs are.
+func SessionOptions(f *flow.Flow, opts Options) (browser.SessionOptions, error) {
+	width, height := opts.Width, opts.Height
 	e := f.Environment
 	env := browser.Env{Width: e.Width, Height: e.Height, DeviceScaleFactor: e.DeviceScaleFactor, Locale: e.Locale,
 		Timezone: e.Timezone, UserAgent: e.UserAgent}
@@ -25,7 +29,15 @@ func SessionOptions(f *flow.Flow, width, height int) (browser.SessionOptions, er
 	if e.ClockMS != 0 {
 		env.Clock = time.UnixMilli(e.ClockMS).UTC()
 	}
-	so := browser.SessionOptions{Env: env, Origin: f.Origin, Scrub: scrub.New(scrub.NewKey(), nil), Heal: true}
+	so := browser.SessionOptions{Env: env, Origin: f.Origin, Heal: true, SecretInputs: map[string]bool{}}
+	var secrets []string
+	for i, a := range f.Actions {
+		if v, ok := supplied(opts.Values, i, a); ok {
+			secrets = append(secrets, v)
+			so.SecretInputs[suppliedInput(i)] = true
+		}
+	}
+	so.Scrub = scrub.New(scrub.NewKey(), secrets)
 	if e.Seed != "" {
 		seed, err := strconv.ParseUint(e.Seed, 10, 64)
 		if err != nil {

@@ -72,7 +72,7 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !*asJSON {
 		opts.Progress = func(r playback.Result) { fmt.Fprintln(stderr, resultLine(r)) }
 	}
-	so, err := playback.SessionOptions(f, opts.Width, opts.Height)
+	so, err := playback.SessionOptions(f, opts)
 	if err != nil {
 		return badInput("%s: %v", pos[0], err)
 	}
