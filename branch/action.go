@@ -61,27 +61,27 @@ const (
 // element wins. Fingerprint data (Near, Box) helps healing and audits but is
 // not used to resolve.
 type Target struct {
-	TestID    string `json:"testid,omitempty"`
-	AriaLabel string `json:"aria_label,omitempty"`
-	Role      string `json:"role,omitempty"`
-	Name      string `json:"name,omitempty"`
-	ID        string `json:"id,omitempty"`
+	TestID    string `json:"testid,omitempty" yaml:"testid,omitempty"`
+	AriaLabel string `json:"aria_label,omitempty" yaml:"aria_label,omitempty"`
+	Role      string `json:"role,omitempty" yaml:"role,omitempty"`
+	Name      string `json:"name,omitempty" yaml:"name,omitempty"`
+	ID        string `json:"id,omitempty" yaml:"id,omitempty"`
 	// Field is the form control's name attribute.
-	Field string `json:"field,omitempty"`
-	Text  string `json:"text,omitempty"`
-	CSS   string `json:"css,omitempty"`
+	Field string `json:"field,omitempty" yaml:"field,omitempty"`
+	Text  string `json:"text,omitempty" yaml:"text,omitempty"`
+	CSS   string `json:"css,omitempty" yaml:"css,omitempty"`
 	// Near is a short text fingerprint of the neighbourhood (heading or
 	// legend), used for disambiguation and audits.
-	Near string `json:"near,omitempty"`
-	Box  *Box   `json:"box,omitempty"`
+	Near string `json:"near,omitempty" yaml:"near,omitempty"`
+	Box  *Box   `json:"box,omitempty" yaml:"box,omitempty"`
 }
 
 // Box is an element's bounding box in CSS pixels of the frozen viewport.
 type Box struct {
-	X float64 `json:"x"`
-	Y float64 `json:"y"`
-	W float64 `json:"w"`
-	H float64 `json:"h"`
+	X float64 `json:"x" yaml:"x"`
+	Y float64 `json:"y" yaml:"y"`
+	W float64 `json:"w" yaml:"w"`
+	H float64 `json:"h" yaml:"h"`
 }
 
 // Describe renders the target for people: role and name when known.

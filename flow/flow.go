@@ -107,45 +107,24 @@ type Action struct {
 }
 
 // Target names an element by every strategy known for it, tried in the
-// order of the playback cascade, and the neighbourhood text and box that
-// confirm a match found by a later strategy.
-type Target struct {
-	TestID    string `yaml:"testid,omitempty" json:"testid,omitempty"`
-	AriaLabel string `yaml:"aria_label,omitempty" json:"aria_label,omitempty"`
-	Role      string `yaml:"role,omitempty" json:"role,omitempty"`
-	Name      string `yaml:"name,omitempty" json:"name,omitempty"`
-	ID        string `yaml:"id,omitempty" json:"id,omitempty"`
-	Field     string `yaml:"field,omitempty" json:"field,omitempty"`
-	Text      string `yaml:"text,omitempty" json:"text,omitempty"`
-	CSS       string `yaml:"css,omitempty" json:"css,omitempty"`
-	Near      string `yaml:"near,omitempty" json:"near,omitempty"`
-	Box       *Box   `yaml:"box,omitempty" json:"box,omitempty"`
-}
+// order of the playback cascade, with the neighbourhood text and box that
+// confirm a match found by a later strategy: the executor's own target,
+// written in the file as it is.
+type Target = branch.Target
 
 // Box is a target's bounding box in viewport pixels at capture.
-type Box struct {
-	X float64 `yaml:"x" json:"x"`
-	Y float64 `yaml:"y" json:"y"`
-	W float64 `yaml:"w" json:"w"`
-	H float64 `yaml:"h" json:"h"`
-}
+type Box = branch.Box
 
 // Describe is a short human form of the action.
 func (a Action) Describe() string { return a.Branch().Describe() }
 
-// Branch converts the action to the executor's vocabulary. A redacted
-// value becomes the redaction placeholder, which no executor types.
+// Branch converts the action to the executor's vocabulary, with a copy of
+// its target. A redacted value becomes the redaction placeholder, which no
+// executor types.
 func (a Action) Branch() branch.Action {
-	out := branch.Action{Kind: a.Kind, URL: a.URL, Value: a.Value, Dialog: a.Dialog, Label: a.Label}
+	out := branch.Action{Kind: a.Kind, URL: a.URL, Value: a.Value, Dialog: a.Dialog, Label: a.Label, Target: copyTarget(a.Target)}
 	if a.Redacted {
 		out.Value = branch.RedactedPlaceholder
-	}
-	if t := a.Target; t != nil {
-		out.Target = &branch.Target{TestID: t.TestID, AriaLabel: t.AriaLabel, Role: t.Role, Name: t.Name, ID: t.ID,
-			Field: t.Field, Text: t.Text, CSS: t.CSS, Near: t.Near}
-		if t.Box != nil {
-			out.Target.Box = &branch.Box{X: t.Box.X, Y: t.Box.Y, W: t.Box.W, H: t.Box.H}
-		}
 	}
 	return out
 }
@@ -155,18 +134,25 @@ func (a Action) Branch() branch.Action {
 // is not in the records. A value that is the redaction placeholder stays
 // redacted.
 func FromBranch(a branch.Action) Action {
-	out := Action{Kind: a.Kind, Label: a.Label, URL: a.URL, Value: a.Value, Input: a.Input, Dialog: a.Dialog}
+	out := Action{Kind: a.Kind, Label: a.Label, URL: a.URL, Value: a.Value, Input: a.Input, Dialog: a.Dialog, Target: copyTarget(a.Target)}
 	if a.Input != "" || a.Value == branch.RedactedPlaceholder {
 		out.Value, out.Redacted = "", true
 	}
-	if t := a.Target; t != nil {
-		out.Target = &Target{TestID: t.TestID, AriaLabel: t.AriaLabel, Role: t.Role, Name: t.Name, ID: t.ID,
-			Field: t.Field, Text: t.Text, CSS: t.CSS, Near: t.Near}
-		if t.Box != nil {
-			out.Target.Box = &Box{X: t.Box.X, Y: t.Box.Y, W: t.Box.W, H: t.Box.H}
-		}
-	}
 	return out
+}
+
+// copyTarget copies a target and its box, so that neither side of a
+// conversion changes the other's.
+func copyTarget(t *branch.Target) *branch.Target {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	if t.Box != nil {
+		b := *t.Box
+		c.Box = &b
+	}
+	return &c
 }
 
 // Error locates a problem in a flow file.

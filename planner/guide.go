@@ -48,11 +48,10 @@ func (s *Search) Follow(g *Guide) {
 		return
 	}
 	s.guide = g
-	s.guided = map[*Node]bool{}
 }
 
 // following reports whether n is a step of the guide that still holds.
-func (s *Search) following(n *Node) bool { return s.guide != nil && s.guided[n] }
+func (s *Search) following(n *Node) bool { return s.guide != nil && n.Guide > 0 }
 
 // checkGuide compares a guided step's outcome with the guide's record
 // and returns the branch whose expansion the search must resume (the
@@ -95,7 +94,6 @@ func (s *Search) expandGuided(n *Node) bool {
 	if child == nil {
 		return false
 	}
-	s.guided[child] = true
 	child.Guide = len(s.guide.Plan)
 	return true
 }

@@ -251,8 +251,7 @@ type Search struct {
 	executed int
 	spent    float64 // cost units charged (reserved at dispatch, trued up on completion)
 	events   []Event
-	guide    *Guide         // the cached plan followed, nil once it diverged
-	guided   map[*Node]bool // branches forked from the guide
+	guide    *Guide // the cached plan followed, nil once it diverged
 }
 
 // NewSearch creates a search for the task. newID names branches; the
@@ -271,7 +270,6 @@ func (s *Search) Root() *Node {
 	plan := branch.Plan{{Kind: branch.KindNavigate, URL: s.t.StartURL, Label: "open the start page"}}
 	s.root = s.fork(nil, plan, Candidate{Prior: 1, Reason: "the task's start page"})
 	if s.guide != nil {
-		s.guided[s.root] = true
 		s.root.Guide = len(s.guide.Plan)
 	}
 	return s.root
