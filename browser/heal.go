@@ -22,20 +22,10 @@ type Probe struct {
 	Box  branch.Box `json:"box"`
 }
 
-// ProbeAt returns the control at (x, y) in viewport pixels (a widget, or
-// an element with a click handler, a tab stop or a pointer cursor), or
-// nil when there is none.
-func (s *Session) ProbeAt(ctx context.Context, x, y float64) (*Probe, error) {
-	var p *Probe
-	err := s.call(ctx, "the point probe", func() (e error) {
-		p, e = s.probeAt(x, y, false)
-		return e
-	})
-	return p, err
-}
-
-// probeAt is ProbeAt for a caller already under the session's watchdog;
-// with anyElement, the element at the point counts when no control holds it.
+// probeAt returns the control at (x, y) in viewport pixels (a widget, or
+// an element with a click handler, a tab stop or a pointer cursor), or nil
+// when there is none; with anyElement, the element at the point counts
+// when no control holds it. The caller is under the session's watchdog.
 func (s *Session) probeAt(x, y float64, anyElement bool) (*Probe, error) {
 	raw, err := s.page.Evaluate(observeScript, map[string]any{"at": map[string]any{"x": x, "y": y, "any": anyElement}, "patterns": patternsArg()})
 	if err != nil {

@@ -46,11 +46,7 @@ func (r *run) followCache(search *planner.Search) {
 // count.
 func (r *run) logGuide(n *planner.Node, g *planner.GuideInfo) {
 	p := payload.PlanCache{What: "followed", Step: g.Step, Of: g.Of, Reason: g.Reason}
-	c := r.sum.Cache
-	if c == nil {
-		c = &CacheInfo{Hit: true, Steps: g.Of}
-		r.sum.Cache = c
-	}
+	c := r.sum.Cache // set by followCache, which made the search follow
 	if g.Diverged {
 		p.What = "diverged"
 		c.DivergedAt, c.Reason = g.Step, g.Reason

@@ -13,6 +13,7 @@
 package plancache
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -173,6 +174,20 @@ func (s *Store) Drop(match string) (int, error) {
 	return n, nil
 }
 
+// Remove removes the entry of the task on the site; an entry that is not
+// there is an error wrapping ErrNotFound.
+func (s *Store) Remove(taskDigest, site string) error {
+	path := filepath.Join(s.dir, Name(taskDigest, site))
+	err := os.Remove(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: %s", ErrNotFound, path)
+	}
+	if err != nil {
+		return fmt.Errorf("plancache: %w", err)
+	}
+	return nil
+}
+
 func read(path string) (*Entry, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -182,7 +197,7 @@ func read(path string) (*Entry, error) {
 		return nil, fmt.Errorf("plancache: %w", err)
 	}
 	var e Entry
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)

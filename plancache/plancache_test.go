@@ -42,6 +42,15 @@ func TestPutGetListDrop(t *testing.T) {
 	if err != nil || len(all) != 3 || all[0].Task != "audit" || all[2].Site != "http://b.test" {
 		t.Fatalf("List = %d entries, %v", len(all), err)
 	}
+	if err := s.Remove("d1aaaa", "http://b.test"); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+	if err := s.Remove("d1aaaa", "http://b.test"); !errors.Is(err, plancache.ErrNotFound) {
+		t.Fatalf("Remove of a removed entry: %v", err)
+	}
+	if err := s.Put(b); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := s.Drop("d1a"); err != nil || n != 2 {
 		t.Fatalf("Drop by digest prefix = %d, %v", n, err)
 	}

@@ -49,20 +49,23 @@ func cmdCache(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		return printCacheEntry(stdout, e, *asJSON)
-	case sub == "drop" && (len(pos) == 1) != *all:
-		match := ""
-		if !*all {
-			e, err := oneEntry(entries, pos[0], *site)
-			if err != nil {
-				return err
-			}
-			match = e.TaskDigest
-		}
-		n, err := store.Drop(match)
+	case sub == "drop" && *all && len(pos) == 0:
+		n, err := store.Drop("")
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "dropped %d cached plan(s)\n", n)
+		return nil
+	case sub == "drop" && !*all && len(pos) == 1:
+		// One entry: the task's plan on one site, not on every site.
+		e, err := oneEntry(entries, pos[0], *site)
+		if err != nil {
+			return err
+		}
+		if err := store.Remove(e.TaskDigest, e.Site); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "dropped 1 cached plan(s)\n")
 		return nil
 	}
 	fs.Usage()

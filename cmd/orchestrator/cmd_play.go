@@ -162,7 +162,7 @@ func loadFlow(ctx context.Context, arg, dataDir string) (*flow.Flow, error) {
 		return flowOf(b, arg)
 	}
 	switch strings.ToLower(filepath.Ext(arg)) {
-	case ".yaml", ".yml", ".json", ".bundle", ".zip":
+	case ".yaml", ".yml", ".json", ".bundle":
 		return nil, badInput("%s: no such file", arg)
 	}
 	run, br, ok := strings.Cut(arg, "/")
