@@ -1,0 +1,164 @@
+package llm
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// CassetteFormat names the version of a cassette entry's layout.
+const CassetteFormat = "multiverse.cassette.v1"
+
+// ErrCassette: a cassette entry does not read, or does not hold what its
+// name says.
+var ErrCassette = errors.New("llm: bad cassette entry")
+
+// Entry is one recorded answer. Its file is FINGERPRINT.json in the
+// cassette directory; Request is the canonical request (scrubbed when the
+// caller scrubs), Response the exact bytes the endpoint sent.
+type Entry struct {
+	Format        string          `json:"format"`
+	Fingerprint   string          `json:"fingerprint"`
+	PromptVersion string          `json:"prompt_version"`
+	Model         string          `json:"model"`
+	Request       json.RawMessage `json:"request"`
+	Response      []byte          `json:"response"`
+}
+
+// Cassette is a directory of entries, content-addressed by fingerprint.
+// Safe for concurrent use by one process.
+type Cassette struct {
+	dir string
+}
+
+// OpenCassette opens the cassette directory dir; create makes it when it
+// does not exist (record mode), otherwise a missing directory is an error.
+func OpenCassette(dir string, create bool) (*Cassette, error) {
+	if dir == "" {
+		return nil, fmt.Errorf("llm: no cassette directory given")
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return nil, fmt.Errorf("llm: cassette %s is not a directory", dir)
+	case errors.Is(err, os.ErrNotExist) && create:
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("llm: cassette: %w", err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("llm: cassette: %w", err)
+	}
+	return &Cassette{dir: dir}, nil
+}
+
+// Dir returns the cassette's directory.
+func (c *Cassette) Dir() string { return c.dir }
+
+func (c *Cassette) path(fp string) string { return filepath.Join(c.dir, fp+".json") }
+
+// Get returns the entry of fingerprint fp; ok is false when the cassette
+// has none. An entry that does not read, or that names another
+// fingerprint than its file, is ErrCassette.
+func (c *Cassette) Get(fp string) (e *Entry, ok bool, err error) {
+	if !validFingerprint(fp) {
+		return nil, false, fmt.Errorf("llm: %q is not a fingerprint", fp)
+	}
+	p := c.path(fp)
+	raw, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("llm: cassette: %w", err)
+	}
+	e, err = decodeEntry(raw)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %s: %v", ErrCassette, p, err)
+	}
+	if e.Fingerprint != fp {
+		return nil, false, fmt.Errorf("%w: %s: holds fingerprint %s", ErrCassette, p, e.Fingerprint)
+	}
+	return e, true, nil
+}
+
+func decodeEntry(raw []byte) (*Entry, error) {
+	var e Entry
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return nil, err
+	}
+	if e.Format != CassetteFormat {
+		return nil, fmt.Errorf("format %q, want %q", e.Format, CassetteFormat)
+	}
+	if len(e.Response) == 0 {
+		return nil, fmt.Errorf("no response")
+	}
+	return &e, nil
+}
+
+// Put records an entry: written to a temporary file and renamed, so a
+// reader never sees half of one.
+func (c *Cassette) Put(e Entry) error {
+	if !validFingerprint(e.Fingerprint) {
+		return fmt.Errorf("llm: %q is not a fingerprint", e.Fingerprint)
+	}
+	e.Format = CassetteFormat
+	if !json.Valid(e.Request) {
+		e.Request, _ = json.Marshal(string(e.Request))
+	}
+	b, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return fmt.Errorf("llm: cassette entry: %w", err)
+	}
+	tmp, err := os.CreateTemp(c.dir, ".entry-*")
+	if err != nil {
+		return fmt.Errorf("llm: cassette: %w", err)
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), c.path(e.Fingerprint))
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("llm: cassette: %w", werr)
+	}
+	return nil
+}
+
+// PromptVersions returns the prompt versions the cassette's entries were
+// recorded with, sorted (entries that do not read are skipped).
+func (c *Cassette) PromptVersions() []string {
+	names, _ := filepath.Glob(filepath.Join(c.dir, "*.json"))
+	seen := map[string]bool{}
+	for _, n := range names {
+		raw, err := os.ReadFile(n)
+		if err != nil {
+			continue
+		}
+		if e, err := decodeEntry(raw); err == nil {
+			seen[e.PromptVersion] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for v := range seen {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func validFingerprint(fp string) bool {
+	if len(fp) != sha256.Size*2 {
+		return false
+	}
+	_, err := hex.DecodeString(fp)
+	return err == nil && strings.ToLower(fp) == fp
+}
