@@ -252,6 +252,7 @@ type Search struct {
 	spent    float64 // cost units charged (reserved at dispatch, trued up on completion)
 	events   []Event
 	guide    *Guide // the cached plan followed, nil once it diverged
+	advisor  Advisor
 }
 
 // NewSearch creates a search for the task. newID names branches; the
@@ -726,8 +727,7 @@ func (s *Search) expand(n *Node) {
 	if s.expandGuided(n) {
 		return
 	}
-	cands := s.prop.Propose(n.Outcome.Obs, History{Visited: n.Visited, Applied: n.Applied, Known: s.known, Progress: n.Score.Progress,
-		Done: noops(n)})
+	cands := s.candidates(n)
 	k, floor := s.strategy.children(s, n)
 	dests := map[string]bool{}
 	forked := 0
@@ -821,8 +821,7 @@ func (s *Search) expandNext(n *Node, k int) int {
 			}
 		}
 	}
-	cands := s.prop.Propose(n.Outcome.Obs, History{Visited: n.Visited, Applied: n.Applied, Known: s.known, Progress: n.Score.Progress,
-		Done: noops(n)})
+	cands := s.candidates(n)
 	forked := 0
 	for _, c := range cands {
 		if forked >= k {

@@ -1,0 +1,176 @@
+package planner
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+)
+
+// Advisor ranks the candidates the proposer found on a page: a language
+// model, say. The proposer's candidates are the menu: an advisor reorders
+// them and may give values for the open fields (Query.Fields), but can
+// never add an action of its own, so it cannot invent a selector, reach
+// the commit action or a guarded request. An advisor that fails returns
+// the zero Advice (the proposer's order stands) and records why itself.
+//
+// The search asks it synchronously, in its deterministic expansion order;
+// the advisor may do I/O, the search does none.
+type Advisor interface {
+	Advise(q Query) Advice
+}
+
+// Query is what an advisor is asked about one branch's page.
+type Query struct {
+	// BranchID is the branch being expanded; Step is the step its
+	// children's new action would be (its depth plus one).
+	BranchID string
+	Step     int
+	Goal     string
+	// Done describes the branch's actions so far, oldest first.
+	Done []string
+	Obs  *branch.Observation
+	// Menu is the proposer's candidates, best first; an advisor names
+	// them by index.
+	Menu []Candidate
+	// Fields are the page's empty text fields no task input fills: an
+	// advisor names them by len(Menu)+index and gives the value to type.
+	Fields []branch.Affordance
+}
+
+// Advice is an advisor's answer.
+type Advice struct {
+	// Order names menu entries (and fields, after the menu) best first;
+	// the ones it leaves out follow in the proposer's order. Empty keeps
+	// the proposer's order.
+	Order []int
+	// Values holds the value to type for each field Order names.
+	Values map[int]string
+	// Cost is what the advice cost, in the task's cost units: it is
+	// charged to the search's budget.
+	Cost float64
+	// By names the advisor, for the children's reasons ("the model").
+	By string
+}
+
+// SetAdvisor makes the search ask a for the order of the candidates of
+// every branch it expands itself (guided steps of a cached plan are not
+// asked about).
+func (s *Search) SetAdvisor(a Advisor) { s.advisor = a }
+
+// candidates are the proposer's candidates for n's page, in the order the
+// advisor gives when the search has one.
+func (s *Search) candidates(n *Node) []Candidate {
+	h := History{Visited: n.Visited, Applied: n.Applied, Known: s.known, Progress: n.Score.Progress, Done: noops(n)}
+	cands := s.prop.Propose(n.Outcome.Obs, h)
+	if s.advisor == nil {
+		return cands
+	}
+	fields := s.prop.OpenFields(n.Outcome.Obs, h)
+	if len(cands)+len(fields) == 0 {
+		return cands
+	}
+	done := make([]string, len(n.Plan))
+	for i, a := range n.Plan {
+		done[i] = a.Describe()
+	}
+	adv := s.advisor.Advise(Query{BranchID: n.ID, Step: n.Depth + 1, Goal: s.t.Goal.Text, Done: done, Obs: n.Outcome.Obs,
+		Menu: cands, Fields: fields})
+	s.spent += adv.Cost
+	return Reorder(cands, fields, adv)
+}
+
+// Reorder applies advice to the proposer's candidates: the entries Order
+// names come first, in its order, then the others in the proposer's
+// order. The priors stay where they were: the i-th candidate of the new
+// order gets the i-th prior of the proposer's, so the advice changes
+// which actions the search forks first, not how sure it is of them. A
+// field named with a value becomes a typing candidate at its place, with
+// the fill prior; a field named without one, an index out of range, or a
+// repeated one is skipped (the advisor's parser refuses those before).
+// A typed field's fill prior joins the others before they are dealt out.
+func Reorder(menu []Candidate, fields []branch.Affordance, adv Advice) []Candidate {
+	if len(adv.Order) == 0 {
+		return menu
+	}
+	by := adv.By
+	if by == "" {
+		by = "the advisor"
+	}
+	used := map[int]bool{}
+	var out []Candidate
+	for rank, i := range adv.Order {
+		if used[i] || i < 0 || i >= len(menu)+len(fields) {
+			continue
+		}
+		used[i] = true
+		if i < len(menu) {
+			c := menu[i]
+			c.Reason = fmt.Sprintf("%s (ranked %d by %s)", c.Reason, rank+1, by)
+			out = append(out, c)
+			continue
+		}
+		v, ok := adv.Values[i]
+		if !ok || v == "" {
+			continue
+		}
+		f := fields[i-len(menu)]
+		t := f.Target
+		out = append(out, Candidate{Action: branch.Action{Kind: branch.KindType, Target: &t, Value: v,
+			Label: fmt.Sprintf("type %q into %s", v, label(f))},
+			Prior: FillPrior, Reason: fmt.Sprintf("types the value %s proposed into %s (ranked %d)", by, label(f), rank+1)})
+	}
+	for i, c := range menu {
+		if !used[i] {
+			out = append(out, c)
+		}
+	}
+	priors := make([]float64, len(out))
+	for i, c := range out {
+		priors[i] = c.Prior
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(priors)))
+	for i := range out {
+		out[i].Prior = priors[i]
+	}
+	return out
+}
+
+// OpenFields returns the page's empty text fields that no task input
+// fills, in page order: an advisor may say what to type there. Password
+// fields and obscured ones are never open.
+func (p *Proposer) OpenFields(obs *branch.Observation, h History) []branch.Affordance {
+	if obs == nil {
+		return nil
+	}
+	var out []branch.Affordance
+	for _, a := range obs.Affordances {
+		switch a.Kind {
+		case "textbox", "email", "search", "textarea", "number":
+		default:
+			continue
+		}
+		if a.Value != "" || a.Region == "obscured" || secretField(a) {
+			continue
+		}
+		if _, ok := p.ruleFor(a); ok {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// secretWords name a field whose value is a credential: never open, a
+// model may not type there.
+var secretWords = regexp.MustCompile(`(?i)pass|pin\b|secret|token|otp|cvv|cvc|card`)
+
+func secretField(a branch.Affordance) bool {
+	for _, s := range []string{a.Target.Name, a.Target.Field, a.Target.ID, a.Target.AriaLabel} {
+		if secretWords.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}

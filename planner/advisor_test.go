@@ -1,0 +1,191 @@
+package planner
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+)
+
+// reversing is an advisor that ranks the menu back to front, at a fixed
+// cost per question, and keeps what it was asked.
+type reversing struct {
+	cost  float64
+	asked []Query
+}
+
+func (r *reversing) Advise(q Query) Advice {
+	r.asked = append(r.asked, q)
+	order := make([]int, len(q.Menu))
+	for i := range order {
+		order[i] = len(q.Menu) - 1 - i
+	}
+	return Advice{Order: order, Cost: r.cost, By: "the test"}
+}
+
+// advisedRun runs a search on the site model with adv (nil: none) and
+// returns its fork events and the search.
+func advisedRun(t *testing.T, adv Advisor) ([]string, *Search) {
+	t.Helper()
+	tk := loadTask(t)
+	prop, err := NewProposer(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := 0
+	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
+	if adv != nil {
+		s.SetAdvisor(adv)
+	}
+	s.Root()
+	var forks []string
+	for i := 0; i < 30; i++ {
+		wave := s.NextWave()
+		if len(wave) == 0 {
+			break
+		}
+		for _, n := range wave {
+			s.Complete(n, simulate(n.Plan))
+		}
+		d := s.EndWave()
+		for _, e := range s.Drain() {
+			if e.Kind == EventFork {
+				forks = append(forks, fmt.Sprintf("%s %s %.3f %s", e.Node.ID, e.Node.Action().Describe(), e.Fork.Prior, e.Fork.Reason))
+			}
+		}
+		if len(d.Winners) > 0 || d.Exhausted != "" {
+			break
+		}
+	}
+	return forks, s
+}
+
+func TestAdvisorOrdersTheMenu(t *testing.T) {
+	plain, ps := advisedRun(t, nil)
+	adv := &reversing{cost: 0.25}
+	advised, as := advisedRun(t, adv)
+	if len(adv.asked) == 0 {
+		t.Fatal("the advisor was never asked")
+	}
+	q := adv.asked[0]
+	if q.Step != 2 || q.Obs == nil || len(q.Menu) == 0 || len(q.Done) != 1 || q.Goal == "" {
+		t.Fatalf("first query = step %d, %d menu entries, done %q", q.Step, len(q.Menu), q.Done)
+	}
+	if reflect.DeepEqual(plain, advised) {
+		t.Fatal("a reversed ranking forked the same branches as none")
+	}
+	if !strings.Contains(advised[1], "ranked 1 by the test") {
+		t.Errorf("the first child does not say who ranked it: %s", advised[1])
+	}
+	// The first child is the menu's last entry, with the menu's best prior.
+	last := q.Menu[len(q.Menu)-1].Action.Describe()
+	if !strings.Contains(advised[1], last) || !strings.Contains(advised[1], fmt.Sprintf("%.3f", q.Menu[0].Prior)) {
+		t.Errorf("first child %q, want %q with prior %.3f", advised[1], last, q.Menu[0].Prior)
+	}
+	// The advice's cost is charged beside the actions'.
+	if got, want := as.Spent()-executedCost(as), 0.25*float64(len(adv.asked)); fmt.Sprintf("%.6f", got) != fmt.Sprintf("%.6f", want) {
+		t.Errorf("advice charged %.3f, want %.3f (%d questions)", got, want, len(adv.asked))
+	}
+	if ps.Spent() != executedCost(ps) {
+		t.Errorf("without an advisor the search charged %.3f beyond its actions", ps.Spent()-executedCost(ps))
+	}
+	again, _ := advisedRun(t, &reversing{cost: 0.25})
+	if !reflect.DeepEqual(advised, again) {
+		t.Fatal("the same advice gave other decisions")
+	}
+}
+
+// executedCost is what the executed branches' actions cost.
+func executedCost(s *Search) float64 {
+	c := 0.0
+	for _, n := range s.Nodes() {
+		if n.Outcome != nil {
+			c += n.Cost
+		}
+	}
+	return c
+}
+
+func TestReorder(t *testing.T) {
+	act := func(s string) branch.Action { return branch.Action{Kind: branch.KindClick, Label: s} }
+	menu := []Candidate{{Action: act("a"), Prior: 0.9}, {Action: act("b"), Prior: 0.6}, {Action: act("c"), Prior: 0.3}}
+	field := branch.Affordance{Kind: "textbox", Target: branch.Target{Name: "Company"}}
+	cases := []struct {
+		name   string
+		adv    Advice
+		want   string
+		fields []branch.Affordance
+	}{
+		{"none keeps the order", Advice{}, "a=0.90 b=0.60 c=0.30", nil},
+		{"reversed", Advice{Order: []int{2, 1, 0}}, "c=0.90 b=0.60 a=0.30", nil},
+		{"partial", Advice{Order: []int{2}}, "c=0.90 a=0.60 b=0.30", nil},
+		{"repeats and strays skipped", Advice{Order: []int{1, 1, 7, -1}}, "b=0.90 a=0.60 c=0.30", nil},
+		{"a field with its value", Advice{Order: []int{3, 0}, Values: map[int]string{3: "Acme"}},
+			`type "Acme" into "Company"=0.95 a=0.90 b=0.60 c=0.30`, []branch.Affordance{field}},
+		{"a field without a value", Advice{Order: []int{3, 2}}, "c=0.90 a=0.60 b=0.30", []branch.Affordance{field}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, c := range Reorder(menu, tc.fields, tc.adv) {
+				got = append(got, fmt.Sprintf("%s=%.2f", c.Action.Describe(), c.Prior))
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("got %s, want %s", strings.Join(got, " "), tc.want)
+			}
+		})
+	}
+}
+
+func TestParseAdvice(t *testing.T) {
+	q := Query{Menu: make([]Candidate, 3), Fields: make([]branch.Affordance, 1)}
+	cases := []struct {
+		content, want, err string
+	}{
+		{`{"ranking":[2,0],"values":[]}`, "[2 0] map[]", ""},
+		{` {"ranking":[1,1,0],"values":[{"id":3,"value":"Acme"}]} `, "[1 0 3] map[3:Acme]", ""},
+		{`{"ranking":[3],"values":[{"id":3,"value":"Acme"}]}`, "[3] map[3:Acme]", ""},
+		{`{"ranking":[4],"values":[]}`, "", "names 4"},
+		{`{"ranking":[-1],"values":[]}`, "", "names -1"},
+		{`{"ranking":[0],"values":[{"id":1,"value":"x"}]}`, "", "not an empty field"},
+		{`{"ranking":[0],"values":[],"why":"x"}`, "", "unknown field"},
+		{`I would click the first one`, "", "invalid character"},
+	}
+	for _, tc := range cases {
+		adv, err := ParseAdvice(tc.content, q)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err = %v, want %q", tc.content, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.content, err)
+			continue
+		}
+		if got := fmt.Sprint(adv.Order, " ", adv.Values); got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.content, got, tc.want)
+		}
+	}
+}
+
+func TestAdviceRequestIsStable(t *testing.T) {
+	obs := &branch.Observation{URL: "http://shop.test/plans", Title: "Plans", Predicates: map[string]bool{"b": true, "a": false}}
+	q := Query{Goal: "buy  the\nteam plan", Done: []string{"open the start page"}, Obs: obs,
+		Menu: []Candidate{{Action: branch.Action{Kind: branch.KindClick, Label: "click \"Team\""}}}}
+	p := ModelParams{Model: "m", MaxTokens: 100}
+	a, b := AdviceRequest(q, p), AdviceRequest(q, p)
+	fa, _ := a.Fingerprint()
+	fb, _ := b.Fingerprint()
+	if fa != fb || a.PromptVersion != PromptVersion || len(PromptVersion) != 16 {
+		t.Fatalf("fingerprints %s %s, version %q", fa, fb, a.PromptVersion)
+	}
+	u := a.Messages[1].Content
+	for _, want := range []string{"Goal: buy the team plan", "1. open the start page", "Goal checks on this page: a=false b=true", `[0] click "Team"`} {
+		if !strings.Contains(u, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, u)
+		}
+	}
+}

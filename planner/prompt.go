@@ -1,0 +1,161 @@
+package planner
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/multiverse-orchestrator/multiverse/llm"
+)
+
+// The prompt a language-model advisor is asked with. A change of the
+// system text, the layout of the page or the answer schema changes
+// PromptVersion, which every cassette entry carries: recorded answers
+// then miss visibly instead of answering another question.
+const (
+	systemPrompt = `You choose the next action of a browser agent working on a task in a web page.
+You are shown the task's goal, the actions taken so far, the page, and a numbered menu of actions the agent can take on it.
+Rank the menu entries worth trying, best first, by how directly they advance the goal. Leave out entries that lead away from it.
+Some empty form fields may be listed after the menu: to type into one, rank its number and give the value to type.
+Only use numbers from the lists. Never give a value for a password, card or other secret field. Answer in JSON.`
+	// maxMenu bounds the entries a prompt lists; the proposer's order
+	// keeps the best ones.
+	maxMenu = 40
+	// maxLabel bounds the length of one entry's description.
+	maxLabel = 120
+)
+
+// adviceSchema is the JSON schema of an answer.
+var adviceSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["ranking","values"],` +
+	`"properties":{"ranking":{"type":"array","items":{"type":"integer"}},` +
+	`"values":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","value"],` +
+	`"properties":{"id":{"type":"integer"},"value":{"type":"string"}}}}}}`)
+
+// PromptVersion is the hash of the prompt template and answer schema.
+var PromptVersion = func() string {
+	h := sha256.New()
+	h.Write([]byte("multiverse/prompt/v1\x00" + systemPrompt + "\x00"))
+	h.Write(adviceSchema)
+	h.Write([]byte(fmt.Sprintf("\x00%d\x00%d", maxMenu, maxLabel)))
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}()
+
+// ModelParams are the decoding parameters of an advisor's requests.
+type ModelParams struct {
+	Model       string
+	Temperature float64
+	Seed        *int64
+	MaxTokens   int
+}
+
+// AdviceRequest writes the chat request asking a model about q. It is a
+// pure function of q and p: the same page asked twice is the same
+// request, and so the same cassette fingerprint.
+func AdviceRequest(q Query, p ModelParams) llm.Request {
+	return llm.Request{Model: p.Model, Temperature: p.Temperature, Seed: p.Seed, MaxTokens: p.MaxTokens,
+		SchemaName: "ranking", Schema: adviceSchema, PromptVersion: PromptVersion,
+		Messages: []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: userPrompt(q)}}}
+}
+
+func userPrompt(q Query) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Goal: %s\n", oneLine(q.Goal, 600))
+	if len(q.Done) > 0 {
+		b.WriteString("\nDone so far:\n")
+		for i, d := range q.Done {
+			fmt.Fprintf(&b, "%d. %s\n", i+1, oneLine(d, maxLabel))
+		}
+	}
+	if o := q.Obs; o != nil {
+		fmt.Fprintf(&b, "\nPage: %s\nTitle: %s\n", oneLine(o.URL, 300), oneLine(o.Title, maxLabel))
+		if len(o.Predicates) > 0 {
+			names := make([]string, 0, len(o.Predicates))
+			for n := range o.Predicates {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			b.WriteString("Goal checks on this page:")
+			for _, n := range names {
+				fmt.Fprintf(&b, " %s=%t", n, o.Predicates[n])
+			}
+			b.WriteString("\n")
+		}
+	}
+	menu, fields := len(q.Menu), len(q.Fields)
+	menu, fields = min(menu, maxMenu), min(fields, maxMenu-min(menu, maxMenu))
+	b.WriteString("\nMenu:\n")
+	for i := range menu {
+		c := q.Menu[i]
+		fmt.Fprintf(&b, "[%d] %s\n", i, oneLine(c.Action.Describe(), maxLabel))
+	}
+	if fields > 0 {
+		b.WriteString("\nEmpty fields (rank one and give its value to type into it):\n")
+		for i := range fields {
+			f := q.Fields[i]
+			fmt.Fprintf(&b, "[%d] %s %s\n", len(q.Menu)+i, f.Kind, oneLine(label(f), maxLabel))
+		}
+	}
+	b.WriteString("\nAnswer {\"ranking\": [numbers, best first], \"values\": [{\"id\": number, \"value\": text}]}.\n")
+	return b.String()
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+// ErrAdvice: a model's answer is not a ranking of the menu it was shown.
+var ErrAdvice = errors.New("planner: the answer is not a ranking of the menu")
+
+// ParseAdvice reads a model's answer to the request AdviceRequest wrote
+// for q. A number outside what the prompt listed, a value for a menu
+// entry, or an answer that is not the schema's JSON is ErrAdvice: the
+// caller falls back to the proposer's order. Repeated numbers count once;
+// a field given a value but not ranked is ranked after the others.
+func ParseAdvice(content string, q Query) (Advice, error) {
+	var a struct {
+		Ranking []int `json:"ranking"`
+		Values  []struct {
+			ID    int    `json:"id"`
+			Value string `json:"value"`
+		} `json:"values"`
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(strings.TrimSpace(content))))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return Advice{}, fmt.Errorf("%w: %v", ErrAdvice, err)
+	}
+	menu := min(len(q.Menu), maxMenu)
+	fields := min(len(q.Fields), maxMenu-menu)
+	listed := func(id int) bool { return id >= 0 && id < menu || id >= len(q.Menu) && id < len(q.Menu)+fields }
+	adv := Advice{Values: map[int]string{}}
+	seen := map[int]bool{}
+	for _, id := range a.Ranking {
+		if !listed(id) {
+			return Advice{}, fmt.Errorf("%w: it names %d, which the prompt did not list", ErrAdvice, id)
+		}
+		if !seen[id] {
+			seen[id] = true
+			adv.Order = append(adv.Order, id)
+		}
+	}
+	for _, v := range a.Values {
+		if v.ID < len(q.Menu) || !listed(v.ID) {
+			return Advice{}, fmt.Errorf("%w: it gives a value for %d, which is not an empty field", ErrAdvice, v.ID)
+		}
+		adv.Values[v.ID] = v.Value
+		if !seen[v.ID] {
+			seen[v.ID] = true
+			adv.Order = append(adv.Order, v.ID)
+		}
+	}
+	return adv, nil
+}
