@@ -176,6 +176,7 @@ func (d *decoder) task(n *yaml.Node, t *Task) {
 			})
 		},
 		"environment": func(v *yaml.Node, p string) { d.environment(v, p, &t.Environment) },
+		"planner":     func(v *yaml.Node, p string) { d.planner(v, p, &t.Planner) },
 		"commit": func(v *yaml.Node, p string) {
 			t.Commit = &Commit{}
 			d.commit(v, p, t.Commit)

@@ -68,6 +68,11 @@ func (t *Task) CheckSecrets() error {
 			}
 		}
 	}
+	if k := t.Planner.APIKey; k != nil && t.UsesModel() {
+		if _, err := k.Resolve(); err != nil {
+			return t.secretError("planner.api_key", *k, err)
+		}
+	}
 	if in := t.Auth.StorageState; in != nil {
 		if _, err := ResolveStorageState(*in); err != nil {
 			return t.secretError("auth.storage_state", *in, err)
@@ -109,6 +114,11 @@ func (t *Task) SecretValues() []string {
 		// Session cookies and stored tokens are credentials.
 		if st, err := ResolveStorageState(*in); err == nil {
 			out = append(out, st.Values()...)
+		}
+	}
+	if k := t.Planner.APIKey; k != nil && t.UsesModel() {
+		if v, err := k.Resolve(); err == nil && v != "" {
+			out = append(out, v)
 		}
 	}
 	sort.Strings(out)

@@ -28,6 +28,8 @@ type Task struct {
 	Budgets      Budgets            `json:"budgets"`
 	Prices       map[string]float64 `json:"prices"`
 	Search       Search             `json:"search"`
+	// Planner says how a page's candidate actions are ranked.
+	Planner Planner `json:"planner"`
 	Weights      scoring.Weights    `json:"weights"`
 	RiskPatterns []string           `json:"risk_patterns"`
 	DeadEnds     []scoring.Detector `json:"dead_ends"`

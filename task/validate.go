@@ -162,6 +162,7 @@ func (v *validator) defaults(t *Task) {
 	if t.Name == "" {
 		t.Name = defaultName(t.file)
 	}
+	plannerDefaults(&t.Planner)
 	b := &t.Budgets
 	setDur(&b.WallClock, DefaultWallClock)
 	setDur(&b.BranchWallClock, DefaultBranchWallClock)
@@ -291,6 +292,7 @@ func (v *validator) validate(t *Task) {
 	} else if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		v.fail("start_url", "must be an absolute http(s) URL, found %q", u.Redacted())
 	}
+	v.planner(&t.Planner)
 	g := t.Goal
 	if len(g.Milestones)+len(g.Success) == 0 {
 		v.fail("goal", "needs at least one predicate under milestones or success")
