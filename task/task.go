@@ -23,13 +23,13 @@ type Task struct {
 	Seed    uint64 `json:"seed"`
 	SeedSet bool   `json:"seed_set"`
 
-	Goal         Goal               `json:"goal"`
-	Inputs       map[string]Input   `json:"inputs,omitempty"`
-	Budgets      Budgets            `json:"budgets"`
-	Prices       map[string]float64 `json:"prices"`
-	Search       Search             `json:"search"`
+	Goal    Goal               `json:"goal"`
+	Inputs  map[string]Input   `json:"inputs,omitempty"`
+	Budgets Budgets            `json:"budgets"`
+	Prices  map[string]float64 `json:"prices"`
+	Search  Search             `json:"search"`
 	// Planner says how a page's candidate actions are ranked.
-	Planner Planner `json:"planner"`
+	Planner      Planner            `json:"planner"`
 	Weights      scoring.Weights    `json:"weights"`
 	RiskPatterns []string           `json:"risk_patterns"`
 	DeadEnds     []scoring.Detector `json:"dead_ends"`
