@@ -63,6 +63,8 @@ const (
 	KindWinner       = "winner"        // the winner ranking of the branches at the boundary
 	KindBranchAgain  = "branch_again"  // a branch is run again (it landed on the login page)
 	KindPlanCache    = "plan_cache"    // the cached plan was found, followed a step, diverged, or was stored
+	KindLLMRequest   = "llm_request"   // the planner asked a language model to rank a page's candidates
+	KindLLMResponse  = "llm_response"  // the model's answer (or why the heuristic's order stood)
 
 	// What a worker did for a branch.
 	KindActionStart        = "action_start"        // a worker began an action

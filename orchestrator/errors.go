@@ -37,7 +37,8 @@ var (
 // browser part and an unreachable site from bad input, 7 is a failed
 // audit (ledger verify, bundle validation, a replay that diverged), and 8
 // a goal that failed definitely (goal.failure held, the search ended
-// before its budgets).
+// before its budgets), 9 a model question its cassette did not hold
+// (--llm replay).
 const (
 	ExitOK          = 0
 	ExitInternal    = 1
@@ -48,6 +49,7 @@ const (
 	ExitSite        = 6
 	ExitVerify      = 7
 	ExitGoalFailed  = 8
+	ExitModelMiss   = 9
 )
 
 // ExitCode maps an error of Run (or of loading a task) to an exit code.
@@ -61,6 +63,8 @@ func ExitCode(err error) int {
 		return ExitBadInput
 	case errors.Is(err, ErrGoalFailed):
 		return ExitGoalFailed
+	case errors.Is(err, ErrModelMiss):
+		return ExitModelMiss
 	case errors.Is(err, ErrNoBoundary), errors.Is(err, ErrGoalNotReached):
 		return ExitNoBoundary
 	case errors.Is(err, commit.ErrNoCandidate), errors.Is(err, commit.ErrSubmitFailed), errors.Is(err, commit.ErrBusy),

@@ -54,6 +54,13 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 	r.followCache(search)
 	ectx, cancel := context.WithTimeout(ctx, t.Budgets.WallClock.D())
 	defer cancel()
+	adv, err := r.newAdvisor(ectx)
+	if err != nil {
+		return nil, err
+	}
+	if adv != nil {
+		search.SetAdvisor(adv)
+	}
 	root := search.Root()
 	r.logSearch(search.Drain())
 	r.rec.flush(ctx)
@@ -95,6 +102,12 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 		}
 		decision = r.fold(search, wave)
 		r.progress(search, 0, "explore")
+		if adv != nil && adv.fatal != nil {
+			search.Stop()
+			r.logSearch(search.Drain())
+			r.countBranches(search)
+			return nil, adv.fatal
+		}
 		failed := waveSiteFailures(wave, got)
 		r.siteFailures += failed
 		if len(decision.Winners) == 0 && (failed > 0 && failed == len(wave) || decision.Exhausted != "" && r.siteFailures > 0) {

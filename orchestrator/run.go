@@ -22,6 +22,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/job"
+	"github.com/multiverse-orchestrator/multiverse/llm"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/task"
 	"github.com/multiverse-orchestrator/multiverse/telemetry"
@@ -79,6 +80,15 @@ type Config struct {
 	// of continuing its parent's live context (to measure what warm
 	// continuation saves, or to rule it out when debugging).
 	Cold bool
+	// LLM says where a model planner's answers come from: live (the
+	// default) asks the endpoint, record asks it and keeps every answer
+	// in the cassette, replay answers only from the cassette (a question
+	// it does not hold stops the run with a *ModelMissError, exit 9).
+	// Only for a task whose planner.proposer is llm.
+	LLM llm.Mode
+	// Cassettes is the cassette directory, instead of the task's
+	// (task.Task.CassetteDir).
+	Cassettes string
 }
 
 // Executor runs branch jobs for in-process workers: it returns the wire
@@ -169,6 +179,12 @@ func checkConfig(cfg Config) (workers int, err error) {
 	}
 	if err := t.CheckSecrets(); err != nil {
 		return 0, err
+	}
+	if cfg.LLM != "" && cfg.LLM != llm.ModeLive && !t.UsesModel() {
+		return 0, fmt.Errorf("%w: --llm %s: the task's planner asks no model (planner.proposer is %s)", ErrBadInput, cfg.LLM, t.Planner.Proposer)
+	}
+	if _, err := llm.ParseMode(string(cfg.LLM)); cfg.LLM != "" && err != nil {
+		return 0, fmt.Errorf("%w: --llm %q: want live, record or replay", ErrBadInput, cfg.LLM)
 	}
 	if cfg.FailureBundles < 0 {
 		return 0, fmt.Errorf("%w: %d failure bundles: the cap must not be negative", ErrBadInput, cfg.FailureBundles)

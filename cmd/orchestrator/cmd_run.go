@@ -13,6 +13,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/examples"
+	"github.com/multiverse-orchestrator/multiverse/llm"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -40,6 +41,10 @@ type runFlags struct {
 	// writes (besides its best branch); junit is the JUnit report's path.
 	failureBundles int
 	junit          string
+	// llm is where a model planner's answers come from; cassettes
+	// overrides the task's cassette directory.
+	llm       string
+	cassettes string
 }
 
 // resolveFlag collects repeated --resolve host=IP flags.
@@ -72,6 +77,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.cold, "cold", false, "replay every branch's prefix in a fresh context (no warm continuation)")
 	fs.IntVar(&f.failureBundles, "failure-bundles", defaultFailureBundles, "when the run fails: write bundles of its best branch and of up to N failed branches under DATA_DIR/bundles/RUN_ID/ (0: none)")
 	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report of the run to FILE (for CI)")
+	fs.StringVar(&f.llm, "llm", "live", "for a task whose planner asks a model: live (ask it), record (ask it and keep every answer in the cassette) or replay (answer from the cassette only; a miss exits 9)")
+	fs.StringVar(&f.cassettes, "cassettes", "", "the cassette directory of the model's answers (default: the task's planner.cassettes, else TASKFILE.cassettes beside it)")
 }
 
 // defaultFailureBundles is how many failed branches a failed run hands
@@ -92,6 +99,10 @@ func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, 
 	if f.failureBundles < 0 {
 		return orchestrator.Config{}, badInput("--failure-bundles must not be negative")
 	}
+	mode, err := llm.ParseMode(f.llm)
+	if err != nil {
+		return orchestrator.Config{}, badInput("--llm %q: want live, record or replay", f.llm)
+	}
 	if f.workers < -1 {
 		return orchestrator.Config{}, badInput("--workers must not be negative")
 	}
@@ -100,7 +111,7 @@ func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, 
 	}
 	cfg := orchestrator.Config{Task: t, DataDir: f.dataDir, Workers: f.workers, NATSURL: f.nats, NATSListen: f.natsListen,
 		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful, Resolve: f.resolve}, NoScreenshots: f.noShots, Cold: f.cold, NoCache: f.noCache, Replicas: f.replicas,
-		FailureBundles: f.failureBundles}
+		FailureBundles: f.failureBundles, LLM: mode, Cassettes: f.cassettes}
 	if !f.json && !f.quiet && isTTY(stderr) {
 		cfg.Progress = newProgressLine(stderr).update
 	}

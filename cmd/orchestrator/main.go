@@ -26,7 +26,9 @@
 // Exit codes: 0 committed, 1 internal error, 2 bad input, 3 no branch
 // reached the commit boundary within budget, 4 commit aborted, 5 Chromium or
 // the Playwright driver missing (or no workers), 6 site unreachable, 7 an
-// audit failed (ledger verify, bundle validation, a replay that diverged).
+// audit failed (ledger verify, bundle validation, a replay that diverged),
+// 8 the goal failed (goal.failure held), 9 a model planner's question its
+// cassette does not hold (--llm replay).
 //
 // A failed command prints one line to stderr, "orchestrator: " and what
 // went wrong, followed by the next step when there is one (start the demo

@@ -34,6 +34,10 @@ type RunStart struct {
 	Prices            map[string]float64    `json:"prices"`
 	Extract           []task.IntentField    `json:"extract"`
 	HasCommit         bool                  `json:"has_commit"`
+	// Proposer is the planner's proposer (heuristic or llm); Model is
+	// the route of an llm one.
+	Proposer string      `json:"proposer,omitempty"`
+	Model    *ModelRoute `json:"model,omitempty"`
 }
 
 // Kind implements Payload.

@@ -88,3 +88,58 @@ type PlanCache struct {
 
 // Kind implements Payload.
 func (PlanCache) Kind() string { return eventlog.KindPlanCache }
+
+// LLMRequest is a question the planner asked a language model: rank the
+// candidates of a branch's page (Step is the step they would be). The
+// request itself, canonical and scrubbed, is the artifact RequestSHA256;
+// Fingerprint keys the cassette.
+type LLMRequest struct {
+	Step          int    `json:"step"`
+	Fingerprint   string `json:"fingerprint"`
+	Model         string `json:"model"`
+	PromptVersion string `json:"prompt_version"`
+	Mode          string `json:"mode"`
+	Menu          int    `json:"menu"`
+	Fields        int    `json:"fields,omitempty"`
+	RequestSHA256 string `json:"request_sha256,omitempty"`
+}
+
+// Kind implements Payload.
+func (LLMRequest) Kind() string { return eventlog.KindLLMRequest }
+
+// LLMResponse is the model's answer to the LLMRequest of the same
+// fingerprint before it. Ranking is the order it gave (menu indexes,
+// then fields); Fallback, when set, says why the heuristic's order stood
+// instead (an endpoint error, a timeout, an answer that is no ranking of
+// the menu). Cost, in the task's cost units, was charged to the budget.
+type LLMResponse struct {
+	Step             int     `json:"step"`
+	Fingerprint      string  `json:"fingerprint"`
+	Model            string  `json:"model,omitempty"`
+	FromCassette     bool    `json:"from_cassette,omitempty"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	LatencyMS        int64   `json:"latency_ms"`
+	Cost             float64 `json:"cost"`
+	Ranking          []int   `json:"ranking,omitempty"`
+	Values           int     `json:"values,omitempty"`
+	Fallback         string  `json:"fallback,omitempty"`
+	ResponseSHA256   string  `json:"response_sha256,omitempty"`
+}
+
+// Kind implements Payload.
+func (LLMResponse) Kind() string { return eventlog.KindLLMResponse }
+
+// ModelRoute is what a run's manifest says of the model its planner
+// asks: the route, the decoding parameters, the prompt template's
+// version and where answers came from (live, record, replay).
+type ModelRoute struct {
+	Model         string  `json:"model"`
+	BaseURL       string  `json:"base_url"`
+	Temperature   float64 `json:"temperature"`
+	Seed          *int64  `json:"seed,omitempty"`
+	MaxTokens     int     `json:"max_tokens"`
+	PromptVersion string  `json:"prompt_version"`
+	Mode          string  `json:"mode"`
+	Cassettes     string  `json:"cassettes,omitempty"`
+}

@@ -1,0 +1,192 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
+	"github.com/multiverse-orchestrator/multiverse/llm"
+	"github.com/multiverse-orchestrator/multiverse/planner"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// ErrModelMiss: a run whose model answers come from cassettes (--llm
+// replay) asked a question the cassette does not hold (exit 9).
+var ErrModelMiss = errors.New("orchestrator: the model's cassette has no answer")
+
+// ModelMissError names the branch and step whose question missed, and
+// the miss itself (fingerprint, prompt version).
+type ModelMissError struct {
+	BranchID string
+	Step     int
+	Miss     *llm.MissError
+}
+
+func (e *ModelMissError) Error() string {
+	return fmt.Sprintf("%v: branch %s, step %d: %v", ErrModelMiss, shortID(e.BranchID), e.Step, e.Miss)
+}
+
+// Unwrap makes errors.Is(err, ErrModelMiss) and errors.Is(err, llm.ErrMiss) hold.
+func (e *ModelMissError) Unwrap() []error { return []error{ErrModelMiss, e.Miss} }
+
+func shortID(id string) string {
+	if len(id) > 10 {
+		return "…" + id[len(id)-10:]
+	}
+	return id
+}
+
+// modelAdvisor asks the task's language model to rank each expanded
+// branch's candidates, through the run's cassette, and records every
+// question and answer. The search calls it from the run's goroutine (in
+// EndWave), so it needs no lock; ctx is the run's exploration context.
+type modelAdvisor struct {
+	ctx    context.Context
+	r      *run
+	caller *llm.Caller
+	params planner.ModelParams
+	prices [2]float64 // per 1k prompt and completion tokens
+	// fatal is a cassette miss: the run stops after the wave.
+	fatal error
+}
+
+// modelRoute is the manifest's record of the task's model.
+func modelRoute(t *task.Task, mode llm.Mode, cassettes string) *payload.ModelRoute {
+	if !t.UsesModel() {
+		return nil
+	}
+	p := t.Planner
+	return &payload.ModelRoute{Model: p.Model, BaseURL: p.BaseURL, Temperature: p.Temperature, Seed: p.Seed, MaxTokens: p.MaxTokens,
+		PromptVersion: planner.PromptVersion, Mode: string(mode), Cassettes: cassettes}
+}
+
+// llmMode is the run's model mode: the flag's, live by default.
+func (r *run) llmMode() llm.Mode {
+	if r.cfg.LLM == "" {
+		return llm.ModeLive
+	}
+	return r.cfg.LLM
+}
+
+// cassetteDir is where the run's cassette is: the flag's, else the task's.
+func (r *run) cassetteDir() string {
+	if !r.t.UsesModel() || r.llmMode() == llm.ModeLive {
+		return ""
+	}
+	if r.cfg.Cassettes != "" {
+		return r.cfg.Cassettes
+	}
+	return r.t.CassetteDir()
+}
+
+// newAdvisor builds the advisor of a task whose planner asks a model;
+// nil for the heuristic planner.
+func (r *run) newAdvisor(ctx context.Context) (*modelAdvisor, error) {
+	t := r.t
+	if !t.UsesModel() {
+		return nil, nil
+	}
+	p := t.Planner
+	mode := r.llmMode()
+	c := &llm.Caller{Mode: mode, Scrub: func(b []byte) []byte { return r.sc.Body("application/json", b) }}
+	if mode != llm.ModeReplay {
+		key := ""
+		if p.APIKey != nil {
+			v, err := p.APIKey.Resolve()
+			if err != nil {
+				return nil, fmt.Errorf("%w: planner.api_key: %v", task.ErrSecretMissing, err)
+			}
+			key = v
+		}
+		c.Client = &llm.Client{BaseURL: p.BaseURL, APIKey: key, Timeout: p.Timeout.D(), HTTP: &http.Client{}}
+	}
+	if mode != llm.ModeLive {
+		cas, err := llm.OpenCassette(r.cassetteDir(), mode == llm.ModeRecord)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("%w: --llm replay: the cassette directory %s does not exist (record one with --llm record)", ErrBadInput, r.cassetteDir())
+			}
+			return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+		}
+		c.Cassette = cas
+	}
+	return &modelAdvisor{ctx: ctx, r: r, caller: c,
+		params: planner.ModelParams{Model: p.Model, Temperature: p.Temperature, Seed: p.Seed, MaxTokens: p.MaxTokens},
+		prices: [2]float64{p.PricePrompt1K, p.PriceCompletion1K}}, nil
+}
+
+// Advise implements planner.Advisor.
+func (a *modelAdvisor) Advise(q planner.Query) planner.Advice {
+	if a.fatal != nil || a.ctx.Err() != nil {
+		return planner.Advice{}
+	}
+	r := a.r
+	req := planner.AdviceRequest(q, a.params)
+	rep, err := a.caller.Call(a.ctx, req)
+	if rep == nil { // the request itself does not encode: a bug
+		r.rec.add(zeroTime, 0, eventlog.KindError, q.BranchID, map[string]any{"where": "llm request", "error": err.Error()})
+		return planner.Advice{}
+	}
+	reqArt := a.put(rep.Request)
+	r.rec.add(zeroTime, 0, eventlog.KindLLMRequest, q.BranchID, payload.LLMRequest{Step: q.Step, Fingerprint: rep.Fingerprint,
+		Model: req.Model, PromptVersion: req.PromptVersion, Mode: string(a.caller.Mode), Menu: len(q.Menu), Fields: len(q.Fields),
+		RequestSHA256: reqArt}, artList(reqArt)...)
+	resp := payload.LLMResponse{Step: q.Step, Fingerprint: rep.Fingerprint, LatencyMS: rep.Latency.Milliseconds()}
+	var adv planner.Advice
+	switch {
+	case err != nil:
+		var miss *llm.MissError
+		if errors.As(err, &miss) {
+			a.fatal = &ModelMissError{BranchID: q.BranchID, Step: q.Step, Miss: miss}
+		}
+		resp.Fallback = "heuristic order: " + r.sc.Text(err.Error())
+	default:
+		resp.Model, resp.FromCassette = rep.Model, rep.FromCassette
+		resp.PromptTokens, resp.CompletionTokens = rep.Usage.PromptTokens, rep.Usage.CompletionTokens
+		resp.Cost = round6(float64(rep.Usage.PromptTokens)/1000*a.prices[0] + float64(rep.Usage.CompletionTokens)/1000*a.prices[1])
+		resp.ResponseSHA256 = a.put(r.sc.Body("application/json", rep.Body))
+		parsed, perr := planner.ParseAdvice(rep.Content, q)
+		if perr != nil {
+			resp.Fallback = "heuristic order: " + r.sc.Text(perr.Error())
+		} else {
+			adv = parsed
+			adv.By = "the model"
+			resp.Ranking, resp.Values = adv.Order, len(adv.Values)
+		}
+		adv.Cost = resp.Cost // the tokens were spent, whatever they said
+	}
+	r.rec.add(zeroTime, 0, eventlog.KindLLMResponse, q.BranchID, resp, artList(resp.ResponseSHA256)...)
+	if resp.Cost > 0 {
+		r.rec.add(zeroTime, 0, eventlog.KindBudgetDebit, q.BranchID, map[string]any{"budget": "cost", "what": "model", "cost": resp.Cost})
+	}
+	return adv
+}
+
+// put stores a scrubbed body as an artifact and returns its digest, ""
+// when it cannot (the event says so by its absence).
+func (a *modelAdvisor) put(b []byte) string {
+	if len(b) == 0 || a.r.store == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(a.ctx), 10*time.Second)
+	defer cancel()
+	d, err := a.r.store.Put(ctx, b)
+	if err != nil {
+		return ""
+	}
+	return string(d)
+}
+
+func artList(d string) []string {
+	if d == "" {
+		return nil
+	}
+	return []string{d}
+}
+
+func round6(x float64) float64 { return float64(int64(x*1e6+0.5)) / 1e6 }

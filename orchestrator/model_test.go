@@ -1,0 +1,262 @@
+package orchestrator_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	pl "github.com/multiverse-orchestrator/multiverse/eventlog/payload"
+	"github.com/multiverse-orchestrator/multiverse/llm"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/rerun"
+	"github.com/multiverse-orchestrator/multiverse/sites"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// scriptedModel is a chat-completions endpoint that answers like a
+// careful model, deterministically: it ranks the menu entries by how many
+// of the goal's words they share (ties in menu order) and proposes the
+// best three. With failing set it answers 500.
+type scriptedModel struct {
+	srv     *httptest.Server
+	calls   atomic.Int32
+	failing atomic.Bool
+}
+
+var (
+	menuLine = regexp.MustCompile(`(?m)^\[(\d+)\] (.*)$`)
+	goalLine = regexp.MustCompile(`(?m)^Goal: (.*)$`)
+)
+
+func newScriptedModel(t *testing.T) *scriptedModel {
+	m := &scriptedModel{}
+	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m.calls.Add(1)
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		if m.failing.Load() {
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, `{"error":{"message":"the model is overloaded"}}`)
+			return
+		}
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) != 2 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		user := req.Messages[1].Content
+		goal := map[string]bool{}
+		if g := goalLine.FindStringSubmatch(user); g != nil {
+			for _, w := range strings.Fields(strings.ToLower(g[1])) {
+				goal[strings.Trim(w, ".,")] = true
+			}
+		}
+		type entry struct{ id, score int }
+		var entries []entry
+		for _, l := range menuLine.FindAllStringSubmatch(strings.SplitN(user, "\nEmpty fields", 2)[0], -1) {
+			var id int
+			fmt.Sscan(l[1], &id)
+			s := 0
+			for _, w := range strings.Fields(strings.ToLower(l[2])) {
+				if goal[strings.Trim(w, `".,`)] {
+					s++
+				}
+			}
+			entries = append(entries, entry{id, s})
+		}
+		sort.SliceStable(entries, func(i, j int) bool { return entries[i].score > entries[j].score })
+		ranking := []int{}
+		for i := 0; i < len(entries) && i < 3; i++ {
+			ranking = append(ranking, entries[i].id)
+		}
+		content, _ := json.Marshal(map[string]any{"ranking": ranking, "values": []any{}})
+		c, _ := json.Marshal(string(content))
+		fmt.Fprintf(w, `{"id":"x","object":"chat.completion","model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
+			req.Model, c, len(user)/4, 12, len(user)/4+12)
+	}))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+// modelTask is the demo task with a model planner on m.
+func modelTask(t *testing.T, s *site, m *scriptedModel) *task.Task {
+	tk := demoTask(t, s.srv.URL())
+	seed := int64(11)
+	tk.Planner = task.Planner{Proposer: task.ProposerLLM, Model: "scripted-1", BaseURL: m.srv.URL + "/v1", Temperature: 0, Seed: &seed,
+		MaxTokens: 256, Timeout: task.Duration(10 * time.Second), PricePrompt1K: 0.01, PriceCompletion1K: 0.03}
+	return tk
+}
+
+func runModel(t *testing.T, tk *task.Task, dir string, mode llm.Mode, cassettes string) (*orchestrator.Summary, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	return orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 4, NoScreenshots: true, ExploreOnly: true,
+		NoCache: true, LLM: mode, Cassettes: cassettes})
+}
+
+func decisionsOf(t *testing.T, dir, runID string) []rerun.Decision {
+	t.Helper()
+	ds, err := rerun.Decisions(events(t, dir, runID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// TestModelPlannerRecordReplay: a model planner's run recorded to a
+// cassette replays with the endpoint gone to the same decisions; every
+// question is an llm_request / llm_response pair whose tokens are charged;
+// a changed prompt is a miss that names the branch, step and fingerprint.
+func TestModelPlannerRecordReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	s := startSite(t, sites.DefaultKnobs())
+	m := newScriptedModel(t)
+	cassettes := filepath.Join(t.TempDir(), "cassettes")
+	recDir := t.TempDir()
+	rec, err := runModel(t, modelTask(t, s, m), recDir, llm.ModeRecord, cassettes)
+	if err != nil {
+		t.Fatalf("recording run: %v", err)
+	}
+	asked := int(m.calls.Load())
+	if asked == 0 {
+		t.Fatal("the model was never asked")
+	}
+	evs := events(t, recDir, rec.RunID)
+	checkModelEvents(t, evs, asked)
+	start, _ := pl.Decode[pl.RunStart](evs[0])
+	if start.Proposer != "llm" || start.Model == nil || start.Model.Model != "scripted-1" || start.Model.Mode != "record" ||
+		start.Model.PromptVersion == "" || start.Model.Seed == nil || *start.Model.Seed != 11 {
+		t.Errorf("manifest model route = %+v (proposer %q)", start.Model, start.Proposer)
+	}
+
+	m.srv.Close() // replay never asks the endpoint
+	repDir := t.TempDir()
+	rep, err := runModel(t, modelTask(t, s, m), repDir, llm.ModeReplay, cassettes)
+	if err != nil {
+		t.Fatalf("replayed run: %v", err)
+	}
+	want, got := decisionsOf(t, recDir, rec.RunID), decisionsOf(t, repDir, rep.RunID)
+	if c := rerun.Compare(want, got); !c.Same {
+		var b strings.Builder
+		c.Print(&b, 10)
+		t.Fatalf("replayed decisions differ:\n%s", b.String())
+	}
+	if rep.Winner.PlanDigest != rec.Winner.PlanDigest {
+		t.Fatalf("winner %s, recorded %s", rep.Winner.PlanDigest, rec.Winner.PlanDigest)
+	}
+	for _, e := range events(t, repDir, rep.RunID) {
+		if e.Kind == eventlog.KindLLMResponse {
+			if r, _ := pl.Decode[pl.LLMResponse](e); !r.FromCassette {
+				t.Fatalf("a replayed answer did not come from the cassette: %s", e.Payload)
+			}
+		}
+	}
+
+	// Another goal text is another question: the cassette misses, and
+	// the run says where.
+	changed := modelTask(t, s, m)
+	changed.Goal.Text += " Quickly."
+	_, err = runModel(t, changed, t.TempDir(), llm.ModeReplay, cassettes)
+	var miss *orchestrator.ModelMissError
+	if !errors.As(err, &miss) || orchestrator.ExitCode(err) != orchestrator.ExitModelMiss || miss.Step != 2 || miss.Miss.Fingerprint == "" {
+		t.Fatalf("changed prompt: err = %v (exit %d)", err, orchestrator.ExitCode(err))
+	}
+	if !strings.Contains(err.Error(), "step 2") || !strings.Contains(err.Error(), miss.Miss.Fingerprint) {
+		t.Errorf("the miss does not say where: %v", err)
+	}
+}
+
+// checkModelEvents: each question has its answer, with tokens and a cost
+// charged to the budget as a model debit.
+func checkModelEvents(t *testing.T, evs []eventlog.Event, asked int) {
+	t.Helper()
+	reqs, resps, debits := map[string]int{}, 0, 0.0
+	cost := 0.0
+	for _, e := range evs {
+		switch e.Kind {
+		case eventlog.KindLLMRequest:
+			q, err := pl.Decode[pl.LLMRequest](e)
+			if err != nil || q.Fingerprint == "" || q.RequestSHA256 == "" || q.Menu == 0 || q.Mode != "record" {
+				t.Fatalf("llm_request %s: %v", e.Payload, err)
+			}
+			reqs[q.Fingerprint]++
+		case eventlog.KindLLMResponse:
+			r, err := pl.Decode[pl.LLMResponse](e)
+			if err != nil || reqs[r.Fingerprint] == 0 || r.PromptTokens == 0 || r.Cost <= 0 || len(r.Ranking) == 0 || r.Fallback != "" {
+				t.Fatalf("llm_response %s: %v", e.Payload, err)
+			}
+			resps++
+			cost += r.Cost
+		case eventlog.KindBudgetDebit:
+			var d map[string]any
+			json.Unmarshal(e.Payload, &d)
+			if d["what"] == "model" {
+				debits += d["cost"].(float64)
+			}
+		}
+	}
+	if resps != asked {
+		t.Errorf("%d answers recorded, the model was asked %d times", resps, asked)
+	}
+	if fmt.Sprintf("%.6f", debits) != fmt.Sprintf("%.6f", cost) || cost == 0 {
+		t.Errorf("model debits %.6f, answers cost %.6f", debits, cost)
+	}
+}
+
+// TestModelErrorFallsBack: a model that answers 500 leaves the
+// heuristic's order: the run finds the same winner as without a model,
+// and every answer records the fallback.
+func TestModelErrorFallsBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	s := startSite(t, sites.DefaultKnobs())
+	m := newScriptedModel(t)
+	m.failing.Store(true)
+	dir := t.TempDir()
+	sum, err := runModel(t, modelTask(t, s, m), dir, llm.ModeLive, "")
+	if err != nil {
+		t.Fatalf("run with a failing model: %v", err)
+	}
+	plain, err := runTask(t, demoTask(t, s.srv.URL()), t.TempDir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Winner.PlanDigest != plain.Winner.PlanDigest || !reflect.DeepEqual(sum.Explored, plain.Explored) {
+		t.Errorf("the fallback searched otherwise than the heuristic: winner %s vs %s", sum.Winner.PlanDigest, plain.Winner.PlanDigest)
+	}
+	n := 0
+	for _, e := range events(t, dir, sum.RunID) {
+		if e.Kind == eventlog.KindLLMResponse {
+			r, _ := pl.Decode[pl.LLMResponse](e)
+			if !strings.Contains(r.Fallback, "heuristic order") || !strings.Contains(r.Fallback, "500") || r.Cost != 0 {
+				t.Fatalf("answer %s does not record the fallback", e.Payload)
+			}
+			n++
+		}
+	}
+	if n == 0 || n != int(m.calls.Load()) {
+		t.Fatalf("%d fallbacks recorded, %d calls", n, m.calls.Load())
+	}
+}
