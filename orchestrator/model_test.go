@@ -55,7 +55,7 @@ func newScriptedModel(t *testing.T) *scriptedModel {
 			return
 		}
 		var req struct {
-			Model    string `json:"model"`
+			Model    string                     `json:"model"`
 			Messages []struct{ Content string } `json:"messages"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) != 2 {
