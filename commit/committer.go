@@ -95,6 +95,17 @@ type Committer struct {
 	// Login, when set, is the session state of the run's scripted login:
 	// the committer starts from it, as the branches did.
 	Login *task.StorageState
+	// DryRun runs preflight only: the winner re-materialized, the
+	// boundary, the intent and the preconditions checked, the key
+	// computed; then it stops, before the ledger and before any guarded
+	// request (Result.DryRun). A rerun uses it: it shows whether the
+	// commit would have gone ahead, and can never perform it.
+	DryRun bool
+	// Network, when set, answers every request of the committer's
+	// session instead of the network (a rerun's recorded world): it
+	// returns a proxy's address for the candidate's session and a
+	// release func.
+	Network func(ctx context.Context, branchID string, plan branch.Plan) (proxy string, release func(), err error)
 }
 
 // Result is the outcome of Commit.
@@ -113,12 +124,19 @@ type Result struct {
 	// Changes lists what differed between exploration and preflight, per
 	// candidate ("total: 178.50 -> 357.00").
 	Changes []string
+	// DryRun is set when preflight held and a dry run stopped there:
+	// Key is the idempotency key the commit would have used.
+	DryRun bool
+	Key    string
 }
 
 // Commit tries the candidates in order and commits the first that holds.
 // A candidate that fails preflight, or whose commit the site refuses as a
 // conflict (the version changed since preflight), is skipped for the next.
 func (c *Committer) Commit(ctx context.Context, cands []Candidate) (*Result, error) {
+	if c.DryRun {
+		return c.dryRun(ctx, cands)
+	}
 	unlock, err := c.Ledger.Lock(ctx)
 	if err != nil {
 		if errors.Is(err, ledger.ErrLocked) {
@@ -151,6 +169,30 @@ func (c *Committer) Commit(ctx context.Context, cands []Candidate) (*Result, err
 	return &Result{Skipped: skipped, Changes: changes}, fmt.Errorf("%w: %s", ErrNoCandidate, strings.Join(skipped, "; "))
 }
 
+// dryRun tries the candidates' preflight in order, as Commit does, and
+// stops at the first that holds: no ledger row, no commit action, the
+// guard still installed in the session.
+func (c *Committer) dryRun(ctx context.Context, cands []Candidate) (*Result, error) {
+	var skipped, changes []string
+	for _, cand := range cands {
+		res, err := c.commitOne(ctx, cand)
+		if res != nil {
+			changes = append(changes, res.Changes...)
+		}
+		var pf *preflightError
+		switch {
+		case err == nil:
+			res.Skipped, res.Changes = skipped, changes
+			return res, nil
+		case !errors.As(err, &pf):
+			return res, err
+		}
+		skipped = append(skipped, cand.BranchID+": "+pf.Error())
+		c.Events.Record(ctx, eventlog.KindCommitSkip, cand.BranchID, map[string]any{"reason": pf.Error(), "dry_run": true})
+	}
+	return &Result{Skipped: skipped, Changes: changes}, fmt.Errorf("%w: %s", ErrNoCandidate, strings.Join(skipped, "; "))
+}
+
 // preflightError means the candidate did not hold; the next may.
 type preflightError struct{ msg string }
 
@@ -166,9 +208,19 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	so.Guard = nil // the committer is the one allowed to send them
+	if !c.DryRun {
+		so.Guard = nil // the committer is the one allowed to send them
+	}
 	if c.Login != nil {
 		so.State, so.Scrub = c.Login, c.Spec.ScrubberWith(c.Login.Values())
+	}
+	if c.Network != nil {
+		addr, release, err := c.Network(ctx, cand.BranchID, cand.Plan)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		so.Proxy, so.Env.IgnoreHTTPSErrors = addr, true
 	}
 	sess, err := c.Runtime.NewSession(ctx, so)
 	if err != nil {
@@ -228,6 +280,11 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	key, err := ledger.IdempotencyKey(t.Commit.Site, t.Commit.Flow, payload)
 	if err != nil {
 		return res, fmt.Errorf("commit: idempotency key: %w", err)
+	}
+	if c.DryRun {
+		res.DryRun, res.Key = true, key
+		c.Events.Record(ctx, eventlog.KindCommitEnd, cand.BranchID, map[string]any{"dry_run": true, "key": key, "changes": res.Changes})
+		return res, nil
 	}
 	version := ""
 	if cas := t.Commit.CAS; cas != nil {

@@ -63,6 +63,7 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "evidence key", "error": kerr.Error()})
 	}
 	c.EvidenceKey = key
+	c.DryRun = r.cfg.DryCommit
 	cands := make([]commit.Candidate, len(winners))
 	for i, n := range winners {
 		cands[i] = commit.Candidate{BranchID: n.ID, PlanDigest: n.Digest, Plan: n.Plan}
@@ -99,6 +100,9 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 		return fmt.Errorf("orchestrator: commit: %w", err)
 	}
 	switch {
+	case res.DryRun:
+		r.sum.Status = "dry-run"
+		info.Key, info.State = res.Key, "dry-run"
 	case res.Existing:
 		r.sum.Status = "existing"
 	case res.Recovered:

@@ -89,6 +89,11 @@ type Config struct {
 	// Cassettes is the cassette directory, instead of the task's
 	// (task.Task.CassetteDir).
 	Cassettes string
+	// DryCommit runs the committer's preflight on the winners and stops
+	// before the ledger and the commit action (Summary.Status "dry-run",
+	// or the commit's abort when preflight refuses every winner): a
+	// rerun's way to show what the commit would have done.
+	DryCommit bool
 }
 
 // Executor runs branch jobs for in-process workers: it returns the wire
@@ -366,7 +371,7 @@ func (r *run) execute(ctx context.Context) error {
 		}
 		return err
 	}
-	if r.cfg.ExploreOnly || r.rt == nil {
+	if r.cfg.ExploreOnly && !r.cfg.DryCommit || r.rt == nil {
 		r.sum.Status = "explored"
 		r.sum.Winner = winnerOf(winners[0])
 		return nil
@@ -376,6 +381,9 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	if err := r.commit(ctx, r.rt, winners); err != nil {
 		return err
+	}
+	if r.cfg.DryCommit {
+		return nil
 	}
 	for _, n := range winners {
 		if w := r.sum.Winner; w != nil && n.ID == w.BranchID {
