@@ -11,9 +11,11 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
@@ -64,6 +66,12 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 	}
 	c.EvidenceKey = key
 	c.DryRun = r.cfg.DryCommit
+	if r.cfg.Network != nil {
+		// A rerun: the committer's preflight runs in the recorded world too.
+		c.Network = func(ctx context.Context, branchID string, plan branch.Plan) (string, func(), error) {
+			return r.cfg.Network(ctx, &job.Job{RunID: r.runID, BranchID: branchID, Plan: plan})
+		}
+	}
 	cands := make([]commit.Candidate, len(winners))
 	for i, n := range winners {
 		cands[i] = commit.Candidate{BranchID: n.ID, PlanDigest: n.Digest, Plan: n.Plan}

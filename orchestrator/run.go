@@ -94,6 +94,18 @@ type Config struct {
 	// or the commit's abort when preflight refuses every winner): a
 	// rerun's way to show what the commit would have done.
 	DryCommit bool
+	// Network, when set, answers every request of the in-process
+	// workers' branch sessions instead of the site (a rerun against a
+	// recorded run: a replay.World's Serve with the job's branch id and
+	// plan). It returns the address of an HTTP proxy for the job's
+	// session and a release func called when the session closes. Such a
+	// run never speaks to the site: no preflight, every branch replays
+	// its whole plan in a fresh session (as with Cold), and it must
+	// explore only (ExploreOnly, or a task without commit; DryCommit
+	// runs the committer's preflight in the same world) and have no
+	// auth.login; it needs the browser executor, not Executor, and a data
+	// dir without pending commits of the task's site and flow.
+	Network func(ctx context.Context, j *job.Job) (proxy string, release func(), err error)
 }
 
 // Executor runs branch jobs for in-process workers: it returns the wire

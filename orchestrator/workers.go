@@ -34,15 +34,18 @@ func waitForWorkers(ctx context.Context, watch *bus.Workers, natsURL string) err
 // r.rt), with the fingerprint the manifest records and a func that closes
 // it.
 func (r *run) newExecutor(ctx context.Context, client *bus.Client) (Executor, browser.Fingerprint, func(), error) {
+	if err := r.checkNetwork(ctx); err != nil {
+		return nil, browser.Fingerprint{}, nil, err
+	}
 	if r.cfg.Executor != nil {
 		return r.cfg.Executor, browser.Fingerprint{Browser: "none (custom executor)"}, func() {}, nil
 	}
 	keep := worker.DefaultKeepWarm(r.workers)
-	if r.cfg.Cold {
+	if r.cfg.Cold || r.cfg.Network != nil {
 		keep = 0
 	}
 	exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.trail.store(r.store), Browser: r.cfg.Browser, LoginState: client.FetchState,
-		Logger: r.log, KeepWarm: keep})
+		Logger: r.log, KeepWarm: keep, Network: r.cfg.Network})
 	if err != nil {
 		return nil, browser.Fingerprint{}, nil, err
 	}
@@ -60,6 +63,38 @@ func (r *run) newExecutor(ctx context.Context, client *bus.Client) (Executor, br
 	}
 	r.rt = rt
 	return exec, rt.Fingerprint(), closeExec, nil
+}
+
+// checkNetwork refuses a run with Config.Network that would still reach
+// the site: its committer, its scripted login and the recovery of a
+// pending commit speak to the site itself, and a custom executor ignores
+// Network.
+func (r *run) checkNetwork(ctx context.Context) error {
+	if r.cfg.Network == nil {
+		return nil
+	}
+	t := r.t
+	switch {
+	case r.cfg.Executor != nil:
+		return fmt.Errorf("%w: a recorded network needs the browser executor, not a custom one", ErrBadInput)
+	case t.HasCommit() && !r.cfg.ExploreOnly:
+		return fmt.Errorf("%w: a run against a recorded network explores only: its committer would reach the site", ErrBadInput)
+	case len(t.Auth.Login) > 0:
+		return fmt.Errorf("%w: a run against a recorded network cannot log in: auth.login would reach the site", ErrBadInput)
+	}
+	if !t.HasCommit() {
+		return nil
+	}
+	pending, err := r.led.Pending(ctx)
+	if err != nil {
+		return fmt.Errorf("orchestrator: ledger: %w", err)
+	}
+	for _, e := range pending {
+		if e.Site == t.Commit.Site && e.Flow == t.Commit.Flow {
+			return fmt.Errorf("%w: the data dir holds a pending commit of %s/%s, whose recovery would reach the site: rerun in another data dir", ErrBadInput, e.Site, e.Flow)
+		}
+	}
+	return nil
 }
 
 // inprocWorkers are the run's in-process worker slots.

@@ -46,6 +46,27 @@ type recordedStep struct {
 // network, so a third party can replay the submit against the recorded
 // response.
 func Build(ctx context.Context, src Source, runID, branchID string, kind bundle.Kind) (*bundle.Bundle, error) {
+	rr, err := readRun(ctx, src, runID)
+	if err != nil {
+		return nil, err
+	}
+	return build(ctx, src, rr, branchID, kind)
+}
+
+// runRecords is what a run's events say, sorted by branch: read once, it
+// builds the bundle of any of the run's branches.
+type runRecords struct {
+	runID    string
+	evs      []eventlog.Event
+	rs       payload.RunStart
+	forks    map[string]payload.BranchFork
+	steps    map[string]*recordedStep
+	byBranch map[string][]eventlog.Event
+}
+
+// readRun reads a run's events. It fails with ErrNotRecorded when the run
+// has no run_start event.
+func readRun(ctx context.Context, src Source, runID string) (*runRecords, error) {
 	evs, err := src.Events.Events(ctx, runID, eventlog.Query{})
 	if err != nil {
 		return nil, fmt.Errorf("replay: events of run %s: %w", runID, err)
@@ -57,46 +78,51 @@ func Build(ctx context.Context, src Source, runID, branchID string, kind bundle.
 	if err != nil {
 		return nil, fmt.Errorf("replay: run_start of %s: %w", runID, err)
 	}
-	forks := map[string]payload.BranchFork{}
-	steps := map[string]*recordedStep{}
-	byBranch := map[string][]eventlog.Event{}
+	rr := &runRecords{runID: runID, evs: evs, rs: rs, forks: map[string]payload.BranchFork{},
+		steps: map[string]*recordedStep{}, byBranch: map[string][]eventlog.Event{}}
 	for _, e := range evs {
 		if e.BranchID != "" {
-			byBranch[e.BranchID] = append(byBranch[e.BranchID], e)
+			rr.byBranch[e.BranchID] = append(rr.byBranch[e.BranchID], e)
 		}
 		switch e.Kind {
 		case eventlog.KindBranchFork:
 			if f, err := payload.Decode[payload.BranchFork](e); err == nil {
-				forks[e.BranchID] = f
+				rr.forks[e.BranchID] = f
 			}
 		case eventlog.KindNet:
 			if n, err := payload.Decode[payload.Net](e); err == nil {
-				st := stepOf(steps, e.BranchID)
+				st := stepOf(rr.steps, e.BranchID)
 				st.net = append(st.net, n.NetRecord)
 			}
 		case eventlog.KindActionEnd:
-			st := stepOf(steps, e.BranchID)
+			st := stepOf(rr.steps, e.BranchID)
 			if end, err := payload.Decode[payload.ActionEnd](e); err != nil {
 				st.end, st.executed = nil, true
 			} else if !end.Replayed {
 				st.end, st.executed = &end, true
 			}
 		case eventlog.KindNav:
-			st := stepOf(steps, e.BranchID)
+			st := stepOf(rr.steps, e.BranchID)
 			st.nav = decoded[payload.Nav](e)
 		case eventlog.KindDOMSnapshot:
-			st := stepOf(steps, e.BranchID)
+			st := stepOf(rr.steps, e.BranchID)
 			st.snap = decoded[payload.DOMSnapshot](e)
 		}
 	}
-	leaf, ok := forks[branchID]
+	return rr, nil
+}
+
+// chain returns the branches from the root to branchID, the k-th of which
+// executed step k: what the branch's bundle is made of. It fails with
+// ErrNotRecorded when the run has no such branch or a step of the chain
+// was not executed and observed.
+func (rr *runRecords) chain(branchID string) ([]string, error) {
+	leaf, ok := rr.forks[branchID]
 	if !ok {
-		return nil, fmt.Errorf("%w: run %s has no branch %s", ErrNotRecorded, runID, branchID)
+		return nil, fmt.Errorf("%w: run %s has no branch %s", ErrNotRecorded, rr.runID, branchID)
 	}
-	// The chain from the root to the branch: step k was executed by the
-	// k-th branch of the chain.
 	var chain []string
-	for id := branchID; id != ""; id = forks[id].Parent {
+	for id := branchID; id != ""; id = rr.forks[id].Parent {
 		chain = append([]string{id}, chain...)
 		if len(chain) > len(leaf.Plan)+1 {
 			return nil, fmt.Errorf("replay: branch %s: the parent chain is longer than its plan", branchID)
@@ -105,11 +131,26 @@ func Build(ctx context.Context, src Source, runID, branchID string, kind bundle.
 	if len(chain) != len(leaf.Plan) {
 		return nil, fmt.Errorf("replay: branch %s: %d ancestors for %d steps", branchID, len(chain), len(leaf.Plan))
 	}
+	for k, id := range chain {
+		if st := rr.steps[id]; st == nil || !st.executed || st.snap == nil {
+			return nil, fmt.Errorf("%w: step %d of branch %s (branch %s) was not executed and observed", ErrNotRecorded, k+1, branchID, id)
+		}
+	}
+	return chain, nil
+}
+
+// build assembles the bundle of a branch from the run's records.
+func build(ctx context.Context, src Source, rr *runRecords, branchID string, kind bundle.Kind) (*bundle.Bundle, error) {
+	chain, err := rr.chain(branchID)
+	if err != nil {
+		return nil, err
+	}
+	runID, rs, leaf, steps, byBranch, evs := rr.runID, rr.rs, rr.forks[branchID], rr.steps, rr.byBranch, rr.evs
 	b := &bundle.Bundle{Files: map[string][]byte{}}
 	m := &b.Manifest
 	*m = bundle.Manifest{Schema: bundle.Schema, Kind: kind, RunID: runID, BranchID: branchID, PlanDigest: leaf.PlanDigest,
 		TaskDigest: rs.TaskDigest, TaskName: rs.Task, Seed: rs.Seed, BranchSeed: strconv.FormatUint(leaf.Seed, 10),
-		Origin: rs.Origin, StartURL: rs.StartURL, Plan: leaf.Plan, Steps: len(leaf.Plan), Created: time.Now().UTC().Truncate(time.Second)}
+		Origin: rs.Origin, StartURL: rs.StartURL, Plan: append(branch.Plan(nil), leaf.Plan...), Steps: len(leaf.Plan), Created: time.Now().UTC().Truncate(time.Second)}
 	env := rs.Environment
 	adv, timeout := time.Duration(env.StepAdvance), time.Duration(rs.Budgets.ActionTimeout)
 	m.Environment = bundle.Environment{Width: env.Viewport.Width, Height: env.Viewport.Height, DeviceScaleFactor: env.DeviceScaleFactor,
@@ -130,9 +171,6 @@ func Build(ctx context.Context, src Source, runID, branchID string, kind bundle.
 	seq := 0
 	for k, id := range chain {
 		st := steps[id]
-		if st == nil || !st.executed || st.snap == nil {
-			return nil, fmt.Errorf("%w: step %d of branch %s (branch %s) was not executed and observed", ErrNotRecorded, k+1, branchID, id)
-		}
 		end, nav, snap := st.end, st.nav, st.snap
 		if end == nil {
 			end = &payload.ActionEnd{}

@@ -15,6 +15,14 @@
 // PickForFailure picks, from a failed run's events, the branches worth a
 // bundle: the best scored one and those that ended in a failure.
 //
+// World serves a whole run's recordings to a new search (a rerun): each
+// branch session gets a proxy answering from the bundle of the recorded
+// branch with the same plan, or of its longest recorded prefix and then
+// from the responses the run recorded for the same request when they all
+// agree; Swaps replace recorded responses for a counterfactual rerun, and
+// what nothing answers is refused and listed as a Miss. A world, like a
+// strict replay, never dials out.
+//
 // Hashes are over scrubbed canonical forms, and scrubbing is idempotent:
 // the bundle holds no personal data or secrets, the replay types the
 // tokens the recorded pages show, and both sides hash the same text.

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -14,17 +15,112 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
-// server is the replay proxy: it answers every request of the replayed
-// browser with the recorded response of the same match key, and refuses
-// (closes the connection on) any request the bundle does not hold,
-// reporting it as a divergence. HTTPS requests arrive through CONNECT
-// tunnels the proxy terminates itself (see tunnels): it never dials out.
+// proxy is the loopback HTTP proxy a strict replay (server) and a
+// recorded world (World) serve through. It scrubs each request's URL and
+// body as the capture did, asks answer for the recorded reply, and writes
+// it back; a request answer returns nil for is refused: the connection is
+// closed. HTTPS requests arrive through CONNECT tunnels the proxy
+// terminates itself (see tunnels): it never dials out.
+type proxy struct {
+	sc *scrub.Scrubber
+	// answer is called with the request's method, scrubbed URL and the
+	// sha256 of its scrubbed body ("" without a body), in the order the
+	// requests arrive; it keeps its own account of what it refused.
+	answer  func(ctx context.Context, method, url, bodySHA string) *reply
+	tunnels *tunnels
+}
+
+// reply is a recorded response as the proxy writes it back.
+type reply struct {
+	status int
+	// header holds the recorded response headers, values of a repeated
+	// header joined by "\n"; hop-by-hop ones are not written.
+	header map[string]string
+	body   []byte
+}
+
+// hopHeaders are not replayed: the proxy frames the body itself.
+var hopHeaders = map[string]bool{"content-length": true, "content-encoding": true, "transfer-encoding": true,
+	"connection": true, "keep-alive": true}
+
+func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		p.tunnels.connect(w, r)
+		return
+	}
+	raw := r.URL.String()
+	if !r.URL.IsAbs() {
+		scheme := "http://"
+		if r.TLS != nil {
+			scheme = "https://"
+		}
+		raw = scheme + r.Host + r.URL.RequestURI()
+	}
+	if r.URL.Path == "/favicon.ico" {
+		http.NotFound(w, r) // the browser's own request, never recorded
+		return
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	bodySHA := ""
+	if len(body) > 0 {
+		bodySHA = sha256Hex(p.sc.Body(r.Header.Get("Content-Type"), body))
+	}
+	rep := p.answer(r.Context(), r.Method, p.sc.URL(raw), bodySHA)
+	if rep == nil {
+		hijackClose(w)
+		return
+	}
+	names := make([]string, 0, len(rep.header))
+	for k := range rep.header {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if !hopHeaders[strings.ToLower(k)] {
+			for _, v := range strings.Split(rep.header[k], "\n") {
+				w.Header().Add(k, v)
+			}
+		}
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(rep.body)))
+	w.WriteHeader(rep.status)
+	io.Copy(w, bytes.NewReader(rep.body))
+}
+
+func hijackClose(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if c, _, err := hj.Hijack(); err == nil {
+			c.Close()
+			return
+		}
+	}
+	http.Error(w, "unrecorded request", http.StatusBadGateway)
+}
+
+// listen serves the proxy on a loopback port until close.
+func (p *proxy) listen() (addr string, closeFn func(), err error) {
+	if p.tunnels, err = newTunnels(p); err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		p.tunnels.close()
+		return "", nil, err
+	}
+	hs := &http.Server{Handler: p}
+	go hs.Serve(ln)
+	return "http://" + ln.Addr().String(), func() { hs.Close(); p.tunnels.close() }, nil
+}
+
+// server is the strict replay proxy: it answers every request of the
+// replayed browser with the bundle's recorded response of the same match
+// key, and refuses any request the bundle does not hold, reporting it as
+// a divergence.
 type server struct {
+	proxy
 	b       *bundle.Bundle
 	index   map[string]*bundle.Entry
 	matcher *bundle.Matcher
-	sc      *scrub.Scrubber
-	tunnels *tunnels
 
 	mu         sync.Mutex
 	step       int
@@ -44,7 +140,9 @@ type Unrecorded struct {
 }
 
 func newServer(b *bundle.Bundle) *server {
-	return &server{b: b, index: b.Index(), matcher: bundle.NewMatcher(b.Manifest.Origin), sc: scrub.New(scrub.NewKey(), nil)}
+	s := &server{b: b, index: b.Index(), matcher: bundle.NewMatcher(b.Manifest.Origin)}
+	s.proxy = proxy{sc: scrub.New(scrub.NewKey(), nil), answer: s.answer}
+	return s
 }
 
 func (s *server) setStep(n int) {
@@ -53,92 +151,27 @@ func (s *server) setStep(n int) {
 	s.mu.Unlock()
 }
 
-// hopHeaders are not replayed: the proxy frames the body itself.
-var hopHeaders = map[string]bool{"content-length": true, "content-encoding": true, "transfer-encoding": true,
-	"connection": true, "keep-alive": true}
-
-func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodConnect {
-		s.tunnels.connect(w, r)
-		return
-	}
-	raw := r.URL.String()
-	if !r.URL.IsAbs() {
-		scheme := "http://"
-		if r.TLS != nil {
-			scheme = "https://"
-		}
-		raw = scheme + r.Host + r.URL.RequestURI()
-	}
-	if r.URL.Path == "/favicon.ico" {
-		http.NotFound(w, r) // the browser's own request, never recorded
-		return
-	}
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	bodySHA := ""
-	if len(body) > 0 {
-		bodySHA = sha256Hex(s.sc.Body(r.Header.Get("Content-Type"), body))
-	}
-	key := s.matcher.Next(r.Method, s.sc.URL(raw), bodySHA)
-	e := s.index[key]
+// answer is the recorded response of the request's match key, or nil
+// (refused, and listed as unrecorded at the current step).
+func (s *server) answer(_ context.Context, method, url, bodySHA string) *reply {
+	e := s.index[s.matcher.Next(method, url, bodySHA)]
 	s.mu.Lock()
-	step := s.step
 	if e == nil || e.Blocked || e.Error != "" {
-		s.unrecorded = append(s.unrecorded, Unrecorded{Step: step, Method: r.Method, URL: s.sc.URL(raw), AtCapture: e != nil})
+		s.unrecorded = append(s.unrecorded, Unrecorded{Step: s.step, Method: method, URL: url, AtCapture: e != nil})
 		s.mu.Unlock()
-		hijackClose(w)
-		return
+		return nil
 	}
 	s.served++
 	s.mu.Unlock()
-	names := make([]string, 0, len(e.ResponseHeaders))
-	for k := range e.ResponseHeaders {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		if !hopHeaders[strings.ToLower(k)] {
-			for _, v := range strings.Split(e.ResponseHeaders[k], "\n") {
-				w.Header().Add(k, v)
-			}
-		}
-	}
 	var out []byte
 	if e.BodySHA256 != "" {
 		out, _ = s.b.Body(e.BodySHA256)
 	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
-	w.WriteHeader(e.Status)
-	io.Copy(w, bytes.NewReader(out))
-}
-
-func hijackClose(w http.ResponseWriter) {
-	if hj, ok := w.(http.Hijacker); ok {
-		if c, _, err := hj.Hijack(); err == nil {
-			c.Close()
-			return
-		}
-	}
-	http.Error(w, "unrecorded request", http.StatusBadGateway)
+	return &reply{status: e.Status, header: e.ResponseHeaders, body: out}
 }
 
 func (s *server) report() (served int, unrecorded []Unrecorded) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.served, append([]Unrecorded(nil), s.unrecorded...)
-}
-
-// listen serves the proxy on a loopback port until close.
-func (s *server) listen() (addr string, closeFn func(), err error) {
-	if s.tunnels, err = newTunnels(s); err != nil {
-		return "", nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		s.tunnels.close()
-		return "", nil, err
-	}
-	hs := &http.Server{Handler: s}
-	go hs.Serve(ln)
-	return "http://" + ln.Addr().String(), func() { hs.Close(); s.tunnels.close() }, nil
 }

@@ -16,10 +16,10 @@ import (
 )
 
 // authority is the replay proxy's certificate authority: a key made for
-// one replay and thrown away with it, which signs a certificate for every
-// host the replayed browser opens a CONNECT tunnel to. Only the replay's
-// own browser context, whose every request goes to the proxy, accepts
-// these certificates.
+// one replay (or one session of a World) and thrown away with it, which
+// signs a certificate for every host the replayed browser opens a CONNECT
+// tunnel to. Only the replay's own browser context, whose every request
+// goes to the proxy, accepts these certificates.
 type authority struct {
 	cert *x509.Certificate
 	key  *ecdsa.PrivateKey

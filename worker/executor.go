@@ -40,6 +40,15 @@ type Options struct {
 	// instead of replaying the prefix (DefaultKeepWarm is the usual
 	// number). Zero disables it.
 	KeepWarm int
+	// Network, when set, answers every request of each branch session
+	// instead of the network (a rerun against a recorded run, see
+	// replay.World): it returns the address of an HTTP proxy for the
+	// job's session ("http://127.0.0.1:PORT") and a release func, called
+	// once the session is closed. Such sessions accept the proxy's own
+	// certificates for HTTPS, and are never kept warm nor continued: each
+	// job replays its whole plan in a fresh session. An error is the
+	// job's failed result (branch.CodeBadJob), not a redelivery.
+	Network func(ctx context.Context, j *job.Job) (proxy string, release func(), err error)
 }
 
 // DefaultKeepWarm is the number of finished sessions an executor with the
@@ -73,7 +82,7 @@ type warmSession struct {
 // takeWarm returns the live session of the job's parent, if this executor
 // holds it; the caller owns it from then on.
 func (e *Executor) takeWarm(j *job.Job) *browser.Session {
-	if j.ParentID == "" || e.opts.KeepWarm <= 0 {
+	if j.ParentID == "" || e.opts.KeepWarm <= 0 || e.opts.Network != nil {
 		return nil
 	}
 	prefix := j.Plan[:len(j.Plan)-1].Canonical()
@@ -256,7 +265,22 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 			so.State = st
 			so.Scrub = j.Spec.ScrubberWith(st.Values())
 		}
+		release := func() {}
+		if e.opts.Network != nil {
+			addr, rel, err := e.opts.Network(bctx, j)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, false, ctx.Err()
+				}
+				res.Status, res.ErrCode, res.ErrMsg = job.ResultFailed, branch.CodeBadJob, "the recorded network: "+err.Error()
+				return res, false, nil
+			}
+			// Every request of the session goes to the proxy, which
+			// answers HTTPS with certificates of its own.
+			so.Proxy, so.Env.IgnoreHTTPSErrors, release = addr, true, rel
+		}
 		if sess, err = rt.NewSession(bctx, so); err != nil {
+			release()
 			if ctx.Err() != nil {
 				return nil, false, ctx.Err()
 			}
@@ -264,8 +288,10 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 		}
 		if err := sess.AddCookies(j.Spec.Cookies); err != nil {
 			sess.Close()
+			release()
 			return nil, false, err
 		}
+		defer release() // deferred first: runs after the session is closed
 	}
 	defer func() {
 		if kept {
@@ -341,7 +367,7 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 	}
 	if res.Status == "" {
 		res.Status = job.ResultOK
-		kept = e.opts.KeepWarm > 0 && !res.AtBoundary && !sess.Aborted()
+		kept = e.opts.KeepWarm > 0 && e.opts.Network == nil && !res.AtBoundary && !sess.Aborted()
 	}
 	res.Blocked = sess.Blocked()
 	res.Unsupported = sess.Unsupported()

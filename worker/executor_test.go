@@ -2,7 +2,13 @@ package worker_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -113,5 +119,73 @@ func TestWarmContinuationMatchesColdReplay(t *testing.T) {
 	again, err := ex.Execute(ctx, branchJob("sibling", "parent", 5), 1)
 	if err != nil || again.Reused {
 		t.Fatalf("sibling reused a taken context: %v %+v", err, again)
+	}
+}
+
+// TestNetworkServesEverySession: with Options.Network, every session's
+// requests go to the proxy it returns (here the only thing that knows the
+// site's host), each job replays its whole plan in a fresh session even
+// when its parent's could be continued, the release func runs once per
+// session, and a Network that fails makes a failed result, not a
+// redelivery.
+func TestNetworkServesEverySession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	const origin = "http://world.multiverse.test"
+	var mu sync.Mutex
+	var seen []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.String())
+		mu.Unlock()
+		if r.URL.Path == "/favicon.ico" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>%s</title><a data-testid="next" href="/next">Next</a>`, r.URL.Path)
+	}))
+	defer proxy.Close()
+	var served, released atomic.Int32
+	fail := false
+	network := func(ctx context.Context, j *job.Job) (string, func(), error) {
+		if fail {
+			return "", nil, errors.New("the world is closed")
+		}
+		served.Add(1)
+		return proxy.URL, func() { released.Add(1) }, nil
+	}
+	store, _ := artifacts.OpenFS(t.TempDir())
+	ctx := context.Background()
+	ex, err := worker.NewExecutor(ctx, worker.Options{Name: "test", Store: store, KeepWarm: 4, Network: network})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	p := branch.Plan{{Kind: branch.KindNavigate, URL: origin + "/"}, {Kind: branch.KindClick, Target: &branch.Target{TestID: "next"}}}
+	parent, err := ex.Execute(ctx, &job.Job{RunID: "run", BranchID: "parent", Plan: p[:1], Spec: spec(origin)}, 1)
+	if err != nil || parent.Status != job.ResultOK {
+		t.Fatalf("parent: %v %+v", err, parent)
+	}
+	child, err := ex.Execute(ctx, &job.Job{RunID: "run", BranchID: "child", ParentID: "parent", Plan: p, Spec: spec(origin)}, 1)
+	if err != nil || child.Status != job.ResultOK || child.Reused || len(child.Steps) != 2 {
+		t.Fatalf("child: %v %+v; want both steps in a fresh session", err, child)
+	}
+	if !strings.HasSuffix(child.Obs.URL, "/next") {
+		t.Fatalf("the child ended at %s, want the proxy's /next", child.Obs.URL)
+	}
+	if served.Load() != 2 || released.Load() != 2 {
+		t.Fatalf("%d sessions served, %d released; want 2 and 2", served.Load(), released.Load())
+	}
+	mu.Lock()
+	if len(seen) == 0 || !strings.HasPrefix(seen[0], "GET "+origin+"/") {
+		t.Errorf("the proxy saw %q, want the site's requests", seen)
+	}
+	mu.Unlock()
+	fail = true
+	res, err := ex.Execute(ctx, &job.Job{RunID: "run", BranchID: "closed", Plan: p[:1], Spec: spec(origin)}, 1)
+	if err != nil || res.Status != job.ResultFailed || res.ErrCode != branch.CodeBadJob || !strings.Contains(res.ErrMsg, "the world is closed") {
+		t.Fatalf("with a failing network: %v %+v; want a failed result (bad_job)", err, res)
 	}
 }
