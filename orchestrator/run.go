@@ -89,6 +89,10 @@ type Config struct {
 	// Cassettes is the cassette directory, instead of the task's
 	// (task.Task.CassetteDir).
 	Cassettes string
+	// ScrubKey is the run's scrubbing key; by default a fresh one. A
+	// rerun passes its original run's, so the tokens in its events and
+	// observations compare with the recorded ones.
+	ScrubKey []byte
 	// DryCommit runs the committer's preflight on the winners and stops
 	// before the ledger and the commit action (Summary.Status "dry-run",
 	// or the commit's abort when preflight refuses every winner): a
@@ -158,7 +162,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	sum := &Summary{RunID: runID, Task: t.Name, TaskDigest: t.Digest(), Seed: t.Seed, Workers: workers, NoCommit: !t.HasCommit(),
 		Pruned: map[string]int{}, Paths: Paths{DataDir: dd, Events: elog.Path(), Ledger: led.Path(), Artifacts: store.Root()}}
 	tr := &trail{rec: rec}
-	key := scrub.NewKey()
+	key := cfg.ScrubKey
+	if len(key) == 0 {
+		key = scrub.NewKey()
+	}
 	if err := writeKey(dd, runID, key); err != nil {
 		tr.fail(err)
 		rec.add(time.Time{}, 0, eventlog.KindError, "", map[string]any{"where": "scrub_key", "error": err.Error()})

@@ -63,6 +63,7 @@ commands:
   runs [RUN]         list the runs: task, outcome, duration, branches, winner
   bundle RUN [BRANCH] write a portable replay bundle of a branch (default: the winner)
   replay BUNDLE|BRANCH replay deterministically and compare strict hashes (RSR, DVR, TTD)
+  rerun RUN          re-run a run's whole search against its recorded network and model answers, and compare the decisions (--mode full|hybrid, --swap)
   validate BUNDLE    check a bundle's integrity offline
   play FLOW          play a flow (file, bundle or RUN_ID/BRANCH_ID) against the live site, healing drifted targets
   flow export RUN_ID/BRANCH_ID  write a branch as a flow file a person can edit
@@ -127,6 +128,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdBundle(ctx, rest, stdout, stderr)
 	case "replay":
 		err = cmdReplay(ctx, rest, stdout, stderr)
+	case "rerun":
+		err = cmdRerun(ctx, rest, stdout, stderr)
 	case "validate":
 		err = cmdValidate(ctx, rest, stdout, stderr)
 	case "play":

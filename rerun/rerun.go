@@ -1,0 +1,288 @@
+package rerun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
+	"github.com/multiverse-orchestrator/multiverse/job"
+	"github.com/multiverse-orchestrator/multiverse/llm"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/replay"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// Mode is how much of the original run a rerun holds fixed.
+type Mode string
+
+// Rerun modes.
+const (
+	// ModeFull holds everything: the task as the run's manifest recorded
+	// it (seed, budgets, search, weights, prices), every page from the
+	// recording, every model answer from the cassette. It must reproduce
+	// the recorded decisions.
+	ModeFull Mode = "full"
+	// ModeHybrid holds the world (the recorded pages) and runs the
+	// current planner on it: the task as given now, the code as built
+	// now, the model as the LLM option says.
+	ModeHybrid Mode = "hybrid"
+)
+
+// ParseMode reads a mode name.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeFull, ModeHybrid:
+		return m, nil
+	}
+	return "", fmt.Errorf("rerun: mode %q: want full or hybrid", s)
+}
+
+// Errors callers branch on.
+var (
+	// ErrTaskChanged: the task given (or the file the run names) is not
+	// the task the run ran: its digest differs.
+	ErrTaskChanged = errors.New("rerun: not the task the run ran")
+	// ErrNoCassette: a full rerun of a run whose model was asked live,
+	// without a cassette to answer from.
+	ErrNoCassette = errors.New("rerun: the run's model answers were not recorded")
+	// ErrNoKey: the run's scrubbing key is not in its data dir.
+	ErrNoKey = errors.New("rerun: no scrubbing key")
+	// ErrDiffers: a full rerun did not reproduce the recorded decisions.
+	ErrDiffers = errors.New("rerun: the decisions differ from the recorded ones")
+)
+
+// Options configure Run.
+type Options struct {
+	// Source holds the original run's records (read only).
+	Source replay.Source
+	RunID  string
+	Mode   Mode
+	// Task is the task to rerun; nil loads the task file the run's
+	// manifest names. Either way its digest must be the run's.
+	Task *task.Task
+	// Swaps replace recorded responses (a counterfactual rerun).
+	Swaps []replay.Swap
+	// OutDir is the data dir the rerun records itself in (a run of its
+	// own, beside nothing else).
+	OutDir string
+	// LLM and Cassettes say where model answers come from: a full rerun
+	// always replays the cassette the run recorded to (Cassettes
+	// overrides its directory); a hybrid one asks as LLM says (replay by
+	// default).
+	LLM       llm.Mode
+	Cassettes string
+	Workers   int
+	Browser   browser.Options
+	Logger    *slog.Logger
+	// ScrubKey is the original run's scrubbing key (DATA_DIR/keys/RUN.key):
+	// the recorded URLs and bodies hold tokens made with it, and the
+	// rerun records its own with it so the two compare.
+	ScrubKey []byte
+}
+
+// Report is what a rerun found.
+type Report struct {
+	RunID   string `json:"run_id"`
+	RerunID string `json:"rerun_id,omitempty"`
+	Mode    Mode   `json:"mode"`
+	OutDir  string `json:"out_dir"`
+	// Status is the rerun's own outcome: explored, dry-run (the commit's
+	// preflight held; nothing was sent), or the error that ended it (an
+	// aborted commit, no branch at the boundary).
+	Status   string         `json:"status"`
+	ExitCode int            `json:"exit_code"`
+	Error    string         `json:"error,omitempty"`
+	Commit   *CommitPreview `json:"commit,omitempty"`
+	// Compared is the decisions of the two runs side by side.
+	Compared Comparison    `json:"compared"`
+	Misses   []replay.Miss `json:"misses,omitempty"`
+	Swaps    []string      `json:"swaps,omitempty"`
+	Notes    []string      `json:"notes,omitempty"`
+}
+
+// CommitPreview is what the committer's preflight said in the rerun.
+type CommitPreview struct {
+	Key     string   `json:"key,omitempty"`
+	Skipped []string `json:"skipped,omitempty"`
+	Changes []string `json:"changes,omitempty"`
+}
+
+// Run reruns a recorded run and compares its decisions with the
+// recorded ones. The error is the rerun's failure to run (bad options, a
+// task that is not the run's, a missing cassette), or ErrDiffers for a
+// full rerun whose decisions differ; the rerun's own outcome, however it
+// ended, is in the report.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if o.Mode == "" {
+		o.Mode = ModeFull
+	}
+	if _, err := ParseMode(string(o.Mode)); err != nil {
+		return nil, err
+	}
+	if err := o.Source.Events.Verify(ctx, o.RunID); err != nil {
+		return nil, fmt.Errorf("rerun: the event log of run %s does not verify: %w", o.RunID, err)
+	}
+	orig, err := o.Source.Events.Events(ctx, o.RunID, eventlog.Query{})
+	if err != nil {
+		return nil, fmt.Errorf("rerun: events of run %s: %w", o.RunID, err)
+	}
+	if len(orig) == 0 || orig[0].Kind != eventlog.KindRunStart {
+		return nil, fmt.Errorf("%w: run %s has no run_start event", replay.ErrNotRecorded, o.RunID)
+	}
+	m, err := payload.Decode[payload.RunStart](orig[0])
+	if err != nil {
+		return nil, fmt.Errorf("rerun: the manifest of run %s: %w", o.RunID, err)
+	}
+	t, err := taskFor(o, m)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{RunID: o.RunID, Mode: o.Mode, OutDir: o.OutDir}
+	cfg, err := configFor(o, m, t, rep)
+	if err != nil {
+		return nil, err
+	}
+	want, err := Decisions(orig)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range orig {
+		if e.Kind == eventlog.KindPlanCache {
+			rep.Notes = append(rep.Notes, "the run followed a cached plan; a rerun searches from zero, so the decisions where it was guided differ")
+			break
+		}
+	}
+	if len(o.ScrubKey) == 0 {
+		return nil, fmt.Errorf("%w: the scrubbing key of run %s is missing: its recorded requests cannot be matched", ErrNoKey, o.RunID)
+	}
+	cfg.ScrubKey = o.ScrubKey
+	w, err := replay.OpenWorld(ctx, o.Source, o.RunID, replay.WorldOptions{Swaps: o.Swaps, Scrub: scrub.New(o.ScrubKey, t.SecretValues())})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	for _, s := range o.Swaps {
+		rep.Swaps = append(rep.Swaps, s.String())
+	}
+	cfg.Network = func(ctx context.Context, j *job.Job) (string, func(), error) { return w.Serve(ctx, j.BranchID, j.Plan) }
+	sum, runErr := orchestrator.Run(ctx, cfg)
+	rep.Misses = w.Misses()
+	rep.ExitCode = orchestrator.ExitCode(runErr)
+	if runErr != nil {
+		rep.Error = runErr.Error()
+	}
+	if sum == nil {
+		return rep, runErr // the rerun never started: nothing to compare
+	}
+	rep.RerunID, rep.Status = sum.RunID, sum.Status
+	if runErr != nil {
+		rep.Status = "failed"
+	}
+	if c := sum.Commit; c != nil {
+		rep.Commit = &CommitPreview{Key: c.Key, Skipped: c.Skipped, Changes: c.Changes}
+	}
+	got, err := rerunDecisions(ctx, o.OutDir, sum.RunID)
+	if err != nil {
+		return rep, err
+	}
+	rep.Compared = Compare(want, got)
+	if o.Mode == ModeFull && (!rep.Compared.Same || len(rep.Misses) > 0) {
+		return rep, fmt.Errorf("%w: %s", ErrDiffers, firstDifference(rep))
+	}
+	return rep, nil
+}
+
+func firstDifference(rep *Report) string {
+	if !rep.Compared.Same {
+		return fmt.Sprintf("decision #%d: recorded %s, rerun %s", rep.Compared.First+1, orNone(rep.Compared.Want), orNone(rep.Compared.Got))
+	}
+	return fmt.Sprintf("%d requests the recording does not hold, the first %s", len(rep.Misses), rep.Misses[0])
+}
+
+// taskFor is the task to rerun: the one given or the file the manifest
+// names, checked against the run's task digest.
+func taskFor(o Options, m payload.RunStart) (*task.Task, error) {
+	t := o.Task
+	if t == nil {
+		if m.TaskFile == "" {
+			return nil, fmt.Errorf("%w: run %s names no task file: give the task", ErrTaskChanged, o.RunID)
+		}
+		var err error
+		if t, err = task.Load(m.TaskFile); err != nil {
+			return nil, fmt.Errorf("rerun: the run's task file (give the task if it moved): %w", err)
+		}
+	}
+	if t.Origin() != m.Origin && m.Origin != "" {
+		// The digest folds the origin: the same task on the recorded site.
+		moved, err := t.WithStartURL(m.Origin + t.StartURL[len(t.Origin()):])
+		if err != nil {
+			return nil, err
+		}
+		t = moved
+	}
+	if d := t.Digest(); d != m.TaskDigest {
+		return nil, fmt.Errorf("%w: %s has digest %.12s, run %s ran %.12s (its goal, inputs, commit or environment changed)",
+			ErrTaskChanged, orDash(t.File()), d, o.RunID, m.TaskDigest)
+	}
+	return t, nil
+}
+
+// configFor is the orchestrator configuration of the rerun: explore-only
+// with the committer's dry preflight, no plan cache, cold branches in the
+// recorded world; a full rerun pins what the manifest recorded.
+func configFor(o Options, m payload.RunStart, t *task.Task, rep *Report) (orchestrator.Config, error) {
+	if o.Mode == ModeFull {
+		c := *t
+		seed, err := strconv.ParseUint(m.Seed, 10, 64)
+		if err != nil {
+			return orchestrator.Config{}, fmt.Errorf("rerun: the manifest's seed %q: %w", m.Seed, err)
+		}
+		c.Seed, c.SeedSet = seed, m.SeedFromTask
+		c.Budgets, c.Search, c.Weights, c.Prices = m.Budgets, m.Search, m.Weights, m.Prices
+		t = &c
+	}
+	cfg := orchestrator.Config{Task: t, DataDir: o.OutDir, Workers: o.Workers, Browser: o.Browser, Logger: o.Logger,
+		ExploreOnly: true, DryCommit: t.HasCommit(), NoCache: true, Cold: true, NoScreenshots: true, FailureBundles: 0}
+	if cfg.Workers == 0 {
+		cfg.Workers = -1
+	}
+	if !t.UsesModel() {
+		return cfg, nil
+	}
+	cfg.LLM, cfg.Cassettes = o.LLM, o.Cassettes
+	if m.Model != nil && cfg.Cassettes == "" {
+		cfg.Cassettes = m.Model.Cassettes
+	}
+	if o.Mode == ModeFull || cfg.LLM == "" {
+		cfg.LLM = llm.ModeReplay
+	}
+	if cfg.LLM == llm.ModeReplay && cfg.Cassettes == "" {
+		return cfg, fmt.Errorf("%w: run %s asked its model live, without a cassette; record one (run --llm record) to rerun it, or rerun hybrid with --llm live",
+			ErrNoCassette, o.RunID)
+	}
+	if cfg.LLM == llm.ModeRecord {
+		return cfg, fmt.Errorf("rerun: --llm record would write the cassette from a rerun: use replay or live")
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("model answers: %s (%s)", cfg.LLM, orDash(cfg.Cassettes)))
+	return cfg, nil
+}
+
+// rerunDecisions reads the rerun's own decisions from its data dir.
+func rerunDecisions(ctx context.Context, dir, runID string) ([]Decision, error) {
+	l, err := eventlog.OpenReadOnly(ctx, dir+"/events.db")
+	if err != nil {
+		return nil, fmt.Errorf("rerun: the rerun's event log: %w", err)
+	}
+	defer l.Close()
+	evs, err := l.Events(ctx, runID, eventlog.Query{})
+	if err != nil {
+		return nil, fmt.Errorf("rerun: the rerun's events: %w", err)
+	}
+	return Decisions(evs)
+}

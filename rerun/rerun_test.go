@@ -1,0 +1,195 @@
+package rerun_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
+	"github.com/multiverse-orchestrator/multiverse/examples"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/replay"
+	"github.com/multiverse-orchestrator/multiverse/rerun"
+	"github.com/multiverse-orchestrator/multiverse/sites"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+func demoTask(t *testing.T, url string) *task.Task {
+	t.Helper()
+	data, err := examples.FS.ReadFile(examples.DemoTask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := task.Parse(examples.DemoTask, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk, err = tk.WithStartURL(url + "/"); err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+// recorded is a committed demo run whose site is gone: its address
+// answers only a tripwire that counts the requests reaching it.
+type recorded struct {
+	dir   string
+	sum   *orchestrator.Summary
+	task  *task.Task
+	src   replay.Source
+	key   []byte
+	trips *atomic.Int64
+}
+
+func recordDemo(t *testing.T) *recorded {
+	t.Helper()
+	k := sites.DefaultKnobs()
+	k.Latency = 5 * time.Millisecond
+	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	srv, err := sites.Serve(ctx, v, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := demoTask(t, srv.URL())
+	dir := t.TempDir()
+	rctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+	defer cancel()
+	sum, err := orchestrator.Run(rctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 4, NoScreenshots: true, NoCache: true})
+	if err != nil || sum.Commit == nil || sum.Commit.OrderID == "" {
+		t.Fatalf("recording run: %v (%+v)", err, sum)
+	}
+	srv.Close(ctx)
+	trips := &atomic.Int64{}
+	if ln, err := net.Listen("tcp", strings.TrimPrefix(srv.URL(), "http://")); err == nil {
+		trip := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			trips.Add(1)
+			http.Error(w, "a rerun reached the site", http.StatusTeapot)
+		})}
+		go trip.Serve(ln)
+		t.Cleanup(func() { trip.Close() })
+	}
+	el, err := eventlog.OpenReadOnly(ctx, filepath.Join(dir, "events.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { el.Close() })
+	store, err := artifacts.OpenFS(filepath.Join(dir, "artifacts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := os.ReadFile(filepath.Join(dir, "keys", sum.RunID+".key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &recorded{dir: dir, sum: sum, task: tk, src: replay.Source{Events: el, Store: store}, key: key, trips: trips}
+}
+
+func (r *recorded) rerun(t *testing.T, o rerun.Options) (*rerun.Report, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	o.Source, o.RunID, o.ScrubKey, o.Workers = r.src, r.sum.RunID, r.key, 4
+	if o.Task == nil {
+		o.Task = r.task
+	}
+	o.OutDir = t.TempDir()
+	return rerun.Run(ctx, o)
+}
+
+func report(r *rerun.Report) string {
+	var b strings.Builder
+	r.Compared.Print(&b, 8)
+	for _, m := range r.Misses {
+		b.WriteString("miss " + m.String() + "\n")
+	}
+	return b.String()
+}
+
+// TestRerunDemo: with the site gone, a full rerun of the committed demo
+// run reproduces every recorded decision and its commit preflight holds
+// under the recorded key; a hybrid rerun with another weight reports the
+// decisions it changed; a swap of the review page's price makes the
+// commit's preflight refuse, as the committer would have. Not one request
+// reaches the site's address.
+func TestRerunDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	r := recordDemo(t)
+
+	full, err := r.rerun(t, rerun.Options{Mode: rerun.ModeFull})
+	if err != nil {
+		t.Fatalf("full rerun: %v\n%s", err, report(full))
+	}
+	if !full.Compared.Same || full.Compared.Original < 40 || len(full.Misses) > 0 {
+		t.Fatalf("full rerun did not reproduce the decisions:\n%s", report(full))
+	}
+	if full.Status != "dry-run" || full.Commit == nil || full.Commit.Key != r.sum.Commit.Key {
+		t.Fatalf("full rerun: status %q, commit %+v; the run committed under %s", full.Status, full.Commit, r.sum.Commit.Key)
+	}
+
+	weighted := *r.task
+	weighted.Weights.Progress *= 0.5
+	hybrid, err := r.rerun(t, rerun.Options{Mode: rerun.ModeHybrid, Task: &weighted})
+	if err != nil {
+		t.Fatalf("hybrid rerun: %v", err)
+	}
+	c := hybrid.Compared
+	if c.Same || len(c.OnlyOriginal) == 0 || len(c.OnlyRerun) == 0 || c.Want == nil || c.Got == nil {
+		t.Fatalf("a halved progress weight changed no decision:\n%s", report(hybrid))
+	}
+	if _, err := r.rerun(t, rerun.Options{Mode: rerun.ModeFull, Task: &weighted}); err != nil {
+		t.Errorf("a full rerun pins the recorded weights, yet it differs: %v", err)
+	}
+
+	swap := replay.Swap{Step: 1, URL: "/checkout/review", Body: pricier(t, r)}
+	swapped, err := r.rerun(t, rerun.Options{Mode: rerun.ModeHybrid, Swaps: []replay.Swap{swap}})
+	if err != nil {
+		t.Fatalf("swapped rerun: %v", err)
+	}
+	if swapped.ExitCode != orchestrator.ExitAborted || !strings.Contains(swapped.Error, "total_within_budget") || swapped.Commit == nil ||
+		swapped.Commit.Key != "" {
+		t.Fatalf("a review page over budget: exit %d, error %q, commit %+v", swapped.ExitCode, swapped.Error, swapped.Commit)
+	}
+	if n := r.trips.Load(); n > 0 {
+		t.Fatalf("%d requests of the reruns reached the site's address", n)
+	}
+}
+
+// pricier is the recorded review page with its total over the task's
+// budget of 200.
+func pricier(t *testing.T, r *recorded) []byte {
+	t.Helper()
+	evs, err := r.src.Events.Events(context.Background(), r.sum.RunID, eventlog.Query{Kinds: []string{eventlog.KindNet}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	amount := regexp.MustCompile(`data-amount="[0-9.]+"`)
+	for _, e := range evs {
+		n, err := payload.Decode[payload.Net](e)
+		if err != nil || !strings.Contains(n.URL, "/checkout/review") || n.BodyHash == "" || n.Status != 200 {
+			continue
+		}
+		body, err := r.src.Store.Get(context.Background(), artifacts.Digest(n.BodyHash))
+		if err != nil || !amount.Match(body) {
+			continue
+		}
+		return amount.ReplaceAll(body, []byte(`data-amount="999.00"`))
+	}
+	t.Fatal("no recorded review page shows a total")
+	return nil
+}
+
