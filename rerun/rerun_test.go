@@ -192,4 +192,3 @@ func pricier(t *testing.T, r *recorded) []byte {
 	t.Fatal("no recorded review page shows a total")
 	return nil
 }
-
