@@ -100,8 +100,18 @@ func (c Comparison) Print(w io.Writer, limit int) {
 		if len(ds) == 0 {
 			return
 		}
-		fmt.Fprintf(w, "%s (%d):\n", title, len(ds))
-		for i, d := range ds {
+		// What the search chose (forks, prunes, questions, the winner)
+		// before the scores that led there.
+		var choices, scores []Decision
+		for _, d := range ds {
+			if d.Kind == "score" {
+				scores = append(scores, d)
+			} else {
+				choices = append(choices, d)
+			}
+		}
+		fmt.Fprintf(w, "%s: %d choices, %d scores\n", title, len(choices), len(scores))
+		for i, d := range append(choices, scores...) {
 			if i == limit {
 				fmt.Fprintf(w, "  … %d more\n", len(ds)-limit)
 				break

@@ -153,7 +153,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	for _, e := range orig {
-		if e.Kind == eventlog.KindPlanCache {
+		if pc, err := payload.Decode[payload.PlanCache](e); e.Kind == eventlog.KindPlanCache && err == nil && pc.What == "followed" {
 			rep.Notes = append(rep.Notes, "the run followed a cached plan; a rerun searches from zero, so the decisions where it was guided differ")
 			break
 		}
@@ -172,13 +172,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	cfg.Network = func(ctx context.Context, j *job.Job) (string, func(), error) { return w.Serve(ctx, j.BranchID, j.Plan) }
 	sum, runErr := orchestrator.Run(ctx, cfg)
-	rep.Misses = w.Misses()
+	rep.Misses = uniqueMisses(w.Misses())
 	rep.ExitCode = orchestrator.ExitCode(runErr)
 	if runErr != nil {
 		rep.Error = runErr.Error()
 	}
-	if sum == nil {
-		return rep, runErr // the rerun never started: nothing to compare
+	if sum == nil || sum.RunID == "" {
+		return nil, runErr // the rerun never started: nothing to compare
 	}
 	rep.RerunID, rep.Status = sum.RunID, sum.Status
 	if runErr != nil {
@@ -285,4 +285,19 @@ func rerunDecisions(ctx context.Context, dir, runID string) ([]Decision, error) 
 		return nil, fmt.Errorf("rerun: the rerun's events: %w", err)
 	}
 	return Decisions(evs)
+}
+
+// uniqueMisses drops repeats of a miss (Chromium asks again once for a
+// refused navigation), keeping the first of each.
+func uniqueMisses(ms []replay.Miss) []replay.Miss {
+	seen := map[string]bool{}
+	var out []replay.Miss
+	for _, m := range ms {
+		k := fmt.Sprint(m.BranchID, m.Step, m.Method, m.URL)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, m)
+		}
+	}
+	return out
 }

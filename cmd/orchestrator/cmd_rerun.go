@@ -7,12 +7,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
+	"github.com/multiverse-orchestrator/multiverse/examples"
 	"github.com/multiverse-orchestrator/multiverse/llm"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
@@ -86,11 +90,9 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return badInput("run %s: its scrubbing key %s: %v", runID, filepath.Join(*dataDir, "keys", runID+".key"), err)
 	}
-	var t *task.Task
-	if *taskFile != "" {
-		if t, err = task.Load(*taskFile); err != nil {
-			return err
-		}
+	t, err := rerunTask(ctx, src, runID, *taskFile)
+	if err != nil {
+		return err
 	}
 	dir := *out
 	if dir == "" {
@@ -159,4 +161,35 @@ func printRerun(w io.Writer, r *rerun.Report) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note       %s\n", n)
 	}
+}
+
+// rerunTask loads the task to rerun: the file given, else the file the
+// run's manifest names, which for the demo is the example built into
+// this binary when no such file is at hand.
+func rerunTask(ctx context.Context, src replay.Source, runID, file string) (*task.Task, error) {
+	if file != "" {
+		return task.Load(file)
+	}
+	evs, err := src.Events.Events(ctx, runID, eventlog.Query{Kinds: []string{eventlog.KindRunStart}, Limit: 1})
+	if err != nil || len(evs) == 0 {
+		return nil, fmt.Errorf("%w: run %s has no manifest (run_start)", orchestrator.ErrVerify, runID)
+	}
+	m, err := payload.Decode[payload.RunStart](evs[0])
+	if err != nil {
+		return nil, fmt.Errorf("%w: the manifest of run %s: %v", orchestrator.ErrVerify, runID, err)
+	}
+	if m.TaskFile == "" {
+		return nil, badInput("run %s names no task file: give it with --task", runID)
+	}
+	t, err := task.Load(m.TaskFile)
+	if err == nil {
+		return t, nil
+	}
+	if _, serr := os.Stat(m.TaskFile); errors.Is(serr, fs.ErrNotExist) {
+		if data, rerr := examples.FS.ReadFile(strings.TrimPrefix(m.TaskFile, "examples/")); rerr == nil {
+			return task.Parse(m.TaskFile, data)
+		}
+		return nil, badInput("run %s ran the task file %s, which is not here: give it with --task", runID, m.TaskFile)
+	}
+	return nil, err
 }
