@@ -52,6 +52,9 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 	}
 	search := planner.NewSearch(t, prop, func() string { return ulid.Make().String() })
 	r.followCache(search)
+	for _, sub := range r.cfg.Substitutions {
+		search.Substitute(sub.Plan, sub.With)
+	}
 	ectx, cancel := context.WithTimeout(ctx, t.Budgets.WallClock.D())
 	defer cancel()
 	adv, err := r.newAdvisor(ectx)

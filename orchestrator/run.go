@@ -23,6 +23,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/llm"
+	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/task"
 	"github.com/multiverse-orchestrator/multiverse/telemetry"
@@ -89,6 +90,9 @@ type Config struct {
 	// Cassettes is the cassette directory, instead of the task's
 	// (task.Task.CassetteDir).
 	Cassettes string
+	// Substitutions make the search fork another action in place of a
+	// step (a rerun's counterfactual --swap-action).
+	Substitutions []planner.Substitution
 	// ScrubKey is the run's scrubbing key; by default a fresh one. A
 	// rerun passes its original run's, so the tokens in its events and
 	// observations compare with the recorded ones.

@@ -189,3 +189,48 @@ func TestAdviceRequestIsStable(t *testing.T) {
 		}
 	}
 }
+
+// TestSubstitute: a substituted step is forked in place of the one the
+// search chose, says so, and the search goes on from it.
+func TestSubstitute(t *testing.T) {
+	_, plain := advisedRun(t, nil)
+	var target *Node
+	for _, n := range plain.Nodes() {
+		if n.Depth == 2 && n.Outcome != nil {
+			target = n
+			break
+		}
+	}
+	if target == nil {
+		t.Fatal("no executed branch at depth 2")
+	}
+	tk := loadTask(t)
+	prop, _ := NewProposer(tk)
+	id := 0
+	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
+	with := branch.Action{Kind: branch.KindNavigate, URL: "http://swapped.test/", Label: "open the swapped page"}
+	s.Substitute(target.Plan, with)
+	s.Root()
+	found := false
+	for i := 0; i < 3; i++ {
+		wave := s.NextWave()
+		for _, n := range wave {
+			s.Complete(n, simulate(n.Plan))
+		}
+		s.EndWave()
+		for _, e := range s.Drain() {
+			if e.Kind != EventFork {
+				continue
+			}
+			if e.Node.Digest == target.Digest {
+				t.Fatalf("the substituted plan was forked as it was")
+			}
+			if strings.Contains(e.Fork.Reason, "swapped: open the swapped page instead of "+target.Action().Describe()) {
+				found = e.Node.Action().URL == with.URL && len(e.Node.Plan) == 2
+			}
+		}
+	}
+	if !found {
+		t.Fatal("the substitute was never forked")
+	}
+}

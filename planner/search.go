@@ -253,6 +253,7 @@ type Search struct {
 	events   []Event
 	guide    *Guide // the cached plan followed, nil once it diverged
 	advisor  Advisor
+	subst    map[string]branch.Action // plan digest -> the last action forked instead
 }
 
 // NewSearch creates a search for the task. newID names branches; the
@@ -279,6 +280,11 @@ func (s *Search) Root() *Node {
 func (s *Search) fork(parent *Node, plan branch.Plan, c Candidate) *Node {
 	prior, reason := c.Prior, c.Reason
 	d := plan.Digest(s.digest, s.origin)
+	if with, ok := s.subst[d]; ok && len(plan) > 0 {
+		reason += fmt.Sprintf(" (swapped: %s instead of %s)", with.Describe(), plan[len(plan)-1].Describe())
+		plan = plan[:len(plan)-1].Extend(with)
+		d = plan.Digest(s.digest, s.origin)
+	}
 	if _, dup := s.byDigest[d]; dup {
 		return nil
 	}
@@ -314,6 +320,24 @@ func (s *Search) fork(parent *Node, plan branch.Plan, c Candidate) *Node {
 	s.frontier.Push(n)
 	s.events = append(s.events, Event{Kind: EventFork, Node: n, Fork: &ForkInfo{Prior: round3(prior), Utility: round3(n.Utility), Reason: reason}})
 	return n
+}
+
+// Substitution is a step a counterfactual search forks otherwise: With
+// in place of Plan's last action (see Search.Substitute).
+type Substitution struct {
+	Plan branch.Plan
+	With branch.Action
+}
+
+// Substitute makes the search fork with in place of plan's last action
+// whenever it would fork plan: a counterfactual ("what if this step had
+// clicked that instead"). The branch's reason says so; its descendants
+// are the search's own.
+func (s *Search) Substitute(plan branch.Plan, with branch.Action) {
+	if s.subst == nil {
+		s.subst = map[string]branch.Action{}
+	}
+	s.subst[plan.Digest(s.digest, s.origin)] = with
 }
 
 // Width is the current beam width.

@@ -1,6 +1,7 @@
 package rerun
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -94,7 +95,11 @@ func Decisions(evs []eventlog.Event) ([]Decision, error) {
 		case eventlog.KindGoalReached:
 			d = Decision{Kind: "goal", Plan: plan[e.BranchID], What: "reached"}
 		case eventlog.KindBeamWidth:
-			d = Decision{Kind: "beam", What: string(e.Payload)}
+			var w struct{ From, To int }
+			if err := json.Unmarshal(e.Payload, &w); err != nil {
+				return nil, fmt.Errorf("rerun: event #%d: %w", e.Seq, err)
+			}
+			d = Decision{Kind: "beam", What: fmt.Sprintf("width %d -> %d", w.From, w.To)}
 		default:
 			continue
 		}

@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"strconv"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/llm"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -51,6 +53,9 @@ var (
 	// ErrNoCassette: a full rerun of a run whose model was asked live,
 	// without a cassette to answer from.
 	ErrNoCassette = errors.New("rerun: the run's model answers were not recorded")
+	// ErrBadSwap: an action swap names a branch or step the run does not
+	// hold.
+	ErrBadSwap = errors.New("rerun: bad action swap")
 	// ErrNoKey: the run's scrubbing key is not in its data dir.
 	ErrNoKey = errors.New("rerun: no scrubbing key")
 	// ErrDiffers: a full rerun did not reproduce the recorded decisions.
@@ -68,6 +73,10 @@ type Options struct {
 	Task *task.Task
 	// Swaps replace recorded responses (a counterfactual rerun).
 	Swaps []replay.Swap
+	// ActionSwaps replace a step of a recorded branch: wherever the
+	// rerun would fork that branch's plan up to Step, it forks With in
+	// place of the step's action.
+	ActionSwaps []ActionSwap
 	// OutDir is the data dir the rerun records itself in (a run of its
 	// own, beside nothing else).
 	OutDir string
@@ -84,6 +93,40 @@ type Options struct {
 	// the recorded URLs and bodies hold tokens made with it, and the
 	// rerun records its own with it so the two compare.
 	ScrubKey []byte
+}
+
+// ActionSwap is a counterfactual step: the action of step Step of the
+// recorded branch BranchID replaced by With.
+type ActionSwap struct {
+	BranchID string
+	Step     int
+	With     branch.Action
+}
+
+// substitutions resolves action swaps against the run's recorded plans.
+func substitutions(orig []eventlog.Event, swaps []ActionSwap) ([]planner.Substitution, []string, error) {
+	plans := map[string]branch.Plan{}
+	for _, e := range orig {
+		if e.Kind == eventlog.KindBranchFork {
+			if f, err := payload.Decode[payload.BranchFork](e); err == nil {
+				plans[e.BranchID] = f.Plan
+			}
+		}
+	}
+	var subs []planner.Substitution
+	var said []string
+	for _, sw := range swaps {
+		p, ok := plans[sw.BranchID]
+		switch {
+		case !ok:
+			return nil, nil, fmt.Errorf("%w: the run forked no branch %s", ErrBadSwap, sw.BranchID)
+		case sw.Step < 1 || sw.Step > len(p):
+			return nil, nil, fmt.Errorf("%w: branch %s has steps 1 to %d, not %d", ErrBadSwap, sw.BranchID, len(p), sw.Step)
+		}
+		subs = append(subs, planner.Substitution{Plan: p[:sw.Step], With: sw.With})
+		said = append(said, fmt.Sprintf("%s@%d: %s instead of %s", sw.BranchID, sw.Step, sw.With.Describe(), p[sw.Step-1].Describe()))
+	}
+	return subs, said, nil
 }
 
 // Report is what a rerun found.
@@ -158,6 +201,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			break
 		}
 	}
+	subs, said, err := substitutions(orig, o.ActionSwaps)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Substitutions = subs
+	rep.Swaps = append(rep.Swaps, said...)
 	if len(o.ScrubKey) == 0 {
 		return nil, fmt.Errorf("%w: the scrubbing key of run %s is missing: its recorded requests cannot be matched", ErrNoKey, o.RunID)
 	}

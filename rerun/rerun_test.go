@@ -2,6 +2,7 @@ package rerun_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/examples"
@@ -163,6 +165,19 @@ func TestRerunDemo(t *testing.T) {
 	if swapped.ExitCode != orchestrator.ExitAborted || !strings.Contains(swapped.Error, "total_within_budget") || swapped.Commit == nil ||
 		swapped.Commit.Key != "" {
 		t.Fatalf("a review page over budget: exit %d, error %q, commit %+v", swapped.ExitCode, swapped.Error, swapped.Commit)
+	}
+	// Swaps that name nothing the run holds are refused before any browser.
+	if _, err := r.rerun(t, rerun.Options{Mode: rerun.ModeHybrid, Swaps: []replay.Swap{{Step: 1, URL: "/no-such-page", Body: []byte("x")}}}); !errors.Is(err, replay.ErrSwap) {
+		t.Errorf("a swap of a page never recorded: %v", err)
+	}
+	bad := rerun.ActionSwap{BranchID: r.sum.Winner.BranchID, Step: 99, With: branch.Action{Kind: branch.KindClick}}
+	if _, err := r.rerun(t, rerun.Options{Mode: rerun.ModeHybrid, ActionSwaps: []rerun.ActionSwap{bad}}); !errors.Is(err, rerun.ErrBadSwap) {
+		t.Errorf("an action swap past the branch's steps: %v", err)
+	}
+	other := *r.task
+	other.Goal.Text = "Buy something else."
+	if _, err := r.rerun(t, rerun.Options{Mode: rerun.ModeFull, Task: &other}); !errors.Is(err, rerun.ErrTaskChanged) {
+		t.Errorf("another task: %v", err)
 	}
 	if n := r.trips.Load(); n > 0 {
 		t.Fatalf("%d requests of the reruns reached the site's address", n)

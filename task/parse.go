@@ -529,3 +529,22 @@ func defaultName(file string) string {
 	base := filepath.Base(file)
 	return strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
 }
+
+// ParseAction reads one action in the task file's form, e.g.
+// `{click: {role: link, name: Annual}}` or `{type: {field: seats, value: "12"}}`;
+// name says where it came from in errors (a flag, say).
+func ParseAction(name, src string) (branch.Action, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		return branch.Action{}, yamlError(name, err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return branch.Action{}, &Error{File: name, Msg: "want one action, e.g. {click: {text: Annual}}"}
+	}
+	d := &decoder{file: name}
+	a := d.action(resolve(doc.Content[0]), "action")
+	if d.err != nil {
+		return branch.Action{}, d.err
+	}
+	return a, nil
+}

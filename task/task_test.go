@@ -2,6 +2,7 @@ package task
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -348,5 +349,54 @@ func TestTaskWithoutCommit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestParseAction(t *testing.T) {
+	cases := []struct{ src, want, err string }{
+		{`{click: {role: link, name: Annual}}`, `click role=link name="Annual"`, ""},
+		{`{click: Annual}`, `click text="Annual"`, ""},
+		{`{type: {field: seats, value: "12"}}`, `type field=seats value="12"`, ""},
+		{`{navigate: "http://x.test/a"}`, `navigate http://x.test/a`, ""},
+		{`{poke: Annual}`, "", "unknown action kind"},
+		{`click`, "", "exactly one action kind"},
+		{`{click: {txt: A}}`, "", "unknown field"},
+	}
+	for _, tc := range cases {
+		a, err := ParseAction("--swap-action", tc.src)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "--swap-action") {
+				t.Errorf("%s: err = %v, want %q", tc.src, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.src, err)
+			continue
+		}
+		got := a.Kind
+		if a.URL != "" {
+			got += " " + a.URL
+		}
+		if tg := a.Target; tg != nil {
+			if tg.Role != "" {
+				got += " role=" + tg.Role
+			}
+			if tg.Name != "" {
+				got += fmt.Sprintf(" name=%q", tg.Name)
+			}
+			if tg.Text != "" {
+				got += fmt.Sprintf(" text=%q", tg.Text)
+			}
+			if tg.Field != "" {
+				got += " field=" + tg.Field
+			}
+		}
+		if a.Value != "" {
+			got += fmt.Sprintf(" value=%q", a.Value)
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.src, got, tc.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,6 +51,9 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	var swaps swapFlags
 	fs.Var(&swaps, "swap", "[BRANCH@]STEP:METHOD URL=[STATUS:]FILE: serve FILE instead of the recorded response to METHOD URL from step STEP on (repeatable; METHOD * for any)")
+	var actionSwaps []string
+	fs.Func("swap-action", "BRANCH@STEP=ACTION: fork ACTION (the task file's form, e.g. '{click: {text: Annual}}') in place of step STEP of the recorded branch BRANCH (repeatable)",
+		func(v string) error { actionSwaps = append(actionSwaps, v); return nil })
 	var bf browserFlags
 	bf.register(fs, "")
 	fs.Usage = func() {
@@ -94,6 +98,10 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	subs, err := parseActionSwaps(ctx, src, runID, actionSwaps)
+	if err != nil {
+		return err
+	}
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join(*dataDir, "reruns", fmt.Sprintf("%s-%s-%s", runID, m, time.Now().UTC().Format("20060102T150405")))
@@ -101,7 +109,7 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return badInput("--out %s: %v", dir, err)
 	}
-	rep, err := rerun.Run(ctx, rerun.Options{Source: src, RunID: runID, Mode: m, Task: t, Swaps: swaps, OutDir: dir, LLM: lm,
+	rep, err := rerun.Run(ctx, rerun.Options{Source: src, RunID: runID, Mode: m, Task: t, Swaps: swaps, ActionSwaps: subs, OutDir: dir, LLM: lm,
 		Cassettes: *cassettes, Workers: *workers, ScrubKey: key, Browser: browser.Options{ChromiumPath: bf.chromium, DriverDir: bf.driver, Resolve: bf.resolve}})
 	if rep != nil {
 		if *asJSON {
@@ -117,7 +125,7 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	case errors.Is(err, rerun.ErrDiffers):
 		return fmt.Errorf("%w: %v", orchestrator.ErrVerify, err)
-	case errors.Is(err, rerun.ErrTaskChanged), errors.Is(err, rerun.ErrNoCassette), errors.Is(err, replay.ErrSwap), errors.Is(err, replay.ErrScrubKey):
+	case errors.Is(err, rerun.ErrTaskChanged), errors.Is(err, rerun.ErrNoCassette), errors.Is(err, rerun.ErrBadSwap), errors.Is(err, replay.ErrSwap), errors.Is(err, replay.ErrScrubKey):
 		return badInput("%v", err)
 	}
 	return err
@@ -192,4 +200,28 @@ func rerunTask(ctx context.Context, src replay.Source, runID, file string) (*tas
 		return nil, badInput("run %s ran the task file %s, which is not here: give it with --task", runID, m.TaskFile)
 	}
 	return nil, err
+}
+
+// parseActionSwaps reads --swap-action BRANCH@STEP=ACTION flags, BRANCH
+// being any form of a branch id of the run.
+func parseActionSwaps(ctx context.Context, src replay.Source, runID string, flags []string) ([]rerun.ActionSwap, error) {
+	var out []rerun.ActionSwap
+	for _, f := range flags {
+		lhs, act, ok := strings.Cut(f, "=")
+		br, step, ok2 := strings.Cut(lhs, "@")
+		n, err := strconv.Atoi(step)
+		if !ok || !ok2 || err != nil || n < 1 || br == "" {
+			return nil, badInput("--swap-action %q: want BRANCH@STEP=ACTION, e.g. 01K9X2@3='{click: {text: Annual}}'", f)
+		}
+		ref, err := resolveBranch(ctx, src.Events, runID, br)
+		if err != nil {
+			return nil, err
+		}
+		a, err := task.ParseAction("--swap-action "+lhs, act)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rerun.ActionSwap{BranchID: ref.BranchID, Step: n, With: a})
+	}
+	return out, nil
 }
