@@ -29,6 +29,7 @@ func TestBadInput(t *testing.T) {
 	malformed := write("malformed.yaml", "start_url: http://127.0.0.1:1/\ngoal:\n  success:\n    - {name: x, url_matches: /x\n")
 	unknown := write("unknown.yaml", strings.Replace(string(good), "url_matches: '/pricing'", "looks_like: '/pricing'", 1))
 	unreachable := write("unreachable.yaml", strings.Replace(string(good), "http://127.0.0.1:8555/", "http://127.0.0.1:9/", 1))
+	model := write("model.yaml", string(good)+"\nplanner:\n  proposer: llm\n  model: m\n  base_url: http://127.0.0.1:9/v1\n")
 	cases := []struct {
 		name string
 		args []string
@@ -45,6 +46,14 @@ func TestBadInput(t *testing.T) {
 		{"unreachable site", []string{"run", unreachable, "--data-dir", filepath.Join(dir, "d1"), "--workers", "1"}, orchestrator.ExitSite, "connection refused"},
 		{"events of unknown run", []string{"events", "01NOPE", "--data-dir", filepath.Join(dir, "d1")}, orchestrator.ExitBadInput, "no run 01NOPE"},
 		{"ledger without data", []string{"ledger", "list", "--data-dir", filepath.Join(dir, "empty")}, orchestrator.ExitBadInput, "no ledger.db"},
+		{"llm mode", []string{"run", unknown, "--llm", "cached"}, orchestrator.ExitBadInput, ""},
+		{"llm without a model", []string{"run", unreachable, "--llm", "replay", "--data-dir", filepath.Join(dir, "d2")}, orchestrator.ExitBadInput, "the task's planner asks no model"},
+		{"replay without a cassette", []string{"run", model, "--llm", "replay", "--cassettes", filepath.Join(dir, "none"), "--data-dir", filepath.Join(dir, "d3"), "--workers", "1"},
+			orchestrator.ExitBadInput, "does not exist (record one with --llm record)"},
+		{"rerun mode", []string{"rerun", "01NOPE", "--mode", "partial"}, orchestrator.ExitBadInput, "want full or hybrid"},
+		{"rerun of unknown run", []string{"rerun", "01NOPE", "--data-dir", filepath.Join(dir, "d1")}, orchestrator.ExitBadInput, "no run 01NOPE"},
+		{"rerun swap", []string{"rerun", "01NOPE", "--swap", "3:GET /x"}, orchestrator.ExitBadInput, "no =FILE"},
+		{"rerun live model in full", []string{"rerun", "01NOPE", "--llm", "live"}, orchestrator.ExitBadInput, "a full rerun answers from the cassette only"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
