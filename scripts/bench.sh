@@ -11,7 +11,8 @@
 #   4. capture and replay: capture overhead per step, replay wall clock as a
 #      ratio of capture, bundle size of the winner; the winner's flow played
 #      alone (orchestrator play) against the search that found it; the plan
-#      cache: a first run, a cached run and a cached run after drift
+#      cache: a first run, a cached run and a cached run after drift; a
+#      full rerun of the first run against its recorded world
 #   5. distributed: branch throughput with 1, 2 and 4 worker processes, and
 #      orchestrator CPU per 1,000 branches
 #   6. the gym: success per widget family of the default search and of a
@@ -161,6 +162,23 @@ line("cached run, test ids drifted", s["c3"])
 print("cached run / the plan played alone: %.2fx (target <= 1.5x)" % (s["c2"]["explore_ns"] / 1e9 / play))
 print("drifted cached run / first run: %.2fx (target well under 1)" % (s["c3"]["explore_ns"] / s["c1"]["explore_ns"]))
 print("orders placed over the three runs: %s" % sorted({(x.get("commit") or {}).get("order_id") for x in s.values()}))
+PY
+
+echo
+echo "== 4d. Rerun: the first run of 4c re-run in full against its recorded world (the site untouched), 4 workers"
+run1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["run_id"])' "$tmp/c1.json")
+t0=$(date +%s.%N)
+bin/orchestrator rerun "$run1" --data-dir "$tmp/cache" --out "$tmp/rerun1" --workers 4 --json > "$tmp/rerun.json" || true
+t1=$(date +%s.%N)
+python3 - "$tmp" "$t0" "$t1" <<'PY'
+import json, sys
+d, t0, t1 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+r = json.load(open(d + "/rerun.json"))
+c = r["compared"]
+run = json.load(open(d + "/c1.json"))["summary"]["elapsed_ns"] / 1e9
+print("full rerun: %d of %d decisions the same, in order: %s; winner the same: %s; misses %d; outcome %s"
+      % (c["rerun"], c["original"], c["same"], c["winner_original"] == c["winner_rerun"], len(r.get("misses") or []), r["status"]))
+print("rerun wall clock %.2fs / the recorded run's %.2fs: %.2fx (every branch cold, from recordings)" % (t1 - t0, run, (t1 - t0) / run))
 PY
 
 echo
