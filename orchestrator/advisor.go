@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
@@ -78,10 +79,14 @@ func (r *run) cassetteDir() string {
 	if !r.t.UsesModel() || r.llmMode() == llm.ModeLive {
 		return ""
 	}
-	if r.cfg.Cassettes != "" {
-		return r.cfg.Cassettes
+	dir := r.cfg.Cassettes
+	if dir == "" {
+		dir = r.t.CassetteDir()
 	}
-	return r.t.CassetteDir()
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs // the manifest's record serves a rerun from anywhere
+	}
+	return dir
 }
 
 // newAdvisor builds the advisor of a task whose planner asks a model;

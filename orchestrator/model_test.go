@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -17,10 +18,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	pl "github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/llm"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/rerun"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -185,6 +188,11 @@ func TestModelPlannerRecordReplay(t *testing.T) {
 	if !strings.Contains(err.Error(), "step 2") || !strings.Contains(err.Error(), miss.Miss.Fingerprint) {
 		t.Errorf("the miss does not say where: %v", err)
 	}
+
+	// A full rerun of the recorded run, the site and the model both
+	// gone, asks the same questions and makes the same decisions.
+	s.srv.Close(context.Background())
+	checkFullRerun(t, recDir, rec, modelTask(t, s, m))
 }
 
 // checkModelEvents: each question has its answer, with tokens and a cost
@@ -258,5 +266,47 @@ func TestModelErrorFallsBack(t *testing.T) {
 	}
 	if n == 0 || n != int(m.calls.Load()) {
 		t.Fatalf("%d fallbacks recorded, %d calls", n, m.calls.Load())
+	}
+}
+
+// checkFullRerun reruns a recorded run in full (the cassette of its
+// manifest, its recorded world) and wants every decision again.
+func checkFullRerun(t *testing.T, dir string, sum *orchestrator.Summary, tk *task.Task) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	el, err := eventlog.OpenReadOnly(ctx, filepath.Join(dir, "events.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer el.Close()
+	store, err := artifacts.OpenFS(filepath.Join(dir, "artifacts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := os.ReadFile(filepath.Join(dir, "keys", sum.RunID+".key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := rerun.Run(ctx, rerun.Options{Source: replay.Source{Events: el, Store: store}, RunID: sum.RunID, Mode: rerun.ModeFull,
+		Task: tk, OutDir: t.TempDir(), Workers: 4, ScrubKey: key})
+	if err != nil {
+		var b strings.Builder
+		if rep != nil {
+			rep.Compared.Print(&b, 10)
+		}
+		t.Fatalf("full rerun of the model run: %v\n%s", err, b.String())
+	}
+	if !rep.Compared.Same || rep.Compared.Original == 0 || len(rep.Misses) > 0 {
+		var b strings.Builder
+		rep.Compared.Print(&b, 10)
+		t.Fatalf("full rerun of the model run differs:\n%s", b.String())
+	}
+	// Its decisions include every question (Decisions lists them as
+	// "ask"): the same questions, in the same order, answered from the
+	// cassette.
+	evs, _ := el.Events(ctx, sum.RunID, eventlog.Query{Kinds: []string{eventlog.KindLLMRequest}})
+	if len(evs) == 0 {
+		t.Fatal("the recorded run asked nothing")
 	}
 }
