@@ -32,18 +32,12 @@ type Request struct {
 	PromptVersion string `json:"prompt_version"`
 }
 
-// canonical is the fingerprinted form: fixed field order, the schema with
-// sorted keys and no insignificant space.
+// canonical is the fingerprinted form: the request's fields in their
+// order after a format name, the schema with sorted keys and no
+// insignificant space.
 type canonical struct {
-	Format        string          `json:"format"`
-	Model         string          `json:"model"`
-	Messages      []Message       `json:"messages"`
-	SchemaName    string          `json:"schema_name,omitempty"`
-	Schema        json.RawMessage `json:"schema,omitempty"`
-	Temperature   float64         `json:"temperature"`
-	Seed          *int64          `json:"seed,omitempty"`
-	MaxTokens     int             `json:"max_tokens,omitempty"`
-	PromptVersion string          `json:"prompt_version"`
+	Format string `json:"format"`
+	Request
 }
 
 // CanonicalFormat names the canonical form; a change of it changes every
@@ -53,8 +47,7 @@ const CanonicalFormat = "multiverse.llm.request.v1"
 // Canonical returns the request's canonical JSON, which its fingerprint
 // hashes. It fails only on a schema that is not JSON.
 func (r Request) Canonical() ([]byte, error) {
-	c := canonical{Format: CanonicalFormat, Model: r.Model, Messages: r.Messages, SchemaName: r.SchemaName,
-		Temperature: r.Temperature, Seed: r.Seed, MaxTokens: r.MaxTokens, PromptVersion: r.PromptVersion}
+	c := canonical{Format: CanonicalFormat, Request: r}
 	if c.Messages == nil {
 		c.Messages = []Message{}
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -284,7 +283,7 @@ func checkFullRerun(t *testing.T, dir string, sum *orchestrator.Summary, tk *tas
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := os.ReadFile(filepath.Join(dir, "keys", sum.RunID+".key"))
+	key, err := orchestrator.ReadScrubKey(dir, sum.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,14 +61,28 @@ func (s trailStore) Put(ctx context.Context, data []byte) (artifacts.Digest, err
 	return d, err
 }
 
+// ScrubKeyPath is where a run's scrubbing key is kept in its data dir.
+func ScrubKeyPath(dataDir, runID string) string {
+	return filepath.Join(dataDir, "keys", runID+".key")
+}
+
+// ReadScrubKey reads a run's scrubbing key from its data dir: a rerun
+// needs it to match the run's recorded tokens.
+func ReadScrubKey(dataDir, runID string) ([]byte, error) {
+	key, err := os.ReadFile(ScrubKeyPath(dataDir, runID))
+	if err != nil {
+		return nil, fmt.Errorf("the scrubbing key of run %s: %w", runID, err)
+	}
+	return key, nil
+}
+
 // writeKey keeps the run's scrubbing key in DATA_DIR/keys: without it the
 // run's tokens cannot be checked, so a failure breaks the trail.
 func writeKey(dd, runID string, key []byte) error {
-	dir := filepath.Join(dd, "keys")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(ScrubKeyPath(dd, runID)), 0o700); err != nil {
 		return fmt.Errorf("the scrubbing key was not written: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, runID+".key"), key, 0o600); err != nil {
+	if err := os.WriteFile(ScrubKeyPath(dd, runID), key, 0o600); err != nil {
 		return fmt.Errorf("the scrubbing key was not written: %w", err)
 	}
 	return nil

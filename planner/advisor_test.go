@@ -29,36 +29,16 @@ func (r *reversing) Advise(q Query) Advice {
 // returns its fork events and the search.
 func advisedRun(t *testing.T, adv Advisor) ([]string, *Search) {
 	t.Helper()
-	tk := loadTask(t)
-	prop, err := NewProposer(tk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := 0
-	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
+	s := newTestSearch(t)
 	if adv != nil {
 		s.SetAdvisor(adv)
 	}
-	s.Root()
 	var forks []string
-	for i := 0; i < 30; i++ {
-		wave := s.NextWave()
-		if len(wave) == 0 {
-			break
+	runWaves(s, 30, simulate, func(e Event) {
+		if e.Kind == EventFork {
+			forks = append(forks, fmt.Sprintf("%s %s %.3f %s", e.Node.ID, e.Node.Action().Describe(), e.Fork.Prior, e.Fork.Reason))
 		}
-		for _, n := range wave {
-			s.Complete(n, simulate(n.Plan))
-		}
-		d := s.EndWave()
-		for _, e := range s.Drain() {
-			if e.Kind == EventFork {
-				forks = append(forks, fmt.Sprintf("%s %s %.3f %s", e.Node.ID, e.Node.Action().Describe(), e.Fork.Prior, e.Fork.Reason))
-			}
-		}
-		if len(d.Winners) > 0 || d.Exhausted != "" {
-			break
-		}
-	}
+	})
 	return forks, s
 }
 
@@ -204,32 +184,21 @@ func TestSubstitute(t *testing.T) {
 	if target == nil {
 		t.Fatal("no executed branch at depth 2")
 	}
-	tk := loadTask(t)
-	prop, _ := NewProposer(tk)
-	id := 0
-	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
+	s := newTestSearch(t)
 	with := branch.Action{Kind: branch.KindNavigate, URL: "http://swapped.test/", Label: "open the swapped page"}
 	s.Substitute(target.Plan, with)
-	s.Root()
 	found := false
-	for i := 0; i < 3; i++ {
-		wave := s.NextWave()
-		for _, n := range wave {
-			s.Complete(n, simulate(n.Plan))
+	runWaves(s, 3, simulate, func(e Event) {
+		if e.Kind != EventFork {
+			return
 		}
-		s.EndWave()
-		for _, e := range s.Drain() {
-			if e.Kind != EventFork {
-				continue
-			}
-			if e.Node.Digest == target.Digest {
-				t.Fatalf("the substituted plan was forked as it was")
-			}
-			if strings.Contains(e.Fork.Reason, "swapped: open the swapped page instead of "+target.Action().Describe()) {
-				found = e.Node.Action().URL == with.URL && len(e.Node.Plan) == 2
-			}
+		if e.Node.Digest == target.Digest {
+			t.Fatalf("the substituted plan was forked as it was")
 		}
-	}
+		if strings.Contains(e.Fork.Reason, "swapped: open the swapped page instead of "+target.Action().Describe()) {
+			found = e.Node.Action().URL == with.URL && len(e.Node.Plan) == 2
+		}
+	})
 	if !found {
 		t.Fatal("the substitute was never forked")
 	}

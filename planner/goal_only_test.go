@@ -32,27 +32,11 @@ func searchTask(t *testing.T, text string, extra map[string]string) Decision {
 // drive runs a search of tk over a site model until it decides.
 func drive(t *testing.T, tk *task.Task, sim func(branch.Plan) Outcome) Decision {
 	t.Helper()
-	prop, err := NewProposer(tk)
-	if err != nil {
-		t.Fatal(err)
+	d, _, finished := runWaves(searchOf(t, tk), 30, sim, nil)
+	if !finished {
+		t.Fatal("search did not finish")
 	}
-	id := 0
-	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
-	s.Root()
-	for i := 0; i < 30; i++ {
-		wave := s.NextWave()
-		if len(wave) == 0 {
-			break
-		}
-		for _, n := range wave {
-			s.Complete(n, sim(n.Plan))
-		}
-		if d := s.EndWave(); len(d.Winners) > 0 || d.Exhausted != "" {
-			return d
-		}
-	}
-	t.Fatal("search did not finish")
-	return Decision{}
+	return d
 }
 
 // TestGoalWithoutCommit: a task without commit ends at the first branch

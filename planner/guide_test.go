@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -12,38 +11,18 @@ import (
 // returns the decision, the branches executed and the guide events.
 func guidedRun(t *testing.T, g *Guide, sim func(branch.Plan) Outcome) (Decision, int, []GuideInfo) {
 	t.Helper()
-	tk := loadTask(t)
-	prop, err := NewProposer(tk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := 0
-	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
+	s := newTestSearch(t)
 	s.Follow(g)
-	s.Root()
 	var guide []GuideInfo
-	executed := 0
-	for i := 0; i < 30; i++ {
-		wave := s.NextWave()
-		if len(wave) == 0 {
-			break
+	d, executed, finished := runWaves(s, 30, sim, func(e Event) {
+		if e.Kind == EventGuide {
+			guide = append(guide, *e.Guide)
 		}
-		for _, n := range wave {
-			executed++
-			s.Complete(n, sim(n.Plan))
-		}
-		d := s.EndWave()
-		for _, e := range s.Drain() {
-			if e.Kind == EventGuide {
-				guide = append(guide, *e.Guide)
-			}
-		}
-		if len(d.Winners) > 0 || d.Exhausted != "" {
-			return d, executed, guide
-		}
+	})
+	if !finished {
+		t.Fatal("search did not finish")
 	}
-	t.Fatal("search did not finish")
-	return Decision{}, 0, nil
+	return d, executed, guide
 }
 
 // guideOf is the guide a winner leaves in the plan cache: its plan and

@@ -4,8 +4,6 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -60,7 +58,7 @@ func TestRerunInRecordedWorld(t *testing.T) {
 
 	src, closeSrc := source(t, dir)
 	defer closeSrc()
-	key, err := os.ReadFile(filepath.Join(dir, "keys", sum.RunID+".key"))
+	key, err := orchestrator.ReadScrubKey(dir, sum.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}

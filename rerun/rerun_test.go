@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -92,7 +91,7 @@ func recordDemo(t *testing.T) *recorded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := os.ReadFile(filepath.Join(dir, "keys", sum.RunID+".key"))
+	key, err := orchestrator.ReadScrubKey(dir, sum.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,9 +90,9 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	key, err := os.ReadFile(filepath.Join(*dataDir, "keys", runID+".key"))
+	key, err := orchestrator.ReadScrubKey(*dataDir, runID)
 	if err != nil {
-		return badInput("run %s: its scrubbing key %s: %v", runID, filepath.Join(*dataDir, "keys", runID+".key"), err)
+		return badInput("%v", err)
 	}
 	t, err := rerunTask(ctx, src, runID, *taskFile)
 	if err != nil {
