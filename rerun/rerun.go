@@ -241,17 +241,31 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return rep, err
 	}
 	rep.Compared = Compare(want, got)
-	if o.Mode == ModeFull && (!rep.Compared.Same || len(rep.Misses) > 0) {
+	if o.Mode == ModeFull && (!rep.Compared.Same || len(newMisses(rep.Misses)) > 0) {
 		return rep, fmt.Errorf("%w: %s", ErrDiffers, firstDifference(rep))
 	}
 	return rep, nil
+}
+
+// newMisses are the misses of requests the recording does not hold at
+// all: one that failed or was blocked at capture too is refused again,
+// which replays what happened.
+func newMisses(ms []replay.Miss) []replay.Miss {
+	var out []replay.Miss
+	for _, m := range ms {
+		if !m.AtCapture {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func firstDifference(rep *Report) string {
 	if !rep.Compared.Same {
 		return fmt.Sprintf("decision #%d: recorded %s, rerun %s", rep.Compared.First+1, orNone(rep.Compared.Want), orNone(rep.Compared.Got))
 	}
-	return fmt.Sprintf("%d requests the recording does not hold, the first %s", len(rep.Misses), rep.Misses[0])
+	ms := newMisses(rep.Misses)
+	return fmt.Sprintf("%d requests the recording does not hold, the first %s", len(ms), ms[0])
 }
 
 // taskFor is the task to rerun: the one given or the file the manifest
