@@ -127,6 +127,7 @@ func TestParseAdvice(t *testing.T) {
 		{`{"ranking":[2,0],"values":[]}`, "[2 0] map[]", ""},
 		{` {"ranking":[1,1,0],"values":[{"id":3,"value":"Acme"}]} `, "[1 0 3] map[3:Acme]", ""},
 		{`{"ranking":[3],"values":[{"id":3,"value":"Acme"}]}`, "[3] map[3:Acme]", ""},
+		{"```json\n{\"ranking\":[2],\"values\":[]}\n```", "[2] map[]", ""},
 		{`{"ranking":[4],"values":[]}`, "", "names 4"},
 		{`{"ranking":[-1],"values":[]}`, "", "names -1"},
 		{`{"ranking":[0],"values":[{"id":1,"value":"x"}]}`, "", "not an empty field"},

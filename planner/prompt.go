@@ -112,6 +112,19 @@ func oneLine(s string, n int) string {
 	return s
 }
 
+// unfence strips the Markdown code fence some models wrap JSON in
+// ("```json ... ```") even when a schema is asked for.
+func unfence(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "```") {
+		return s
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "```"))
+}
+
 // ErrAdvice: a model's answer is not a ranking of the menu it was shown.
 var ErrAdvice = errors.New("planner: the answer is not a ranking of the menu")
 
@@ -128,7 +141,7 @@ func ParseAdvice(content string, q Query) (Advice, error) {
 			Value string `json:"value"`
 		} `json:"values"`
 	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(strings.TrimSpace(content))))
+	dec := json.NewDecoder(bytes.NewReader([]byte(unfence(content))))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
 		return Advice{}, fmt.Errorf("%w: %v", ErrAdvice, err)
