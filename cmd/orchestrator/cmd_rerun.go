@@ -141,7 +141,8 @@ func printRerun(w io.Writer, r *rerun.Report) {
 	}
 	status := r.Status
 	if r.Error != "" {
-		status += ": " + r.Error
+		status = fmt.Sprintf("%s (exit %d): %s", rerunOutcome(r.ExitCode), r.ExitCode,
+			strings.TrimPrefix(errorLine(errors.New(r.Error)), "orchestrator: "))
 	}
 	fmt.Fprintf(w, "outcome    %s\n", status)
 	if c := r.Commit; c != nil && c.Key != "" {
@@ -224,4 +225,19 @@ func parseActionSwaps(ctx context.Context, src replay.Source, runID string, flag
 		out = append(out, rerun.ActionSwap{BranchID: ref.BranchID, Step: n, With: a})
 	}
 	return out, nil
+}
+
+// rerunOutcome names how a rerun's own run ended, by its exit code.
+func rerunOutcome(code int) string {
+	switch code {
+	case orchestrator.ExitNoBoundary:
+		return "no branch reached the boundary"
+	case orchestrator.ExitAborted:
+		return "the commit would have aborted"
+	case orchestrator.ExitGoalFailed:
+		return "the goal failed"
+	case orchestrator.ExitModelMiss:
+		return "a model question missed the cassette"
+	}
+	return "failed"
 }
