@@ -113,6 +113,8 @@ var typedRenderers = map[string]func(eventlog.Event) (fields, error){
 	eventlog.KindNav:          typed(navFields),
 	eventlog.KindDOMSnapshot:  typed(snapshotFields),
 	eventlog.KindNet:          typed(netFields),
+	eventlog.KindLLMRequest:   typed(llmRequestFields),
+	eventlog.KindLLMResponse:  typed(llmResponseFields),
 }
 
 // typed adapts a renderer of payload T to the events of T's kind.
@@ -259,6 +261,49 @@ func netFields(p payload.Net) fields {
 	f.flag("blocked", p.Blocked)
 	f.text("unsupported", p.Unsupported)
 	f.text("error", p.Error)
+	return f
+}
+
+// prefix is s cut to n bytes (a hex digest's prefix names it well).
+func prefix(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func llmRequestFields(p payload.LLMRequest) fields {
+	var f fields
+	f.num("step", float64(p.Step))
+	f.add("fingerprint", prefix(p.Fingerprint, 12))
+	f.text("model", p.Model)
+	f.add("prompt", p.PromptVersion)
+	f.num("menu", float64(p.Menu))
+	f.num("fields", float64(p.Fields))
+	f.add("mode", p.Mode)
+	return f
+}
+
+func llmResponseFields(p payload.LLMResponse) fields {
+	var f fields
+	f.num("step", float64(p.Step))
+	f.add("fingerprint", prefix(p.Fingerprint, 12))
+	if len(p.Ranking) > 0 {
+		r := make([]string, len(p.Ranking))
+		for i, id := range p.Ranking {
+			r[i] = strconv.Itoa(id)
+		}
+		f.add("ranking", strings.Join(r, ","))
+	}
+	f.num("values", float64(p.Values))
+	f.num("prompt_tokens", float64(p.PromptTokens))
+	f.num("completion_tokens", float64(p.CompletionTokens))
+	if p.Cost != 0 { // a model's cost is often under the 0.001 numbers round to
+		f.add("cost", strconv.FormatFloat(p.Cost, 'f', -1, 64))
+	}
+	f.num("latency_ms", float64(p.LatencyMS))
+	f.flag("from_cassette", p.FromCassette)
+	f.text("fallback", p.Fallback)
 	return f
 }
 

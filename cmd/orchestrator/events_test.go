@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -133,4 +135,27 @@ func FuzzEventLine(f *testing.F) {
 			t.Fatalf("eventLine holds a line break: %q", line)
 		}
 	})
+}
+
+// TestModelEventLines: a model's question and answer read as one line
+// each, the fingerprint cut to its prefix.
+func TestModelEventLines(t *testing.T) {
+	fp := strings.Repeat("ab", 32)
+	mk := func(kind string, p any) eventlog.Event {
+		raw, _ := json.Marshal(p)
+		return eventlog.Event{Seq: 7, Kind: kind, BranchID: "01M8AKZH7XAZ267P2DS4CXREVT", Payload: raw}
+	}
+	req := eventLine(mk(eventlog.KindLLMRequest, payload.LLMRequest{Step: 2, Fingerprint: fp, Model: "qwen2.5", PromptVersion: "4f1c0a", Mode: "replay", Menu: 9}), 12)
+	resp := eventLine(mk(eventlog.KindLLMResponse, payload.LLMResponse{Step: 2, Fingerprint: fp, Ranking: []int{3, 0}, PromptTokens: 410,
+		CompletionTokens: 12, Cost: 0.0042, LatencyMS: 35, FromCassette: true}), 12)
+	fell := eventLine(mk(eventlog.KindLLMResponse, payload.LLMResponse{Step: 3, Fingerprint: fp, Fallback: "heuristic order: llm: endpoint answered 503"}), 12)
+	for _, c := range []struct{ line, want string }{
+		{req, "step=2 fingerprint=abababababab model=qwen2.5 prompt=4f1c0a menu=9 mode=replay"},
+		{resp, "step=2 fingerprint=abababababab ranking=3,0 prompt_tokens=410 completion_tokens=12 cost=0.0042 latency_ms=35 from_cassette=true"},
+		{fell, `step=3 fingerprint=abababababab fallback="heuristic order: llm: endpoint answered 503"`},
+	} {
+		if !strings.HasSuffix(c.line, c.want) {
+			t.Errorf("line %q\nwant it to end %q", c.line, c.want)
+		}
+	}
 }
