@@ -162,3 +162,64 @@ func validFingerprint(fp string) bool {
 	_, err := hex.DecodeString(fp)
 	return err == nil && strings.ToLower(fp) == fp
 }
+
+// EntryInfo describes one entry of a cassette.
+type EntryInfo struct {
+	Fingerprint   string `json:"fingerprint"`
+	Model         string `json:"model"`
+	PromptVersion string `json:"prompt_version"`
+	Bytes         int64  `json:"bytes"`
+	// Err says why the entry does not read ("" when it does).
+	Err string `json:"error,omitempty"`
+}
+
+// Entries lists the cassette's entries by fingerprint; one that does not
+// read is listed with its error.
+func (c *Cassette) Entries() ([]EntryInfo, error) {
+	names, err := filepath.Glob(filepath.Join(c.dir, "*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("llm: cassette: %w", err)
+	}
+	sort.Strings(names)
+	out := make([]EntryInfo, 0, len(names))
+	for _, n := range names {
+		fp := strings.TrimSuffix(filepath.Base(n), ".json")
+		info := EntryInfo{Fingerprint: fp}
+		raw, err := os.ReadFile(n)
+		if err == nil {
+			info.Bytes = int64(len(raw))
+			var e *Entry
+			if e, err = decodeEntry(raw); err == nil && e.Fingerprint != fp {
+				err = fmt.Errorf("holds fingerprint %s", e.Fingerprint)
+			} else if err == nil {
+				info.Model, info.PromptVersion = e.Model, e.PromptVersion
+			}
+		}
+		if err != nil {
+			info.Err = err.Error()
+		}
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+// Prune removes the entries recorded with another prompt version than
+// keep (a prompt change leaves them unreachable) and the ones that do
+// not read; it returns what it removed.
+func (c *Cassette) Prune(keep string) ([]EntryInfo, error) {
+	entries, err := c.Entries()
+	if err != nil {
+		return nil, err
+	}
+	var removed []EntryInfo
+	for _, e := range entries {
+		if e.Err == "" && e.PromptVersion == keep {
+			continue
+		}
+		if err := os.Remove(c.path(e.Fingerprint)); err != nil {
+			return removed, fmt.Errorf("llm: cassette: %w", err)
+		}
+		removed = append(removed, e)
+	}
+	return removed, nil
+}

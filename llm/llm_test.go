@@ -188,3 +188,46 @@ func TestParseMode(t *testing.T) {
 		t.Errorf("ParseMode(playback) = %v", err)
 	}
 }
+
+func TestCassetteEntriesAndPrune(t *testing.T) {
+	cas, err := OpenCassette(t.TempDir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`{"choices":[{"message":{"content":"{}"}}]}`)
+	for _, v := range []string{"v1", "v2", "v2"} { // the same v2 request twice: one entry
+		r := sampleRequest()
+		r.PromptVersion = v
+		fp, _ := r.Fingerprint()
+		if err := cas.Put(Entry{Fingerprint: fp, PromptVersion: v, Model: r.Model, Request: []byte(`{}`), Response: body}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := sampleRequest()
+	r.Messages[1].Content = "other"
+	r.PromptVersion = "v2"
+	fp, _ := r.Fingerprint()
+	cas.Put(Entry{Fingerprint: fp, PromptVersion: "v2", Model: "m-1", Request: []byte(`{}`), Response: body})
+	bad := filepath.Join(cas.Dir(), strings.Repeat("1", 64)+".json")
+	os.WriteFile(bad, []byte("{"), 0o644)
+	es, err := cas.Entries()
+	if err != nil || len(es) != 4 {
+		t.Fatalf("entries = %+v, %v", es, err)
+	}
+	removed, err := cas.Prune("v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 2 || removed[0].PromptVersion != "v1" && removed[1].PromptVersion != "v1" {
+		t.Fatalf("removed %+v", removed)
+	}
+	left, _ := cas.Entries()
+	for _, e := range left {
+		if e.PromptVersion != "v2" || e.Err != "" {
+			t.Fatalf("left %+v", left)
+		}
+	}
+	if len(left) != 2 {
+		t.Fatalf("left %d entries, want 2", len(left))
+	}
+}

@@ -68,6 +68,7 @@ commands:
   play FLOW          play a flow (file, bundle or RUN_ID/BRANCH_ID) against the live site, healing drifted targets
   flow export RUN_ID/BRANCH_ID  write a branch as a flow file a person can edit
   cache list|show|drop  the plan cache: each task's last winning plan, followed first by the next run
+  cassette list|prune DIR  a model planner's recorded answers; prune drops those of another prompt version
   serve              a read-only web dashboard over the data dir (--bundle FILE for one bundle; --addr, --token)
   doctor             report Chromium, its headless shell, Node.js and the Playwright driver, and how to install what is missing
   install            install the Playwright driver into the per-user cache (npm registry)
@@ -138,6 +139,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdFlow(ctx, rest, stdout, stderr)
 	case "cache":
 		err = cmdCache(ctx, rest, stdout, stderr)
+	case "cassette":
+		err = cmdCassette(ctx, rest, stdout, stderr)
 	case "serve":
 		err = cmdServe(ctx, rest, stdout, stderr)
 	case "doctor":

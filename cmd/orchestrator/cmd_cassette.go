@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/multiverse-orchestrator/multiverse/llm"
+	"github.com/multiverse-orchestrator/multiverse/planner"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+const cassetteUsage = "usage: orchestrator cassette list|prune DIR|--task TASK.yaml [--json]"
+
+// cmdCassette lists a model planner's cassette, marking the entries of
+// another prompt version than this build's, and prunes those.
+func cmdCassette(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "list" && args[0] != "prune" {
+		fmt.Fprintln(stderr, cassetteUsage)
+		return errUsage
+	}
+	sub := args[0]
+	fs := flag.NewFlagSet("cassette "+sub, flag.ContinueOnError)
+	taskFile := fs.String("task", "", "the task whose cassette it is (its planner.cassettes, else TASKFILE.cassettes)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	fs.Usage = func() { fmt.Fprintln(stderr, cassetteUsage); fs.PrintDefaults() }
+	pos, err := parse(fs, args[1:], stderr)
+	if err != nil {
+		return err
+	}
+	var dir string
+	switch {
+	case len(pos) == 1 && *taskFile == "":
+		dir = pos[0]
+	case len(pos) == 0 && *taskFile != "":
+		t, err := task.Load(*taskFile)
+		if err != nil {
+			return err
+		}
+		dir = t.CassetteDir()
+	default:
+		fs.Usage()
+		return errUsage
+	}
+	cas, err := llm.OpenCassette(dir, false)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	if sub == "prune" {
+		removed, err := cas.Prune(planner.PromptVersion)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "removed %d entries of another prompt version than %s (or that do not read)\n", len(removed), planner.PromptVersion)
+		return nil
+	}
+	entries, err := cas.Entries()
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"dir": dir, "prompt_version": planner.PromptVersion, "entries": entries})
+	}
+	fmt.Fprintf(stdout, "%s: %d entries; this build's prompt version is %s\n", dir, len(entries), planner.PromptVersion)
+	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "FINGERPRINT\tMODEL\tPROMPT\tBYTES\t")
+	for _, e := range entries {
+		state := ""
+		switch {
+		case e.Err != "":
+			state = "does not read: " + e.Err
+		case e.PromptVersion != planner.PromptVersion:
+			state = "stale: another prompt (prune removes it)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", prefix(e.Fingerprint, 16), e.Model, e.PromptVersion, e.Bytes, state)
+	}
+	return tw.Flush()
+}
