@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
@@ -125,14 +126,64 @@ func (r *run) newAdvisor(ctx context.Context) (*modelAdvisor, error) {
 		prices: [2]float64{p.PricePrompt1K, p.PriceCompletion1K}}, nil
 }
 
+// modelParallel bounds the questions of one wave asked at once.
+const modelParallel = 4
+
 // Advise implements planner.Advisor.
 func (a *modelAdvisor) Advise(q planner.Query) planner.Advice {
 	if a.fatal != nil || a.ctx.Err() != nil {
 		return planner.Advice{}
 	}
-	r := a.r
+	req, rep, err := a.ask(q)
+	return a.settle(q, req, rep, err)
+}
+
+// AdviseAll implements planner.BatchAdvisor: a wave's questions are asked
+// concurrently (at most modelParallel at once) and recorded in their
+// order, so the log and the decisions are those of asking one by one.
+func (a *modelAdvisor) AdviseAll(qs []planner.Query) []planner.Advice {
+	out := make([]planner.Advice, len(qs))
+	if a.fatal != nil || a.ctx.Err() != nil {
+		return out
+	}
+	type answer struct {
+		req llm.Request
+		rep *llm.Reply
+		err error
+	}
+	answers := make([]answer, len(qs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, modelParallel)
+	for i, q := range qs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			req, rep, err := a.ask(q)
+			answers[i] = answer{req, rep, err}
+		}()
+	}
+	wg.Wait()
+	for i, q := range qs {
+		if a.fatal != nil {
+			break // a miss stops the run: the questions after it are not recorded as asked
+		}
+		out[i] = a.settle(q, answers[i].req, answers[i].rep, answers[i].err)
+	}
+	return out
+}
+
+// ask puts q to the model (or its cassette); safe for concurrent use.
+func (a *modelAdvisor) ask(q planner.Query) (llm.Request, *llm.Reply, error) {
 	req := planner.AdviceRequest(q, a.params)
 	rep, err := a.caller.Call(a.ctx, req)
+	return req, rep, err
+}
+
+// settle records a question and its answer and turns the answer into
+// advice: the model's order, or the heuristic's with the reason why.
+func (a *modelAdvisor) settle(q planner.Query, req llm.Request, rep *llm.Reply, err error) planner.Advice {
+	r := a.r
 	if rep == nil { // the request itself does not encode: a bug
 		r.rec.add(zeroTime, 0, eventlog.KindError, q.BranchID, map[string]any{"where": "llm request", "error": err.Error()})
 		return planner.Advice{}

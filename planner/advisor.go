@@ -54,31 +54,108 @@ type Advice struct {
 	By string
 }
 
+// BatchAdvisor is an Advisor that can answer the questions of a whole
+// wave's expansions at once (concurrently, say). AdviseAll returns one
+// Advice per query, in the queries' order; the search applies them in
+// that order, so the decisions are the ones Advise would give.
+type BatchAdvisor interface {
+	Advisor
+	AdviseAll(qs []Query) []Advice
+}
+
 // SetAdvisor makes the search ask a for the order of the candidates of
 // every branch it expands itself (guided steps of a cached plan are not
 // asked about).
 func (s *Search) SetAdvisor(a Advisor) { s.advisor = a }
 
-// candidates are the proposer's candidates for n's page, in the order the
-// advisor gives when the search has one.
-func (s *Search) candidates(n *Node) []Candidate {
+// question is what the search would ask about n: the proposer's
+// candidates and the open fields, and the query; ok is false when there
+// is nothing to ask (no advisor, nothing on the page).
+func (s *Search) question(n *Node) (cands []Candidate, fields []branch.Affordance, q Query, ok bool) {
 	h := History{Visited: n.Visited, Applied: n.Applied, Known: s.known, Progress: n.Score.Progress, Done: noops(n)}
-	cands := s.prop.Propose(n.Outcome.Obs, h)
+	cands = s.prop.Propose(n.Outcome.Obs, h)
 	if s.advisor == nil {
-		return cands
+		return cands, nil, Query{}, false
 	}
-	fields := s.prop.OpenFields(n.Outcome.Obs, h)
+	fields = s.prop.OpenFields(n.Outcome.Obs, h)
 	if len(cands)+len(fields) == 0 {
-		return cands
+		return cands, nil, Query{}, false
 	}
 	done := make([]string, len(n.Plan))
 	for i, a := range n.Plan {
 		done[i] = a.Describe()
 	}
-	adv := s.advisor.Advise(Query{BranchID: n.ID, Step: n.Depth + 1, Goal: s.t.Goal.Text, Done: done, Obs: n.Outcome.Obs,
-		Menu: cands, Fields: fields})
+	return cands, fields, Query{BranchID: n.ID, Step: n.Depth + 1, Goal: s.t.Goal.Text, Done: done, Obs: n.Outcome.Obs,
+		Menu: cands, Fields: fields}, true
+}
+
+// candidates are the proposer's candidates for n's page, in the order the
+// advisor gives when the search has one (asked now, or already by
+// adviseAll).
+func (s *Search) candidates(n *Node) []Candidate {
+	if a, ok := s.advised[n]; ok {
+		delete(s.advised, n)
+		s.spent += a.cost // charged as it is used, as Advise's would be
+		return a.cands
+	}
+	cands, fields, q, ok := s.question(n)
+	if !ok {
+		return cands
+	}
+	adv := s.advisor.Advise(q)
 	s.spent += adv.Cost
 	return Reorder(cands, fields, adv)
+}
+
+// adviseAll asks a BatchAdvisor, at once, about every branch of live the
+// search is about to expand with its own candidates (a guided step is
+// not asked about), keeping the reordered candidates for candidates.
+// The questions are the ones the expansions would ask one by one: what
+// they ask depends only on the state EndWave reached before expanding.
+func (s *Search) adviseAll(live []*Node) {
+	b, ok := s.advisor.(BatchAdvisor)
+	if !ok {
+		return
+	}
+	type asked struct {
+		n      *Node
+		cands  []Candidate
+		fields []branch.Affordance
+	}
+	var qs []Query
+	var as []asked
+	for _, n := range live {
+		if s.following(n) && n.Depth < len(s.guide.Plan) {
+			continue
+		}
+		cands, fields, q, ok := s.question(n)
+		if !ok {
+			continue
+		}
+		qs = append(qs, q)
+		as = append(as, asked{n, cands, fields})
+	}
+	if len(qs) == 0 {
+		return
+	}
+	advs := b.AdviseAll(qs)
+	if s.advised == nil {
+		s.advised = map[*Node]advised{}
+	}
+	for i, a := range as {
+		var adv Advice
+		if i < len(advs) {
+			adv = advs[i]
+		}
+		s.advised[a.n] = advised{cands: Reorder(a.cands, a.fields, adv), cost: adv.Cost}
+	}
+}
+
+// advised is a branch's candidates in the order a batch's advice gave,
+// and what that advice cost.
+type advised struct {
+	cands []Candidate
+	cost  float64
 }
 
 // Reorder applies advice to the proposer's candidates: the entries Order

@@ -204,3 +204,37 @@ func TestSubstitute(t *testing.T) {
 		t.Fatal("the substitute was never forked")
 	}
 }
+
+// batchReversing answers a wave's questions at once, as reversing does
+// one by one.
+type batchReversing struct {
+	reversing
+	batches, batched int
+}
+
+func (b *batchReversing) AdviseAll(qs []Query) []Advice {
+	b.batches++
+	b.batched += len(qs)
+	out := make([]Advice, len(qs))
+	for i, q := range qs {
+		out[i] = b.Advise(q)
+	}
+	return out
+}
+
+// TestBatchAdvisorDecidesAsOneByOne: the same advice asked a wave at a
+// time forks the same branches, in the same order, at the same cost.
+func TestBatchAdvisorDecidesAsOneByOne(t *testing.T) {
+	one, os := advisedRun(t, &reversing{cost: 0.25})
+	b := &batchReversing{reversing: reversing{cost: 0.25}}
+	batched, bs := advisedRun(t, b)
+	if !reflect.DeepEqual(one, batched) {
+		t.Fatalf("batched advice forked otherwise:\n%v\n%v", one, batched)
+	}
+	if b.batches == 0 || b.batched != len(b.asked) {
+		t.Fatalf("%d of %d questions asked in %d batches", b.batched, len(b.asked), b.batches)
+	}
+	if os.Spent() != bs.Spent() {
+		t.Fatalf("spent %.3f one by one, %.3f batched", os.Spent(), bs.Spent())
+	}
+}

@@ -253,6 +253,7 @@ type Search struct {
 	events   []Event
 	guide    *Guide // the cached plan followed, nil once it diverged
 	advisor  Advisor
+	advised  map[*Node]advised        // candidates a BatchAdvisor already ordered, until expanded
 	subst    map[string]branch.Action // plan digest -> the last action forked instead
 }
 
@@ -657,9 +658,11 @@ func (s *Search) EndWave() Decision {
 		return Decision{Winners: s.winners()}
 	}
 	s.adjustWidth(live)
+	s.adviseAll(live)
 	for _, n := range live {
 		s.expand(n)
 	}
+	clear(s.advised)
 	for _, n := range resumeAt {
 		s.resume(n)
 	}
