@@ -40,6 +40,10 @@ func Explain(es []eventlog.Event, branchID string) []string {
 				ended = true
 				out = append(out, fmt.Sprintf("  pruned by %s at J %s, progress %s: %s", p.Rule, num(p.J), num(p.Progress), pairs(p.Detail)))
 			}
+		case e.Kind == eventlog.KindLLMResponse && e.BranchID == branchID:
+			if r, err := payload.Decode[payload.LLMResponse](e); err == nil {
+				out = append(out, modelLine(r))
+			}
 		case e.Kind == eventlog.KindWinner:
 			if w, err := payload.Decode[payload.Winner](e); err == nil {
 				if lines := rankingLines(w, branchID); lines != nil {
@@ -56,6 +60,19 @@ func Explain(es []eventlog.Event, branchID string) []string {
 		out = append(out, "  neither pruned nor ranked: the run ended (budget, a winner elsewhere, or an error) while it was open")
 	}
 	return out
+}
+
+// modelLine says what the model answered about the branch's page.
+func modelLine(r payload.LLMResponse) string {
+	from := "the model"
+	if r.FromCassette {
+		from += " (from the cassette)"
+	}
+	if r.Fallback != "" {
+		return fmt.Sprintf("  asked %s for step %d; the heuristic's order stood: %s", from, r.Step, strings.TrimPrefix(r.Fallback, "heuristic order: "))
+	}
+	return fmt.Sprintf("  asked %s for step %d: it ranked %d candidates (%d tokens, cost %s)", from, r.Step, len(r.Ranking),
+		r.PromptTokens+r.CompletionTokens, num(r.Cost))
 }
 
 func forkLine(f payload.BranchFork) string {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	pl "github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
@@ -52,5 +53,26 @@ func TestExplain(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestExplainModelAnswers(t *testing.T) {
+	mk := func(kind, branch string, p any) eventlog.Event {
+		raw, _ := json.Marshal(p)
+		return eventlog.Event{Kind: kind, BranchID: branch, Payload: raw}
+	}
+	es := []eventlog.Event{
+		mk(eventlog.KindBranchFork, "B1", pl.BranchFork{Action: "open the start page", PlanDigest: "d1"}),
+		mk(eventlog.KindLLMResponse, "B1", pl.LLMResponse{Step: 2, Ranking: []int{2, 0, 1}, PromptTokens: 300, CompletionTokens: 20, Cost: 0.004, FromCassette: true}),
+		mk(eventlog.KindLLMResponse, "B2", pl.LLMResponse{Step: 2, Fallback: "heuristic order: llm: endpoint answered 503"}),
+		mk(eventlog.KindBranchFork, "B2", pl.BranchFork{Action: "click", PlanDigest: "d2"}),
+	}
+	got := strings.Join(orchestrator.Explain(es, "B1"), "\n")
+	if !strings.Contains(got, "asked the model (from the cassette) for step 2: it ranked 3 candidates (320 tokens") {
+		t.Errorf("B1:\n%s", got)
+	}
+	got = strings.Join(orchestrator.Explain(es, "B2"), "\n")
+	if !strings.Contains(got, "the heuristic's order stood: llm: endpoint answered 503") {
+		t.Errorf("B2:\n%s", got)
 	}
 }
