@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/multiverse-orchestrator/multiverse/internal/atomicfile"
 )
 
 // CassetteFormat names the version of a cassette entry's layout.
@@ -101,8 +103,7 @@ func decodeEntry(raw []byte) (*Entry, error) {
 	return &e, nil
 }
 
-// Put records an entry: written to a temporary file and renamed, so a
-// reader never sees half of one.
+// Put records an entry (atomicfile: a reader never sees half of one).
 func (c *Cassette) Put(e Entry) error {
 	if !validFingerprint(e.Fingerprint) {
 		return fmt.Errorf("llm: %q is not a fingerprint", e.Fingerprint)
@@ -115,20 +116,8 @@ func (c *Cassette) Put(e Entry) error {
 	if err != nil {
 		return fmt.Errorf("llm: cassette entry: %w", err)
 	}
-	tmp, err := os.CreateTemp(c.dir, ".entry-*")
-	if err != nil {
+	if err := atomicfile.Write(c.path(e.Fingerprint), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("llm: cassette: %w", err)
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), c.path(e.Fingerprint))
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("llm: cassette: %w", werr)
 	}
 	return nil
 }

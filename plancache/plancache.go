@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/internal/atomicfile"
 )
 
 // SchemaVersion is the entry format this package writes and reads.
@@ -110,20 +111,7 @@ func (s *Store) Put(e *Entry) error {
 	if err != nil {
 		return fmt.Errorf("plancache: encoding: %w", err)
 	}
-	tmp, err := os.CreateTemp(s.dir, ".entry-*")
-	if err != nil {
-		return fmt.Errorf("plancache: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("plancache: writing %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("plancache: %w", err)
-	}
-	path := filepath.Join(s.dir, Name(e.TaskDigest, e.Site))
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(filepath.Join(s.dir, Name(e.TaskDigest, e.Site)), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("plancache: %w", err)
 	}
 	return nil

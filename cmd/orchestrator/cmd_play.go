@@ -1,9 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +16,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/multiverse-orchestrator/multiverse/flow"
+	"github.com/multiverse-orchestrator/multiverse/internal/atomicfile"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/playback"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
@@ -302,20 +303,12 @@ func cmdFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // writeFlowFile writes f to path through a temporary file, so a failed
 // write never leaves half a flow where a good one was.
 func writeFlowFile(path string, f *flow.Flow, stdout io.Writer) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".flow-*")
-	if err != nil {
-		return badInput("-o %s: %v", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := flow.Write(tmp, f); err != nil {
-		tmp.Close()
+	var b bytes.Buffer
+	if err := flow.Write(&b, f); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return errors.Join(badInput("-o %s", path), err)
+	if err := atomicfile.Write(path, b.Bytes(), 0o644); err != nil {
+		return badInput("-o %v", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d actions)\n", path, len(f.Actions))
 	return nil
