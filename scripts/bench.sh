@@ -12,7 +12,8 @@
 #      ratio of capture, bundle size of the winner; the winner's flow played
 #      alone (orchestrator play) against the search that found it; the plan
 #      cache: a first run, a cached run and a cached run after drift; a
-#      full rerun of the first run against its recorded world
+#      full rerun of the first run against its recorded world; the
+#      model planner against a scripted endpoint answering after 300 ms
 #   5. distributed: branch throughput with 1, 2 and 4 worker processes, and
 #      orchestrator CPU per 1,000 branches
 #   6. the gym: success per widget family of the default search and of a
@@ -179,6 +180,47 @@ run = json.load(open(d + "/c1.json"))["summary"]["elapsed_ns"] / 1e9
 print("full rerun: %d of %d decisions the same, in order: %s; winner the same: %s; misses %d; outcome %s"
       % (c["rerun"], c["original"], c["same"], c["winner_original"] == c["winner_rerun"], len(r.get("misses") or []), r["status"]))
 print("rerun wall clock %.2fs / the recorded run's %.2fs: %.2fx (every branch cold, from recordings)" % (t1 - t0, run, (t1 - t0) / run))
+PY
+
+echo
+echo "== 4e. Model planner: the demo task asking a scripted chat-completions endpoint that answers after 300 ms"
+mport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 - "$mport" > "$tmp/model.log" 2>&1 <<'PY' &
+# A deterministic model: ranks the menu by the goal's words, best three.
+import http.server, json, re, sys, time
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        user = req["messages"][1]["content"]
+        goal = set(w.strip(".,").lower() for w in re.search(r"^Goal: (.*)$", user, re.M).group(1).split())
+        menu = re.findall(r"^\[(\d+)\] (.*)$", user.split("\nEmpty fields")[0], re.M)
+        ranked = sorted(menu, key=lambda m: -sum(w.strip('".,').lower() in goal for w in m[1].split()))
+        content = json.dumps({"ranking": [int(m[0]) for m in ranked[:3]], "values": []})
+        time.sleep(0.3)
+        body = json.dumps({"model": req["model"], "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                           "usage": {"prompt_tokens": len(user) // 4, "completion_tokens": 12}}).encode()
+        self.send_response(200); self.send_header("Content-Type", "application/json"); self.send_header("Content-Length", str(len(body)))
+        self.end_headers(); self.wfile.write(body)
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+pids+=($!)
+{ cat examples/procure-team-plan.yaml; printf '\nplanner:\n  proposer: llm\n  model: scripted\n  base_url: http://127.0.0.1:%s/v1\n' "$mport"; } > "$tmp/model-task.yaml"
+sleep 1
+bin/orchestrator run "$tmp/model-task.yaml" --start-url "http://127.0.0.1:$port/" --workers 4 --data-dir "$tmp/model" --no-cache \
+  --json --quiet > "$tmp/model.json" || true
+mrun=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["run_id"])' "$tmp/model.json")
+bin/orchestrator events "$mrun" --data-dir "$tmp/model" --json > "$tmp/model-events.jsonl"
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/model.json"))["summary"]
+h = json.load(open(d + "/c1.json"))["summary"]
+asked = sum(1 for l in open(d + "/model-events.jsonl") if json.loads(l)["kind"] == "llm_request")
+extra = (m["explore_ns"] - h["explore_ns"]) / 1e9
+print("model planner: to the boundary %.2fs, %d branches in %d waves, %d questions; heuristic first run (4c) %.2fs"
+      % (m["explore_ns"] / 1e9, m["branches"]["executed"], m["waves"], asked, h["explore_ns"] / 1e9))
+print("the model's 300 ms answers added %.2fs; asked one by one they would add %.2fs (%.2fx of that)" % (extra, asked * 0.3, extra / (asked * 0.3)))
 PY
 
 echo
