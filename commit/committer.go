@@ -133,18 +133,19 @@ type Result struct {
 // Commit tries the candidates in order and commits the first that holds.
 // A candidate that fails preflight, or whose commit the site refuses as a
 // conflict (the version changed since preflight), is skipped for the next.
+// A dry run (DryRun) stops at the first candidate whose preflight holds,
+// without the ledger's lock: it writes no row.
 func (c *Committer) Commit(ctx context.Context, cands []Candidate) (*Result, error) {
-	if c.DryRun {
-		return c.dryRun(ctx, cands)
-	}
-	unlock, err := c.Ledger.Lock(ctx)
-	if err != nil {
-		if errors.Is(err, ledger.ErrLocked) {
-			return nil, fmt.Errorf("%w: %v", ErrBusy, err)
+	if !c.DryRun {
+		unlock, err := c.Ledger.Lock(ctx)
+		if err != nil {
+			if errors.Is(err, ledger.ErrLocked) {
+				return nil, fmt.Errorf("%w: %v", ErrBusy, err)
+			}
+			return nil, fmt.Errorf("commit: locking the ledger: %w", err)
 		}
-		return nil, fmt.Errorf("commit: locking the ledger: %w", err)
+		defer unlock()
 	}
-	defer unlock()
 	var skipped, changes []string
 	for _, cand := range cands {
 		res, err := c.commitOne(ctx, cand)
@@ -164,31 +165,11 @@ func (c *Committer) Commit(ctx context.Context, cands []Candidate) (*Result, err
 			return res, err
 		}
 		skipped = append(skipped, cand.BranchID+": "+pf.Error())
-		c.Events.Record(ctx, eventlog.KindCommitSkip, cand.BranchID, map[string]any{"reason": pf.Error()})
-	}
-	return &Result{Skipped: skipped, Changes: changes}, fmt.Errorf("%w: %s", ErrNoCandidate, strings.Join(skipped, "; "))
-}
-
-// dryRun tries the candidates' preflight in order, as Commit does, and
-// stops at the first that holds: no ledger row, no commit action, the
-// guard still installed in the session.
-func (c *Committer) dryRun(ctx context.Context, cands []Candidate) (*Result, error) {
-	var skipped, changes []string
-	for _, cand := range cands {
-		res, err := c.commitOne(ctx, cand)
-		if res != nil {
-			changes = append(changes, res.Changes...)
+		skip := map[string]any{"reason": pf.Error()}
+		if c.DryRun {
+			skip["dry_run"] = true
 		}
-		var pf *preflightError
-		switch {
-		case err == nil:
-			res.Skipped, res.Changes = skipped, changes
-			return res, nil
-		case !errors.As(err, &pf):
-			return res, err
-		}
-		skipped = append(skipped, cand.BranchID+": "+pf.Error())
-		c.Events.Record(ctx, eventlog.KindCommitSkip, cand.BranchID, map[string]any{"reason": pf.Error(), "dry_run": true})
+		c.Events.Record(ctx, eventlog.KindCommitSkip, cand.BranchID, skip)
 	}
 	return &Result{Skipped: skipped, Changes: changes}, fmt.Errorf("%w: %s", ErrNoCandidate, strings.Join(skipped, "; "))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -49,7 +50,7 @@ type MissError struct {
 func (e *MissError) Error() string {
 	msg := fmt.Sprintf("llm: cassette miss: %s holds no answer for fingerprint %s (model %s, prompt version %s)",
 		e.Dir, e.Fingerprint, e.Model, short(e.PromptVersion))
-	if len(e.Recorded) > 0 && !contains(e.Recorded, e.PromptVersion) {
+	if len(e.Recorded) > 0 && !slices.Contains(e.Recorded, e.PromptVersion) {
 		vs := make([]string, len(e.Recorded))
 		for i, v := range e.Recorded {
 			vs[i] = short(v)
@@ -146,13 +147,4 @@ func short(v string) string {
 		return v[:12]
 	}
 	return v
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

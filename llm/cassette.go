@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -125,20 +126,12 @@ func (c *Cassette) Put(e Entry) error {
 // PromptVersions returns the prompt versions the cassette's entries were
 // recorded with, sorted (entries that do not read are skipped).
 func (c *Cassette) PromptVersions() []string {
-	names, _ := filepath.Glob(filepath.Join(c.dir, "*.json"))
-	seen := map[string]bool{}
-	for _, n := range names {
-		raw, err := os.ReadFile(n)
-		if err != nil {
-			continue
+	entries, _ := c.Entries()
+	var out []string
+	for _, e := range entries {
+		if e.Err == "" && !slices.Contains(out, e.PromptVersion) {
+			out = append(out, e.PromptVersion)
 		}
-		if e, err := decodeEntry(raw); err == nil {
-			seen[e.PromptVersion] = true
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for v := range seen {
-		out = append(out, v)
 	}
 	sort.Strings(out)
 	return out

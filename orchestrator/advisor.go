@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -30,18 +28,11 @@ type ModelMissError struct {
 }
 
 func (e *ModelMissError) Error() string {
-	return fmt.Sprintf("%v: branch %s, step %d: %v", ErrModelMiss, shortID(e.BranchID), e.Step, e.Miss)
+	return fmt.Sprintf("%v: branch %s, step %d: %v", ErrModelMiss, eventlog.ShortID(e.BranchID), e.Step, e.Miss)
 }
 
 // Unwrap makes errors.Is(err, ErrModelMiss) and errors.Is(err, llm.ErrMiss) hold.
 func (e *ModelMissError) Unwrap() []error { return []error{ErrModelMiss, e.Miss} }
-
-func shortID(id string) string {
-	if len(id) > 10 {
-		return "…" + id[len(id)-10:]
-	}
-	return id
-}
 
 // modelAdvisor asks the task's language model to rank each expanded
 // branch's candidates, through the run's cassette, and records every
@@ -68,24 +59,33 @@ func modelRoute(t *task.Task, mode llm.Mode, cassettes string) *payload.ModelRou
 }
 
 // llmMode is the run's model mode: the flag's, live by default.
-func (r *run) llmMode() llm.Mode {
-	if r.cfg.LLM == "" {
+func (r *run) llmMode() llm.Mode { return llmMode(r.cfg) }
+
+func llmMode(cfg Config) llm.Mode {
+	if cfg.LLM == "" {
 		return llm.ModeLive
 	}
-	return r.cfg.LLM
+	return cfg.LLM
 }
 
-// cassetteDir is where the run's cassette is: the flag's, else the task's.
-func (r *run) cassetteDir() string {
-	if !r.t.UsesModel() || r.llmMode() == llm.ModeLive {
+// cassetteDir is where the run's cassette is.
+func (r *run) cassetteDir() string { return cassetteDir(r.cfg) }
+
+// cassetteDir is where a run of cfg records or replays its model's
+// answers, absolute so the manifest's record serves a rerun from
+// anywhere: the flag's directory, else the task's; "" when the task asks
+// no model or the mode is live.
+func cassetteDir(cfg Config) string {
+	t := cfg.Task
+	if !t.UsesModel() || llmMode(cfg) == llm.ModeLive {
 		return ""
 	}
-	dir := r.cfg.Cassettes
+	dir := cfg.Cassettes
 	if dir == "" {
-		dir = r.t.CassetteDir()
+		dir = t.CassetteDir()
 	}
 	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs // the manifest's record serves a rerun from anywhere
+		dir = abs
 	}
 	return dir
 }
@@ -109,14 +109,11 @@ func (r *run) newAdvisor(ctx context.Context) (*modelAdvisor, error) {
 			}
 			key = v
 		}
-		c.Client = &llm.Client{BaseURL: p.BaseURL, APIKey: key, Timeout: p.Timeout.D(), HTTP: &http.Client{}}
+		c.Client = &llm.Client{BaseURL: p.BaseURL, APIKey: key, Timeout: p.Timeout.D()}
 	}
 	if mode != llm.ModeLive {
-		cas, err := llm.OpenCassette(r.cassetteDir(), mode == llm.ModeRecord)
+		cas, err := llm.OpenCassette(r.cassetteDir(), mode == llm.ModeRecord) // checkConfig saw a replay's directory
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("%w: --llm replay: the cassette directory %s does not exist (record one with --llm record)", ErrBadInput, r.cassetteDir())
-			}
 			return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
 		}
 		c.Cassette = cas
@@ -129,13 +126,9 @@ func (r *run) newAdvisor(ctx context.Context) (*modelAdvisor, error) {
 // modelParallel bounds the questions of one wave asked at once.
 const modelParallel = 4
 
-// Advise implements planner.Advisor.
+// Advise implements planner.Advisor: one question, as a wave of one.
 func (a *modelAdvisor) Advise(q planner.Query) planner.Advice {
-	if a.fatal != nil || a.ctx.Err() != nil {
-		return planner.Advice{}
-	}
-	req, rep, err := a.ask(q)
-	return a.settle(q, req, rep, err)
+	return a.AdviseAll([]planner.Query{q})[0]
 }
 
 // AdviseAll implements planner.BatchAdvisor: a wave's questions are asked

@@ -21,7 +21,7 @@ func (r *run) manifest(fp browser.Fingerprint, natsURL string) payload.RunStart 
 		Seed: strconv.FormatUint(t.Seed, 10), SeedFromTask: t.SeedSet,
 		Budgets: t.Budgets, Search: t.Search, Weights: t.Weights, Environment: r.environment(),
 		Workers: r.workers, NATS: natsURL, MultiverseVersion: version, Fingerprint: payload.Fingerprint(fp),
-		ScrubKeySHA256: r.sc.Token("multiverse/scrub-key-check"),
+		ScrubKeySHA256: r.sc.KeyCheck(),
 		Origin:         t.Origin(), Inputs: r.inputTokens(), Guard: r.spec.Guard,
 		Goal: t.Goal.Goal, Boundary: r.spec.Boundary, Prices: t.Prices,
 		GoalFailure: t.Goal.Failure, Extract: t.Extract, HasCommit: t.HasCommit(),

@@ -215,11 +215,7 @@ func checkConfig(cfg Config) (workers int, err error) {
 	if _, err := llm.ParseMode(string(cfg.LLM)); cfg.LLM != "" && err != nil {
 		return 0, fmt.Errorf("%w: --llm %q: want live, record or replay", ErrBadInput, cfg.LLM)
 	}
-	if cfg.LLM == llm.ModeReplay && t.UsesModel() {
-		dir := cfg.Cassettes
-		if dir == "" {
-			dir = t.CassetteDir()
-		}
+	if dir := cassetteDir(cfg); cfg.LLM == llm.ModeReplay && dir != "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return 0, fmt.Errorf("%w: --llm replay: the cassette directory %s does not exist (record one with --llm record)", ErrBadInput, dir)
 		}

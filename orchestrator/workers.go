@@ -41,8 +41,8 @@ func (r *run) newExecutor(ctx context.Context, client *bus.Client) (Executor, br
 		return r.cfg.Executor, browser.Fingerprint{Browser: "none (custom executor)"}, func() {}, nil
 	}
 	keep := worker.DefaultKeepWarm(r.workers)
-	if r.cfg.Cold || r.cfg.Network != nil {
-		keep = 0
+	if r.cfg.Cold {
+		keep = 0 // (with Network the executor never keeps sessions either)
 	}
 	exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.trail.store(r.store), Browser: r.cfg.Browser, LoginState: client.FetchState,
 		Logger: r.log, KeepWarm: keep, Network: r.cfg.Network})

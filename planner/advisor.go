@@ -77,7 +77,7 @@ func (s *Search) question(n *Node) (cands []Candidate, fields []branch.Affordanc
 	if s.advisor == nil {
 		return cands, nil, Query{}, false
 	}
-	fields = s.prop.OpenFields(n.Outcome.Obs, h)
+	fields = s.prop.OpenFields(n.Outcome.Obs)
 	if len(cands)+len(fields) == 0 {
 		return cands, nil, Query{}, false
 	}
@@ -217,7 +217,7 @@ func Reorder(menu []Candidate, fields []branch.Affordance, adv Advice) []Candida
 // OpenFields returns the page's empty text fields that no task input
 // fills, in page order: an advisor may say what to type there. Password
 // fields and obscured ones are never open.
-func (p *Proposer) OpenFields(obs *branch.Observation, h History) []branch.Affordance {
+func (p *Proposer) OpenFields(obs *branch.Observation) []branch.Affordance {
 	if obs == nil {
 		return nil
 	}

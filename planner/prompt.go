@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/llm"
 )
 
@@ -36,12 +37,17 @@ var adviceSchema = json.RawMessage(`{"type":"object","additionalProperties":fals
 	`"values":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["id","value"],` +
 	`"properties":{"id":{"type":"integer"},"value":{"type":"string"}}}}}}`)
 
-// PromptVersion is the hash of the prompt template and answer schema.
+// PromptVersion is the hash of the prompt template: the system text, the
+// answer schema and the layout of the question, read off the question
+// written for a sample page, so a change of any of them changes it.
 var PromptVersion = func() string {
+	sample := Query{Goal: "goal", Done: []string{"done"}, Obs: &branch.Observation{URL: "url", Title: "title",
+		Predicates: map[string]bool{"check": true}},
+		Menu: []Candidate{{Action: branch.Action{Label: "entry"}}}, Fields: []branch.Affordance{{Kind: "textbox"}}}
 	h := sha256.New()
 	h.Write([]byte("multiverse/prompt/v1\x00" + systemPrompt + "\x00"))
 	h.Write(adviceSchema)
-	h.Write([]byte(fmt.Sprintf("\x00%d\x00%d", maxMenu, maxLabel)))
+	h.Write([]byte("\x00" + userPrompt(sample)))
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }()
 
@@ -86,8 +92,7 @@ func userPrompt(q Query) string {
 			b.WriteString("\n")
 		}
 	}
-	menu, fields := len(q.Menu), len(q.Fields)
-	menu, fields = min(menu, maxMenu), min(fields, maxMenu-min(menu, maxMenu))
+	menu, fields := shown(q)
 	b.WriteString("\nMenu:\n")
 	for i := range menu {
 		c := q.Menu[i]
@@ -104,10 +109,18 @@ func userPrompt(q Query) string {
 	return b.String()
 }
 
+// shown is how many menu entries and fields a prompt lists: at most
+// maxMenu in all, the menu first.
+func shown(q Query) (menu, fields int) {
+	menu = min(len(q.Menu), maxMenu)
+	return menu, min(len(q.Fields), maxMenu-menu)
+}
+
+// oneLine is s on one line, cut to n bytes (never inside a character).
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
-		s = s[:n] + "…"
+		s = strings.ToValidUTF8(s[:n], "") + "…"
 	}
 	return s
 }
@@ -146,8 +159,7 @@ func ParseAdvice(content string, q Query) (Advice, error) {
 	if err := dec.Decode(&a); err != nil {
 		return Advice{}, fmt.Errorf("%w: %v", ErrAdvice, err)
 	}
-	menu := min(len(q.Menu), maxMenu)
-	fields := min(len(q.Fields), maxMenu-menu)
+	menu, fields := shown(q)
 	listed := func(id int) bool { return id >= 0 && id < menu || id >= len(q.Menu) && id < len(q.Menu)+fields }
 	adv := Advice{Values: map[int]string{}}
 	seen := map[int]bool{}

@@ -139,7 +139,7 @@ func OpenWorld(ctx context.Context, src Source, runID string, opts WorldOptions)
 	sc := opts.Scrub
 	if sc == nil {
 		sc = scrub.New(scrub.NewKey(), nil)
-	} else if check := rr.rs.ScrubKeySHA256; check != "" && sc.Token(scrubKeyCheck) != check {
+	} else if check := rr.rs.ScrubKeySHA256; check != "" && sc.KeyCheck() != check {
 		return nil, fmt.Errorf("%w: run %s was scrubbed with another key", ErrScrubKey, runID)
 	}
 	w := &World{src: src, rr: rr, origin: rr.rs.Origin, taskDigest: rr.rs.TaskDigest, sc: sc,
@@ -187,10 +187,6 @@ func OpenWorld(ctx context.Context, src Source, runID string, opts WorldOptions)
 	}
 	return w, nil
 }
-
-// scrubKeyCheck is the value whose token the run manifest records
-// (payload.RunStart.ScrubKeySHA256) to tell its key from others.
-const scrubKeyCheck = "multiverse/scrub-key-check"
 
 // tripleKey is the run-wide index key: the match key without occurrence.
 func tripleKey(method, normalizedURL, bodySHA string) string {

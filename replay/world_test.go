@@ -79,7 +79,7 @@ func writeWorldRun(t *testing.T) Source {
 		}
 	}
 	add(eventlog.KindRunStart, "", payload.RunStart{Task: "shop", TaskDigest: worldTask, Origin: worldOrigin, Seed: "1",
-		StartURL: worldOrigin + "/", ScrubKeySHA256: sc.Token(scrubKeyCheck)})
+		StartURL: worldOrigin + "/", ScrubKeySHA256: sc.KeyCheck()})
 	branchOf := func(id, parent string, plan branch.Plan, executed bool, recs ...rec) {
 		add(eventlog.KindBranchFork, id, payload.BranchFork{Parent: parent, Plan: plan, PlanDigest: plan.Digest(worldTask, worldOrigin)})
 		if !executed {

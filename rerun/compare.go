@@ -44,30 +44,27 @@ func Compare(orig, re []Decision) Comparison {
 		break
 	}
 	c.Same = c.First < 0
-	count := map[string]int{}
-	key := func(d Decision) string { return d.Kind + "\x00" + d.Plan + "\x00" + d.Parent + "\x00" + d.What }
-	for _, d := range re {
-		count[key(d)]++
-	}
-	for _, d := range orig {
-		if count[key(d)] > 0 {
-			count[key(d)]--
-			continue
-		}
-		c.OnlyOriginal = append(c.OnlyOriginal, d)
-	}
-	count = map[string]int{}
-	for _, d := range orig {
-		count[key(d)]++
-	}
-	for _, d := range re {
-		if count[key(d)] > 0 {
-			count[key(d)]--
-			continue
-		}
-		c.OnlyRerun = append(c.OnlyRerun, d)
-	}
+	c.OnlyOriginal, c.OnlyRerun = minus(orig, re), minus(re, orig)
 	return c
+}
+
+// minus is the decisions of a that b does not make, counting repeats (a
+// multiset difference), in a's order.
+func minus(a, b []Decision) []Decision {
+	key := func(d Decision) string { return d.Kind + "\x00" + d.Plan + "\x00" + d.Parent + "\x00" + d.What }
+	count := map[string]int{}
+	for _, d := range b {
+		count[key(d)]++
+	}
+	var out []Decision
+	for _, d := range a {
+		if count[key(d)] > 0 {
+			count[key(d)]--
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 func winnerOf(ds []Decision) string {

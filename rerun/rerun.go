@@ -69,8 +69,10 @@ type Options struct {
 	RunID  string
 	Mode   Mode
 	// Task is the task to rerun; nil loads the task file the run's
-	// manifest names. Either way its digest must be the run's.
-	Task *task.Task
+	// manifest names with LoadTask (task.Load when nil). Either way its
+	// digest must be the run's.
+	Task     *task.Task
+	LoadTask func(path string) (*task.Task, error)
 	// Swaps replace recorded responses (a counterfactual rerun).
 	Swaps []replay.Swap
 	// ActionSwaps replace a step of a recorded branch: wherever the
@@ -196,7 +198,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	for _, e := range orig {
-		if pc, err := payload.Decode[payload.PlanCache](e); e.Kind == eventlog.KindPlanCache && err == nil && pc.What == "followed" {
+		if e.Kind != eventlog.KindPlanCache {
+			continue
+		}
+		if pc, err := payload.Decode[payload.PlanCache](e); err == nil && pc.What == "followed" {
 			rep.Notes = append(rep.Notes, "the run followed a cached plan; a rerun searches from zero, so the decisions where it was guided differ")
 			break
 		}
@@ -236,7 +241,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if c := sum.Commit; c != nil {
 		rep.Commit = &CommitPreview{Key: c.Key, Skipped: c.Skipped, Changes: c.Changes}
 	}
-	got, err := rerunDecisions(ctx, o.OutDir, sum.RunID)
+	got, err := rerunDecisions(ctx, sum.Paths.Events, sum.RunID)
 	if err != nil {
 		return rep, err
 	}
@@ -276,8 +281,12 @@ func taskFor(o Options, m payload.RunStart) (*task.Task, error) {
 		if m.TaskFile == "" {
 			return nil, fmt.Errorf("%w: run %s names no task file: give the task", ErrTaskChanged, o.RunID)
 		}
+		load := o.LoadTask
+		if load == nil {
+			load = task.Load
+		}
 		var err error
-		if t, err = task.Load(m.TaskFile); err != nil {
+		if t, err = load(m.TaskFile); err != nil {
 			return nil, fmt.Errorf("rerun: the run's task file (give the task if it moved): %w", err)
 		}
 	}
@@ -336,9 +345,9 @@ func configFor(o Options, m payload.RunStart, t *task.Task, rep *Report) (orches
 	return cfg, nil
 }
 
-// rerunDecisions reads the rerun's own decisions from its data dir.
-func rerunDecisions(ctx context.Context, dir, runID string) ([]Decision, error) {
-	l, err := eventlog.OpenReadOnly(ctx, dir+"/events.db")
+// rerunDecisions reads the rerun's own decisions from its event log.
+func rerunDecisions(ctx context.Context, events, runID string) ([]Decision, error) {
+	l, err := eventlog.OpenReadOnly(ctx, events)
 	if err != nil {
 		return nil, fmt.Errorf("rerun: the rerun's event log: %w", err)
 	}

@@ -169,6 +169,11 @@ const tokenDomain = "@scrubbed.invalid"
 // IsToken reports whether v is already a token.
 func IsToken(v string) bool { return tokenRE.MatchString(v) }
 
+// KeyCheck is a token that tells this scrubber's key from another
+// without revealing it: a run manifest records it, and whoever matches
+// the run's tokens later (a rerun's recorded world) checks its key by it.
+func (s *Scrubber) KeyCheck() string { return s.Token("multiverse/scrub-key-check") }
+
 // Token returns the token for a value. Tokens are left as they are, so
 // scrubbing is idempotent: what was scrubbed once (a recorded body, a
 // typed token during replay) scrubs to itself under any key.

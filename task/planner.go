@@ -1,7 +1,6 @@
 package task
 
 import (
-	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -154,9 +153,10 @@ func (v *validator) planner(p *Planner) {
 	if p.Timeout < 0 {
 		v.fail("planner.timeout", "must not be negative")
 	}
-	for f, x := range map[string]float64{"planner.price_prompt_1k": p.PricePrompt1K, "planner.price_completion_1k": p.PriceCompletion1K} {
-		if x < 0 {
-			v.fail(f, "must not be negative, found %s", fmt.Sprint(x))
-		}
+	if p.PricePrompt1K < 0 {
+		v.fail("planner.price_prompt_1k", "must not be negative, found %g", p.PricePrompt1K)
+	}
+	if p.PriceCompletion1K < 0 {
+		v.fail("planner.price_completion_1k", "must not be negative, found %g", p.PriceCompletion1K)
 	}
 }

@@ -77,7 +77,7 @@ func cmdCassette(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		case e.PromptVersion != planner.PromptVersion:
 			state = "stale: another prompt (prune removes it)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", prefix(e.Fingerprint, 16), e.Model, e.PromptVersion, e.Bytes, state)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", short(e.Fingerprint), e.Model, e.PromptVersion, e.Bytes, state)
 	}
 	return tw.Flush()
 }

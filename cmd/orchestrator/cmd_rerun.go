@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
-	"github.com/multiverse-orchestrator/multiverse/eventlog"
-	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/examples"
 	"github.com/multiverse-orchestrator/multiverse/llm"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -94,9 +92,11 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return badInput("%v", err)
 	}
-	t, err := rerunTask(ctx, src, runID, *taskFile)
-	if err != nil {
-		return err
+	var t *task.Task
+	if *taskFile != "" {
+		if t, err = task.Load(*taskFile); err != nil {
+			return err
+		}
 	}
 	subs, err := parseActionSwaps(ctx, src, runID, actionSwaps)
 	if err != nil {
@@ -109,7 +109,7 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return badInput("--out %s: %v", dir, err)
 	}
-	rep, err := rerun.Run(ctx, rerun.Options{Source: src, RunID: runID, Mode: m, Task: t, Swaps: swaps, ActionSwaps: subs, OutDir: dir, LLM: lm,
+	rep, err := rerun.Run(ctx, rerun.Options{Source: src, RunID: runID, Mode: m, Task: t, Swaps: swaps, ActionSwaps: subs, OutDir: dir, LoadTask: loadRunTask, LLM: lm,
 		Cassettes: *cassettes, Workers: *workers, ScrubKey: key, Browser: browser.Options{ChromiumPath: bf.chromium, DriverDir: bf.driver, Resolve: bf.resolve}})
 	if rep != nil {
 		if *asJSON {
@@ -172,35 +172,17 @@ func printRerun(w io.Writer, r *rerun.Report) {
 	}
 }
 
-// rerunTask loads the task to rerun: the file given, else the file the
-// run's manifest names, which for the demo is the example built into
-// this binary when no such file is at hand.
-func rerunTask(ctx context.Context, src replay.Source, runID, file string) (*task.Task, error) {
-	if file != "" {
-		return task.Load(file)
-	}
-	evs, err := src.Events.Events(ctx, runID, eventlog.Query{Kinds: []string{eventlog.KindRunStart}, Limit: 1})
-	if err != nil || len(evs) == 0 {
-		return nil, fmt.Errorf("%w: run %s has no manifest (run_start)", orchestrator.ErrVerify, runID)
-	}
-	m, err := payload.Decode[payload.RunStart](evs[0])
-	if err != nil {
-		return nil, fmt.Errorf("%w: the manifest of run %s: %v", orchestrator.ErrVerify, runID, err)
-	}
-	if m.TaskFile == "" {
-		return nil, badInput("run %s names no task file: give it with --task", runID)
-	}
-	t, err := task.Load(m.TaskFile)
-	if err == nil {
-		return t, nil
-	}
-	if _, serr := os.Stat(m.TaskFile); errors.Is(serr, fs.ErrNotExist) {
-		if data, rerr := examples.FS.ReadFile(strings.TrimPrefix(m.TaskFile, "examples/")); rerr == nil {
-			return task.Parse(m.TaskFile, data)
+// loadRunTask loads the task file a run's manifest names; for the demo
+// it is the example built into this binary when no such file is at hand.
+func loadRunTask(path string) (*task.Task, error) {
+	t, err := task.Load(path)
+	if _, serr := os.Stat(path); err != nil && errors.Is(serr, fs.ErrNotExist) {
+		if data, rerr := examples.FS.ReadFile(strings.TrimPrefix(path, "examples/")); rerr == nil {
+			return task.Parse(path, data)
 		}
-		return nil, badInput("run %s ran the task file %s, which is not here: give it with --task", runID, m.TaskFile)
+		return nil, badInput("the run ran the task file %s, which is not here: give it with --task", path)
 	}
-	return nil, err
+	return t, err
 }
 
 // parseActionSwaps reads --swap-action BRANCH@STEP=ACTION flags, BRANCH

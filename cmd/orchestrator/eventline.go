@@ -264,18 +264,10 @@ func netFields(p payload.Net) fields {
 	return f
 }
 
-// prefix is s cut to n bytes (a hex digest's prefix names it well).
-func prefix(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
-}
-
 func llmRequestFields(p payload.LLMRequest) fields {
 	var f fields
 	f.num("step", float64(p.Step))
-	f.add("fingerprint", prefix(p.Fingerprint, 12))
+	f.add("fingerprint", short(p.Fingerprint))
 	f.text("model", p.Model)
 	f.add("prompt", p.PromptVersion)
 	f.num("menu", float64(p.Menu))
@@ -287,7 +279,7 @@ func llmRequestFields(p payload.LLMRequest) fields {
 func llmResponseFields(p payload.LLMResponse) fields {
 	var f fields
 	f.num("step", float64(p.Step))
-	f.add("fingerprint", prefix(p.Fingerprint, 12))
+	f.add("fingerprint", short(p.Fingerprint))
 	if len(p.Ranking) > 0 {
 		r := make([]string, len(p.Ranking))
 		for i, id := range p.Ranking {
