@@ -189,9 +189,9 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	if !c.DryRun {
-		so.Guard = nil // the committer is the one allowed to send them
-	}
+	// The re-run of the plan is speculation like any branch: the session
+	// holds every state-changing request until submit releases it for the
+	// commit action alone.
 	if c.Login != nil {
 		so.State, so.Scrub = c.Login, c.Spec.ScrubberWith(c.Login.Values())
 	}
@@ -415,6 +415,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 	}
 	failpoint.Hit(failpoint.AfterAttempt)
 	step := sess.Step() + 1
+	sess.ReleaseWrites() // the one request that may change the site
 	r, err := sess.Do(ctx, t.Commit.Action, c.Spec.ResolveInput)
 	if err != nil {
 		// The session broke during the action: the request may be out.

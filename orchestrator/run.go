@@ -281,6 +281,8 @@ func statusOf(err error) string {
 		return "no_boundary"
 	case ExitGoalFailed:
 		return "goal_failed"
+	case ExitSideEffect:
+		return "side_effect_boundary"
 	case ExitAborted:
 		return "aborted"
 	case ExitSite:

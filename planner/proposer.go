@@ -89,10 +89,13 @@ func NewProposer(t *task.Task) (*Proposer, error) {
 		}
 		p.inputs = append(p.inputs, r)
 	}
-	for _, s := range t.RiskPatterns {
+	for i, s := range t.RiskPatterns {
 		re, err := regexp.Compile(s)
 		if err != nil {
 			return nil, fmt.Errorf("planner: risk pattern %q: %w", s, err)
+		}
+		if i < len(task.DefaultRiskPatterns) && s == task.DefaultRiskPatterns[i] && re.MatchString(t.Goal.Text) {
+			continue // the goal asks for it; the request hold still stops what it sends
 		}
 		p.risk = append(p.risk, re)
 	}

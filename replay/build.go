@@ -168,6 +168,13 @@ func build(ctx context.Context, src Source, rr *runRecords, branchID string, kin
 	for _, g := range rs.Guard {
 		m.Guard = append(m.Guard, bundle.Guard{Method: g.Method, URL: g.URL})
 	}
+	m.HoldsWrites = rs.HoldsWrites
+	if x := rs.Explore; x != nil {
+		m.Origins = x.Origins
+		for _, g := range x.Allow {
+			m.Allow = append(m.Allow, bundle.Guard{Method: g.Method, URL: g.URL})
+		}
+	}
 	seq := 0
 	for k, id := range chain {
 		st := steps[id]

@@ -34,6 +34,8 @@ type Task struct {
 	RiskPatterns []string           `json:"risk_patterns"`
 	DeadEnds     []scoring.Detector `json:"dead_ends"`
 	Environment  Environment        `json:"environment"`
+	// Explore bounds what speculation may send and where it may go.
+	Explore Explore `json:"explore"`
 	// Commit is the task's one side effect; nil for a task whose goal is
 	// reached inside the page (fill a form, look something up, check a
 	// flow): such a run ends when a branch satisfies every goal.success
@@ -118,6 +120,24 @@ type Environment struct {
 	// certificate authority.
 	IgnoreHTTPSErrors bool `json:"ignore_https_errors,omitempty"`
 }
+
+// Explore bounds speculation. Every speculative path (branches, the
+// committer's re-run of the plan, play, live replays, reruns) holds any
+// request that can change the site (any method but GET, HEAD and OPTIONS)
+// unless Allow names it, and any navigation to an origin other than the
+// start URL's unless Origins lists it.
+type Explore struct {
+	// Allow names state-changing requests speculation may send (a search
+	// form posted, a cart preview): method ("" any) and a regular
+	// expression over the URL or its path.
+	Allow []RequestPattern `json:"allow,omitempty"`
+	// Origins are further origins (scheme://host[:port]) branches may
+	// navigate to.
+	Origins []string `json:"origins,omitempty"`
+}
+
+// IsZero reports whether the section says nothing.
+func (e Explore) IsZero() bool { return len(e.Allow) == 0 && len(e.Origins) == 0 }
 
 // Viewport is a size in CSS pixels.
 type Viewport struct {

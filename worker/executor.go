@@ -369,7 +369,12 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 		res.Status = job.ResultOK
 		kept = e.opts.KeepWarm > 0 && e.opts.Network == nil && !res.AtBoundary && !sess.Aborted()
 	}
-	res.Blocked = sess.Blocked()
+	res.Held = sess.Held()
+	for _, h := range res.Held {
+		if h.Caused {
+			res.Blocked = append(res.Blocked, h.Method+" "+h.Origin+h.Path)
+		}
+	}
 	res.Unsupported = sess.Unsupported()
 	res.Timing.Total = time.Since(start).Milliseconds()
 	return res, kept, nil
