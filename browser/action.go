@@ -61,7 +61,6 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 	s.mu.Lock()
 	s.step++
 	s.answer = a.Dialog
-	s.acting, s.actKind, s.actEpoch = s.step, a.Kind, s.navEpoch
 	if a.Kind == branch.KindNavigate {
 		if o := originOf(a.URL); o != "" {
 			s.navOrigins[o] = true // the plan names it: not a link followed off the site
@@ -77,7 +76,9 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 		// so the observation after it is stable.
 		s.settle(ctx)
 	}
-	s.endAction()
+	if ctx.Err() == nil {
+		s.takeUserRequests(ctx, res.Step)
+	}
 	if h, ok := s.causedHold(res.Step); ok && ctx.Err() == nil {
 		// The action itself asked for a request speculation holds: the
 		// step ends at a side-effect boundary (or off the site), whatever
@@ -346,17 +347,7 @@ func (s *Session) settle(ctx context.Context) error {
 	if err := s.waitQuiet(ctx, deadline); err != nil {
 		return classify(err)
 	}
-	// What the clock's timers send is the page's own doing.
-	s.endAction()
 	return s.advance(ctx, s.opts.Env.StepAdvance)
-}
-
-// endAction closes the window in which held requests count as the
-// action's own.
-func (s *Session) endAction() {
-	s.mu.Lock()
-	s.acting = 0
-	s.mu.Unlock()
 }
 
 func (s *Session) advance(ctx context.Context, d time.Duration) error {

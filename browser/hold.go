@@ -2,6 +2,7 @@ package browser
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"mime"
 	"mime/multipart"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 
@@ -140,7 +142,7 @@ func (s *Session) recordHeld(req playwright.Request, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h.Step = s.step
-	h.Caused = s.causedLocked(req, h)
+	h.Caused = causedHere(h)
 	s.blocked[method+" "+raw]++
 	for i := range s.held {
 		o := &s.held[i]
@@ -158,30 +160,69 @@ func (s *Session) recordHeld(req playwright.Request, reason string) {
 // polls every second must not grow it without end.
 const maxHeld = 200
 
-// causedLocked reports whether the step's action made the request: a
-// main-frame navigation that is held (a form posted, a link off the
-// site), or a same-origin request sent while an interaction ran, before
-// any new document committed. Load-time requests of a navigate step,
-// requests to other origins (analytics) and beacons are the page's own.
-func (s *Session) causedLocked(req playwright.Request, h branch.Held) bool {
-	if s.acting == 0 || s.acting != s.step {
-		return false
+// causedHere reports whether a held request is the action's own as soon
+// as it is held: a main-frame navigation (a form posted, a link off the
+// site). A fetch or XMLHttpRequest is the action's own when the page
+// reports it sent it while handling a trusted user event
+// (takeUserRequests); polling, analytics and load scripts are the
+// page's own.
+func causedHere(h branch.Held) bool { return h.Navigation }
+
+// userRequestWait bounds how long a step waits for a request its action
+// sent to reach the session's hold.
+const userRequestWait = time.Second
+
+// takeUserRequests reads the requests the page sent while handling the
+// step's trusted user events, and marks the matching held requests of
+// the step as the action's own. A state-changing request the page
+// reported but the hold has not seen yet is waited for, briefly.
+func (s *Session) takeUserRequests(ctx context.Context, step int) {
+	var v any
+	err := s.call(ctx, "reading the action's requests", func() (e error) {
+		v, e = s.page.Evaluate(`() => { const k = Symbol.for('multiverse.userRequests'); const l = window[k] || []; window[k] = []; return l; }`)
+		return e
+	})
+	list, _ := v.([]any)
+	if err != nil || len(list) == 0 {
+		return
 	}
-	if h.Navigation {
-		return true
+	deadline := time.Now().Add(userRequestWait)
+	for _, item := range list {
+		pair, _ := item.([]any)
+		if len(pair) != 2 {
+			continue
+		}
+		method, _ := pair[0].(string)
+		raw, _ := pair[1].(string)
+		if SafeMethod(method) {
+			continue
+		}
+		for !s.markCaused(step, method, raw) && time.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
-	if s.actKind == branch.KindNavigate || s.navEpoch != s.actEpoch {
-		return false
+}
+
+// markCaused marks the step's held request for method and raw as the
+// action's own. It reports whether the request is accounted for: held
+// and marked, or sent (allowed, or a read by its protocol).
+func (s *Session) markCaused(step int, method, raw string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	path := s.heldPath(raw)
+	for i := range s.held {
+		h := &s.held[i]
+		if h.Step == step && h.Method == method && h.Origin == originOf(raw) && h.Path == path && !h.Caused {
+			h.Caused = true
+			return true
+		}
 	}
-	switch req.ResourceType() {
-	case "ping", "beacon", "image", "media", "font", "stylesheet", "script":
-		return false
+	for _, r := range s.net {
+		if r.Step == step && r.Method == method && r.raw == raw && !r.Blocked && r.done {
+			return true // it went out: allowed, or a read by its protocol
+		}
 	}
-	page := ""
-	if s.page != nil {
-		page = originOf(s.page.URL())
-	}
-	return page != "" && strings.EqualFold(page, h.Origin)
+	return false
 }
 
 // heldPath is the request's path, scrubbed, without its query.

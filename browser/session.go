@@ -166,13 +166,6 @@ type Session struct {
 	// state-changing requests may go out.
 	held   []branch.Held
 	writes atomic.Bool
-	// acting is the step whose action is running (0 between actions),
-	// actKind its kind and actEpoch the main frame's navEpoch when it
-	// began: a held request is the action's own while they hold.
-	acting   int
-	actKind  string
-	actEpoch int
-	navEpoch int
 	// navOrigins are origins navigate actions named explicitly.
 	navOrigins map[string]bool
 	crashed  bool
@@ -270,6 +263,9 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(listenerScript)}); err != nil {
 		return fail("installing the listener script", err)
 	}
+	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(userRequestScript)}); err != nil {
+		return fail("installing the request script", err)
+	}
 	if !opts.NoControls {
 		if err := bctx.Clock().Install(playwright.ClockInstallOptions{Time: ms}); err != nil {
 			return fail("installing the page clock", err)
@@ -296,13 +292,6 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 
 func (s *Session) setPage(p playwright.Page) {
 	s.page = p
-	p.On("framenavigated", func(f playwright.Frame) {
-		if f == p.MainFrame() {
-			s.mu.Lock()
-			s.navEpoch++
-			s.mu.Unlock()
-		}
-	})
 	p.On("crash", func() {
 		s.mu.Lock()
 		s.crashed = true

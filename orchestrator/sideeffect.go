@@ -33,7 +33,8 @@ type HeldSummary struct {
 	Allow string `json:"allow"`
 }
 
-// SideEffectSummary is a branch that ended at a side-effect boundary.
+// SideEffectSummary is a side-effect boundary branches stopped at: an
+// action and the request it would have sent.
 type SideEffectSummary struct {
 	BranchID string   `json:"branch_id"`
 	Action   string   `json:"action"`
@@ -42,6 +43,9 @@ type SideEffectSummary struct {
 	// GoalMatch says the request's path or fields share a word with the
 	// goal: plausibly the submission the goal asks for.
 	GoalMatch bool `json:"goal_match"`
+	// Branches counts the branches that stopped at the same action and
+	// request (BranchID names the best of them).
+	Branches int `json:"branches"`
 	// Commit is a commit section for the task that would make this
 	// request its one side effect (a draft: the boundary, intent and
 	// confirmation need the user's eye).
@@ -85,12 +89,19 @@ func (r *run) summarizeHeld(search *planner.Search) {
 		return a.Method+a.Origin+a.Path < b.Method+b.Origin+b.Path
 	})
 	r.sum.SideEffects = nil
+	byKind := map[string]int{} // action and request -> index in SideEffects
 	for _, e := range search.Effects() {
-		if len(r.sum.SideEffects) == maxSideEffects {
-			break
+		k := e.Node.Action().Describe() + "\x00" + e.Held.Describe()
+		if i, ok := byKind[k]; ok {
+			r.sum.SideEffects[i].Branches++
+			continue
 		}
+		if len(r.sum.SideEffects) == maxSideEffects {
+			continue
+		}
+		byKind[k] = len(r.sum.SideEffects)
 		r.sum.SideEffects = append(r.sum.SideEffects, SideEffectSummary{BranchID: e.Node.ID, Action: e.Node.Action().Describe(),
-			Request: e.Held.Describe(), Fields: e.Held.Fields, GoalMatch: e.GoalMatch, Commit: commitDraft(r.t, e)})
+			Request: e.Held.Describe(), Fields: e.Held.Fields, GoalMatch: e.GoalMatch, Branches: 1, Commit: commitDraft(r.t, e)})
 	}
 }
 

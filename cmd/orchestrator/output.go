@@ -238,7 +238,7 @@ func printHeld(w io.Writer, s *orchestrator.Summary) {
 		if len(e.Fields) > 0 {
 			fields = " (fields: " + strings.Join(e.Fields, ", ") + ")"
 		}
-		fmt.Fprintf(w, "  %-9s branch %s: %q would send %s%s\n", label, e.BranchID, e.Action, e.Request, fields)
+		fmt.Fprintf(w, "  %-9s %q would send %s%s: %d branch(es), e.g. %s\n", label, e.Action, e.Request, fields, e.Branches, e.BranchID)
 	}
 	if s.NoCommit && s.Status == "side_effect_boundary" && len(s.SideEffects) > 0 {
 		fmt.Fprintf(w, "  commit    a draft commit section for the first (check boundary, intent and confirm):\n")
