@@ -126,6 +126,3 @@ func TestSubmittedForm(t *testing.T) {
 		t.Errorf("Content holds the served defaults, not typed values:\n%s", html)
 	}
 }
-
-
-

@@ -231,7 +231,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if ok, _ := t.Commit.Boundary.Eval(facts); !ok {
 		return nil, &preflightError{"the commit boundary no longer holds at " + snap.Obs.URL}
 	}
-	fields, payload, err := c.intent(ctx, sess)
+	fields, payload, form, err := c.intent(ctx, sess)
 	if err != nil {
 		return nil, &preflightError{err.Error()}
 	}
@@ -269,7 +269,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	}
 	version := ""
 	if cas := t.Commit.CAS; cas != nil {
-		v, ok, err := sess.Read(ctx, cas.Selector, cas.Attr)
+		v, ok, err := sess.ReadLive(ctx, cas.Selector, cas.Attr)
 		if err != nil || !ok {
 			return res, &preflightError{"the version (commit.cas) is missing at " + cas.Selector}
 		}
@@ -309,7 +309,11 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "reopened": true})
 		}
 	} else {
-		c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "payload_sha256": entry.PayloadSHA256, "version": version})
+		ev := map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "payload_sha256": entry.PayloadSHA256, "version": version}
+		if form != nil {
+			ev["form"] = form.report()
+		}
+		c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, ev)
 	}
 	return c.submit(ctx, sess, kept, cand, attempt{key: key, version: version, before: entry.Attempts}, snap, res)
 }
@@ -336,33 +340,42 @@ func diffIntent(before, after map[string]string, spec *job.Spec) []string {
 }
 
 // intent reads the business intent from the boundary page: the fields for
-// reports, and the canonical JSON (field names sorted, plus the task's
-// nonce) whose sha256 makes the idempotency key.
-func (c *Committer) intent(ctx context.Context, sess *browser.Session) (map[string]string, json.RawMessage, error) {
-	m := map[string]string{}
+// reports, and the canonical JSON whose sha256 makes the idempotency key:
+// the intent fields as the page holds them now (ReadLive: what will be
+// submitted), the commit form's body unless the task turns it off
+// (commit.form_body: false; see formIntent), and the task's nonce.
+func (c *Committer) intent(ctx context.Context, sess *browser.Session) (map[string]string, json.RawMessage, *formIntent, error) {
+	m := map[string]any{}
+	fields := map[string]string{}
 	for _, f := range c.Task.Commit.Intent {
-		v, ok, err := sess.Read(ctx, f.Selector, f.Attr)
+		v, ok, err := sess.ReadLive(ctx, f.Selector, f.Attr)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if !ok {
-			return nil, nil, fmt.Errorf("intent field %s: no element matches %s", f.Name, f.Selector)
+			return nil, nil, nil, fmt.Errorf("intent field %s: no element matches %s", f.Name, f.Selector)
 		}
-		m[f.Name] = v
+		m[f.Name], fields[f.Name] = v, v
 	}
-	fields := make(map[string]string, len(m))
-	for k, v := range m {
-		fields[k] = v
+	var form *formIntent
+	if c.Task.Commit.UsesFormBody() {
+		var err error
+		if form, err = c.formIntent(ctx, sess); err != nil {
+			return nil, nil, nil, err
+		}
+		if form != nil {
+			m["form_body"] = form.body
+		}
 	}
 	if c.Task.Commit.Nonce != "" {
 		m["nonce"] = c.Task.Commit.Nonce
 	}
 	b, err := json.Marshal(m) // sorted keys
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	canon, err := ledger.Canonical(b)
-	return fields, canon, err
+	return fields, canon, form, err
 }
 
 // attempt is what submit needs to know about the row it sends under.
@@ -459,7 +472,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 // that cannot be read leaves the outcome uncertain: the probe decides.
 func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand Candidate, at attempt, r branch.StepResult, snap browser.Snapshot, steps []map[string]any, arts map[string]string, res *Result) (*Result, error) {
 	t, key := c.Task, at.key
-	token, ok, err := sess.Read(ctx, t.Commit.Confirm.Token.Selector, t.Commit.Confirm.Token.Attr)
+	token, ok, err := sess.ReadLive(ctx, t.Commit.Confirm.Token.Selector, t.Commit.Confirm.Token.Attr)
 	if err != nil || !ok || token == "" {
 		why := "no element matches"
 		if err != nil {
