@@ -17,15 +17,27 @@ type Evidence struct {
 	NotSent bool     `json:"not_sent,omitempty"`
 }
 
-// Refusal is a guarded request the site refused.
+// Refusal is the site's refusal of the commit: a guarded request it
+// answered with a 4xx, or a page that said refused
+// (commit.confirm.refused, Notice set), whatever its status. Method, URL
+// and Status are empty when the transcript holds no commit request.
 type Refusal struct {
 	Method string `json:"method"`
 	URL    string `json:"url"`
 	Status int    `json:"status"`
+	// Notice is the page's message (scrubbed) when the page said refused.
+	Notice string `json:"notice,omitempty"`
 }
 
-func refusalOf(n branch.NetRecord) *Refusal {
-	return &Refusal{Method: n.Method, URL: n.URL, Status: n.Status}
+// Submission names the request that made a commit (recorded in a
+// committed row's confirmation as "request").
+type Submission struct {
+	Method string `json:"method"`
+	URL    string `json:"url"`
+}
+
+func refusalOf(n branch.NetRecord, notice string) *Refusal {
+	return &Refusal{Method: n.Method, URL: n.URL, Status: n.Status, Notice: notice}
 }
 
 // CheckOutcome audits an aborted or failed row against the transcript of
