@@ -330,7 +330,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 		case ledger.StateIntent:
 			// A crash left this intent: the site may or may not hold the
 			// order. Ask it before sending anything.
-			if e, ok, err := c.Recover(ctx, entry); err != nil {
+			if e, ok, err := c.recoverFor(ctx, entry, cand.BranchID); err != nil {
 				return res, err
 			} else if ok {
 				res.Entry, res.Recovered = e, true
@@ -615,6 +615,13 @@ func isGuarded(guard []browser.GuardPattern, n branch.NetRecord) bool {
 // the earlier attempt landed: the row stays intent and the error wraps
 // ErrUncertain, so nothing is sent again until a probe answers.
 func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, bool, error) {
+	return c.recoverFor(ctx, e, "")
+}
+
+// recoverFor is Recover on behalf of the candidate branchID ("" at a
+// run's start): the row's confirmation names the run and branch that
+// found the commit, so that run's commit bundle finds the row.
+func (c *Committer) recoverFor(ctx context.Context, e ledger.Entry, branchID string) (ledger.Entry, bool, error) {
 	id, ok, err := Probe(ctx, c.HTTPClient, c.Task, e.Key)
 	if err != nil {
 		c.Events.Record(ctx, eventlog.KindLedger, e.BranchID, map[string]any{"key": e.Key, "state": ledger.StateIntent, "pending": true, "error": err.Error()})
@@ -624,7 +631,7 @@ func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, 
 		return e, false, nil
 	}
 	f, err := c.finalize(ctx, e.Key, ledger.Outcome{State: ledger.StateCommitted, OrderID: id,
-		Confirmation: mustJSON(map[string]any{"order_id": id, "source": "probe", "recovered_by": c.RunID})})
+		Confirmation: mustJSON(map[string]any{"order_id": id, "source": "probe", "recovered_by": c.RunID, "recovered_branch": branchID})})
 	if err != nil {
 		return e, false, fmt.Errorf("commit: finalizing a recovered intent: %w", err)
 	}
