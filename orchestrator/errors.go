@@ -76,7 +76,8 @@ func ExitCode(err error) int {
 	case errors.Is(err, ErrNoBoundary), errors.Is(err, ErrGoalNotReached):
 		return ExitNoBoundary
 	case errors.Is(err, commit.ErrNoCandidate), errors.Is(err, commit.ErrSubmitFailed), errors.Is(err, commit.ErrBusy),
-		errors.Is(err, commit.ErrUncertain), errors.Is(err, commit.ErrAuditTrail):
+		errors.Is(err, commit.ErrUncertain), errors.Is(err, commit.ErrAuditTrail), errors.Is(err, commit.ErrRefused),
+		errors.Is(err, commit.ErrIntentMismatch):
 		return ExitAborted
 	case errors.Is(err, browser.ErrChromiumNotFound), errors.Is(err, browser.ErrDriverNotFound), errors.Is(err, ErrNoWorkers):
 		return ExitEnvironment

@@ -340,6 +340,9 @@ type run struct {
 	trail *trail
 	// nats is the embedded NATS server; nil when the run joined one.
 	nats *bus.Server
+	// recovered holds the keys of rows this run's start finalized
+	// through the confirm probe (recoverPending).
+	recovered map[string]bool
 }
 
 // storageFull is closed when the embedded NATS server's store runs out of

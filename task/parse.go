@@ -422,6 +422,7 @@ func (d *decoder) commit(n *yaml.Node, path string, c *Commit) {
 			cf := &c.Confirm
 			d.fields(v, p, map[string]func(*yaml.Node, string){
 				"success": func(v *yaml.Node, p string) { cf.Success = d.predicate(v, p, false) },
+				"refused": func(v *yaml.Node, p string) { cf.Refused = d.predicate(v, p, false) },
 				"token":   func(v *yaml.Node, p string) { d.field(v, p, &cf.Token) },
 				"invoice": func(v *yaml.Node, p string) {
 					d.fields(v, p, map[string]func(*yaml.Node, string){
@@ -439,6 +440,12 @@ func (d *decoder) commit(n *yaml.Node, path string, c *Commit) {
 			})
 		},
 		"nonce": func(v *yaml.Node, p string) { d.str(v, p, &c.Nonce) },
+		"form_body": func(v *yaml.Node, p string) {
+			var b bool
+			d.boolean(v, p, &b)
+			c.FormBody = &b
+		},
+		"volatile": func(v *yaml.Node, p string) { d.strings(v, p, &c.Volatile) },
 		"cas": func(v *yaml.Node, p string) {
 			c.CAS = &CAS{}
 			d.fields(v, p, map[string]func(*yaml.Node, string){

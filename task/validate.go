@@ -495,6 +495,14 @@ func (v *validator) commit(t *Task) {
 		if f.Selector == "" {
 			v.fail("commit.intent."+f.Name+".selector", "is required")
 		}
+		if f.Name == "nonce" || f.Name == "form_body" {
+			v.fail("commit.intent."+f.Name, "is a reserved name (the key's payload holds commit.%s under it): rename the field", f.Name)
+		}
+	}
+	for i, name := range c.Volatile {
+		if strings.TrimSpace(name) == "" {
+			v.fail(fmt.Sprintf("commit.volatile[%d]", i), "is empty: name a form field")
+		}
 	}
 	for i := range c.Preconditions {
 		v.predicate(fmt.Sprintf("commit.preconditions[%d]", i), &c.Preconditions[i])
@@ -514,6 +522,9 @@ func (v *validator) commit(t *Task) {
 		v.fail("commit.confirm.success", "is required: the predicate that says the commit succeeded")
 	}
 	v.predicate("commit.confirm.success", &cf.Success)
+	if cf.Refused.Kind() != "" {
+		v.predicate("commit.confirm.refused", &cf.Refused)
+	}
 	if cf.Token.Selector == "" {
 		v.fail("commit.confirm.token", "is required: where the confirmation token (an order id) is shown")
 	}
