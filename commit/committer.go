@@ -474,6 +474,7 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 	step := sess.Step() + 1
 	sess.ReleaseWrites() // the one request that may change the site
 	r, err := sess.Do(ctx, t.Commit.Action, c.Spec.ResolveInput)
+	sess.HoldWrites() // the confirmation page's own requests stay held
 	if err != nil {
 		// The session broke during the action: the request may be out.
 		return c.uncertain(ctx, res, key, arts, fmt.Errorf("the commit action: %w", err))
