@@ -105,7 +105,7 @@ type SessionOptions struct {
 	// right before the commit action (ReleaseWrites).
 	SendWrites bool
 	Store      Putter
-	Scrub  Scrubber
+	Scrub      Scrubber
 	// Volatile lists attributes left out of the canonical DOM.
 	Volatile []string
 	// Record keeps response bodies in the artifact store.
@@ -168,8 +168,8 @@ type Session struct {
 	writes atomic.Bool
 	// navOrigins are origins navigate actions named explicitly.
 	navOrigins map[string]bool
-	crashed  bool
-	dialogs  []branch.Dialog
+	crashed    bool
+	dialogs    []branch.Dialog
 	// answer is how the running action answers native dialogs.
 	answer      string
 	pageErrs    []string

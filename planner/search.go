@@ -254,7 +254,7 @@ type Search struct {
 	seen     map[string]*Node // state key -> first branch that reached it
 	known    map[string]bool  // URLs shown by any executed branch
 	bounded  []*Node
-	effects  []*Node // branches that ended at a side-effect boundary
+	effects  []*Node        // branches that ended at a side-effect boundary
 	failed   map[string]int // goal.failure predicate -> branches that ended on it
 	authReq  int            // branches that landed on the login page
 	executed int
