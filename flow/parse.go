@@ -147,6 +147,11 @@ func validate(file string, f *Flow, ls lineMap) error {
 			return &Error{File: file, Line: at(ls.guard, i), Field: field + ".url", Msg: "is not a regular expression: " + err.Error()}
 		}
 	}
+	for i, g := range f.Allow {
+		if _, err := regexp.Compile(g.URL); err != nil {
+			return &Error{File: file, Field: fmt.Sprintf("allow[%d].url", i), Msg: "is not a regular expression: " + err.Error()}
+		}
+	}
 	for i, a := range f.Actions {
 		if msg := validateAction(a); msg != "" {
 			field, text := splitField(fmt.Sprintf("actions[%d]", i), msg)
