@@ -76,7 +76,7 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 		// so the observation after it is stable.
 		s.settle(ctx)
 	}
-	if ctx.Err() == nil {
+	if ctx.Err() == nil && !stuck(err) && s.heldOpen(res.Step) {
 		s.takeUserRequests(ctx, res.Step)
 	}
 	if h, ok := s.causedHold(res.Step); ok && ctx.Err() == nil {

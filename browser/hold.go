@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"mime"
 	"mime/multipart"
 	"net/url"
@@ -371,4 +372,32 @@ func heldError(h branch.Held) *ActionError {
 	}
 	msg += ": the action would change the site; speculation never sends that"
 	return &ActionError{Code: branch.CodeSideEffect, Msg: msg}
+}
+
+// heldOpen reports whether the step held a request not yet known to be
+// the action's own: only then is the page asked what its user events
+// sent (a step that held nothing costs no round trip).
+func (s *Session) heldOpen(step int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range s.held {
+		if h.Step == step && !h.Caused {
+			return true
+		}
+	}
+	return false
+}
+
+// stuck reports whether a step's error says the page may not answer (a
+// navigation that timed out): nothing more is asked of it.
+func stuck(err error) bool {
+	var ae *ActionError
+	if err == nil || !errors.As(err, &ae) {
+		return err != nil
+	}
+	switch ae.Code {
+	case branch.CodeTimeout, branch.CodeNavigationTimeout, branch.CodeUnresponsive, branch.CodePageCrash:
+		return true
+	}
+	return false
 }
