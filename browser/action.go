@@ -76,6 +76,15 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 		// so the observation after it is stable.
 		s.settle(ctx)
 	}
+	if a.Kind == branch.KindNavigate && err == nil {
+		// Where the plan's own navigation ended (after redirects) is
+		// the plan's too.
+		if o := originOf(s.page.URL()); o != "" {
+			s.mu.Lock()
+			s.navOrigins[o] = true
+			s.mu.Unlock()
+		}
+	}
 	if ctx.Err() == nil && !stuck(err) && s.heldOpen(res.Step) {
 		s.takeUserRequests(ctx, res.Step)
 	}

@@ -98,8 +98,10 @@ func (s *Session) isMainFrame(req playwright.Request) bool {
 }
 
 // exploredOrigin reports whether a navigation to raw stays on the
-// session's origins: SessionOptions.Origins, the start origin, and the
-// origin of any URL a navigate action named explicitly. A session that
+// session's origins: SessionOptions.Origins, the start origin, the
+// origin of any URL a navigate action named explicitly, and the origin
+// such a navigation ended on (a start URL that redirects from http to
+// https, or to the site's new address). A session that
 // names no origin at all explores anywhere.
 func (s *Session) exploredOrigin(raw string) bool {
 	o := originOf(raw)

@@ -112,6 +112,10 @@ type Committer struct {
 	// request (Result.DryRun). A rerun uses it: it shows whether the
 	// commit would have gone ahead, and can never perform it.
 	DryRun bool
+	// KnownVolatile, when not nil, are the commit form's fields known to
+	// change on every load of the boundary page (what a recorded run
+	// found): the committer does not load the page again to find them.
+	KnownVolatile []string
 	// Network, when set, answers every request of the committer's
 	// session instead of the network (a rerun's recorded world): it
 	// returns a proxy's address for the candidate's session and a

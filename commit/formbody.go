@@ -21,6 +21,11 @@ type bodyRules struct {
 	// Secrets are values that must never appear in clear (the task's
 	// secret inputs): a field holding one is covered as a hash.
 	Secrets []string
+	// Known maps the scrub token of each value the run knows in clear
+	// (the task's inputs) to that value: a page served from a recording
+	// (a rerun's recorded world) shows the token where the live page
+	// showed the value, and the key must not tell them apart.
+	Known map[string]string
 }
 
 // Dropped says why a form field is not part of the key's form body.
@@ -64,6 +69,10 @@ func canonicalBody(fields []browser.FormField, r bodyRules) (map[string][]string
 			continue
 		}
 		v := f.Value
+		if raw, ok := r.Known[v]; ok {
+			v = raw
+			f.Value = raw
+		}
 		if hiddenValue(f, r.Secrets) {
 			v = hashValue(f.Name, v)
 		}

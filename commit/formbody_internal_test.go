@@ -115,3 +115,24 @@ func TestCanonicalBody(t *testing.T) {
 		t.Error("two e-mails hash the same")
 	}
 }
+
+// TestCanonicalBodyKnownTokens: a page served from a recording shows the
+// scrub token where the live page showed a task input's value; both make
+// the same body, so a rerun's dry commit computes the run's key.
+func TestCanonicalBodyKnownTokens(t *testing.T) {
+	live := []browser.FormField{{Name: "email", Type: "hidden", Value: "buyer@example.com"}, {Name: "seats", Value: "10"}}
+	recorded := []browser.FormField{{Name: "email", Type: "hidden", Value: "tok_abc123"}, {Name: "seats", Value: "10"}}
+	known := map[string]string{"tok_abc123": "buyer@example.com"}
+	a, _ := canonicalBody(live, bodyRules{Known: known})
+	b, _ := canonicalBody(recorded, bodyRules{Known: known})
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("live %v and recorded %v bodies differ", a, b)
+	}
+	if !strings.HasPrefix(a["email"][0], hashedPrefix) {
+		t.Fatalf("the e-mail is in clear: %v", a)
+	}
+	c, _ := canonicalBody(recorded, bodyRules{})
+	if reflect.DeepEqual(a, c) {
+		t.Fatal("without the known values a token must not pass for the value")
+	}
+}

@@ -2,6 +2,7 @@ package commit
 
 import (
 	"context"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"net/http"
 	"net/url"
 	"slices"
@@ -52,10 +53,14 @@ func (c *Committer) formIntent(ctx context.Context, sess *browser.Session) (*for
 	if err != nil || form == nil {
 		return nil, err
 	}
-	detected, why := c.detectVolatile(ctx, sess, form)
+	detected, why := c.KnownVolatile, "as the recorded run found them"
+	if detected == nil {
+		detected, why = c.detectVolatile(ctx, sess, form)
+	}
 	rules := bodyRules{KeyField: form.KeyField, Volatile: append(slices.Clone(ct.Volatile), detected...)}
 	if c.Spec != nil {
 		rules.Secrets = c.Spec.InputSecrets()
+		rules.Known = knownValues(c.Spec)
 	}
 	body, dropped := canonicalBody(form.Fields, rules)
 	for i := range dropped {
@@ -109,4 +114,21 @@ func documentMethod(sess *browser.Session) string {
 		}
 	}
 	return method
+}
+
+// knownValues maps the scrub token of each task input's value to the
+// value (see bodyRules.Known).
+func knownValues(spec *job.Spec) map[string]string {
+	sc := spec.Scrubber()
+	out := map[string]string{}
+	for name := range spec.Inputs {
+		v, err := spec.ResolveInput(name)
+		if err != nil || v == "" {
+			continue
+		}
+		if tok := sc.Token(v); tok != v {
+			out[tok] = v
+		}
+	}
+	return out
 }

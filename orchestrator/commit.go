@@ -70,6 +70,7 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 	}
 	c.EvidenceKey = key
 	c.DryRun = r.cfg.DryCommit
+	c.KnownVolatile = r.cfg.CommitVolatile
 	if r.cfg.Network != nil {
 		// A rerun: the committer's preflight runs in the recorded world too.
 		c.Network = func(ctx context.Context, branchID string, plan branch.Plan) (string, func(), error) {

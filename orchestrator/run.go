@@ -103,6 +103,11 @@ type Config struct {
 	// or the commit's abort when preflight refuses every winner): a
 	// rerun's way to show what the commit would have done.
 	DryCommit bool
+	// CommitVolatile, when not nil, are the commit form's fields a
+	// recorded run found changing on every load of the boundary page: a
+	// rerun's committer takes them instead of loading the page again
+	// (its recorded world never held that second load).
+	CommitVolatile []string
 	// Network, when set, answers every request of the in-process
 	// workers' branch sessions instead of the site (a rerun against a
 	// recorded run: a replay.World's Serve with the job's branch id and

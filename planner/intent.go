@@ -169,7 +169,7 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 		}
 		for i, a := range obs.Affordances {
 			m, ok := picks[k][i]
-			if !ok || m < best[st.Verb][i]-BetterNamed || p.risky(a) {
+			if !ok || m < best[st.Verb][i]-BetterNamed || p.risky(a, obs.URL) {
 				continue
 			}
 			fit := verbFits(st.Verb, a.Kind)

@@ -217,7 +217,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	p.stepCandidates(obs, h, add)
 	behind := modal && p.behindModal(obs)
 	for _, a := range obs.Affordances {
-		if a.Region == "obscured" || p.risky(a) {
+		if a.Region == "obscured" || p.risky(a, obs.URL) {
 			continue
 		}
 		switch {
@@ -543,7 +543,7 @@ func (p *Proposer) fillAction(a branch.Affordance, r inputRule, h History) (bran
 
 // risky reports whether activating the affordance could be the side effect
 // only the committer may cause.
-func (p *Proposer) risky(a branch.Affordance) bool {
+func (p *Proposer) risky(a branch.Affordance, page string) bool {
 	if c := p.commit; c != nil {
 		t := a.Target
 		sameRole := c.Role == "" || t.Role == "" || strings.EqualFold(c.Role, t.Role)
@@ -565,20 +565,29 @@ func (p *Proposer) risky(a branch.Affordance) bool {
 			return true
 		}
 	}
-	return p.offSite(a.Href)
+	return p.offSite(a.Href, page)
 }
 
 // offSite reports whether href leads to an origin the task does not
 // explore (the request hold would refuse the navigation anyway).
-func (p *Proposer) offSite(href string) bool {
+//
+// The page's own origin counts as explored: a start URL that redirects
+// (http to https, a site that moved) leaves the branch on it.
+func (p *Proposer) offSite(href, page string) bool {
 	if len(p.origins) == 0 || !strings.Contains(href, "://") {
 		return false
 	}
-	u, err := url.Parse(href)
+	o := originOfURL(href)
+	return o != "" && !p.origins[o] && o != originOfURL(page)
+}
+
+// originOfURL is scheme://host of an http(s) URL, lower case, or "".
+func originOfURL(raw string) string {
+	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return false
+		return ""
 	}
-	return !p.origins[strings.ToLower(u.Scheme+"://"+u.Host)]
+	return strings.ToLower(u.Scheme + "://" + u.Host)
 }
 
 // nearHits counts the distinct goal words of a neighbourhood that are not

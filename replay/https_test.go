@@ -109,6 +109,9 @@ func TestHTTPSExploreCommitReplay(t *testing.T) {
 	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 4, NoScreenshots: true,
 		Browser: browser.Options{Resolve: map[string]string{testHost: "127.0.0.1"}}})
 	if err != nil {
+		if sum != nil {
+			t.Fatalf("run: %v (pruned %v, held %+v)", err, sum.Pruned, sum.Held)
+		}
 		t.Fatalf("run: %v", err)
 	}
 	if sum.Winner == nil {

@@ -77,6 +77,10 @@ inputs:
   pin: {secret_env: MV_TEST_PIN, match: '(?i)pin'}
   password: {secret_env: MV_TEST_PASSWORD, match: '(?i)pass'}
   email: {value: '%s', match: '(?i)e-?mail'}
+# The form posts to its review step, which changes nothing: speculation
+# may send it.
+explore:
+  allow: [{method: POST, url: '^/review$'}]
 budgets:
   wall_clock: 2m
   steps_per_branch: 8

@@ -2,6 +2,7 @@ package rerun
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/job"
@@ -211,6 +213,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	cfg.Substitutions = subs
+	cfg.CommitVolatile = recordedVolatile(orig)
 	rep.Swaps = append(rep.Swaps, said...)
 	if len(o.ScrubKey) == 0 {
 		return nil, fmt.Errorf("%w: the scrubbing key of run %s is missing: its recorded requests cannot be matched", ErrNoKey, o.RunID)
@@ -372,4 +375,32 @@ func uniqueMisses(ms []replay.Miss) []replay.Miss {
 		}
 	}
 	return out
+}
+
+// recordedVolatile is the commit form's fields the recorded run's
+// committer found changing on every load of the boundary page, from its
+// ledger event; nil when it recorded none (then the rerun's committer
+// looks for itself).
+func recordedVolatile(evs []eventlog.Event) []string {
+	for _, e := range evs {
+		if e.Kind != eventlog.KindLedger {
+			continue
+		}
+		var p struct {
+			Form *struct {
+				Dropped []commit.Dropped `json:"dropped"`
+			} `json:"form"`
+		}
+		if json.Unmarshal(e.Payload, &p) != nil || p.Form == nil {
+			continue
+		}
+		out := []string{}
+		for _, d := range p.Form.Dropped {
+			if d.Reason == "changes_per_load" {
+				out = append(out, d.Name)
+			}
+		}
+		return out
+	}
+	return nil
 }

@@ -40,7 +40,8 @@ func TestBrowserSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := chromiumtest.Runtime(t).NewSession(ctx, browser.SessionOptions{
-		Env: browser.Env{ActionTimeout: 5 * time.Second}, Origin: srv.URL, Store: store})
+		Env: browser.Env{ActionTimeout: 5 * time.Second}, Origin: srv.URL, Store: store,
+		SendWrites: true}) // a person's session: it logs in, creates and logs out for real
 	if err != nil {
 		t.Fatal(err)
 	}
