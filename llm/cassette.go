@@ -66,8 +66,9 @@ func (c *Cassette) Dir() string { return c.dir }
 func (c *Cassette) path(fp string) string { return filepath.Join(c.dir, fp+".json") }
 
 // Get returns the entry of fingerprint fp; ok is false when the cassette
-// has none. An entry that does not read, or that names another
-// fingerprint than its file, is ErrCassette.
+// has none. An entry that does not read (its file cannot be read, or is
+// not an entry), or that names another fingerprint than its file, is
+// ErrCassette, naming the file.
 func (c *Cassette) Get(fp string) (e *Entry, ok bool, err error) {
 	if !validFingerprint(fp) {
 		return nil, false, fmt.Errorf("llm: %q is not a fingerprint", fp)
@@ -78,7 +79,7 @@ func (c *Cassette) Get(fp string) (e *Entry, ok bool, err error) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("llm: cassette: %w", err)
+		return nil, false, fmt.Errorf("%w: %s: %v", ErrCassette, p, err)
 	}
 	e, err = decodeEntry(raw)
 	if err != nil {

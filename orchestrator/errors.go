@@ -37,8 +37,9 @@ var (
 // browser part and an unreachable site from bad input, 7 is a failed
 // audit (ledger verify, bundle validation, a replay that diverged), and 8
 // a goal that failed definitely (goal.failure held, the search ended
-// before its budgets), 9 a model question its cassette did not hold
-// (--llm replay).
+// before its budgets), 9 a model question its cassette did not hold or
+// could not read (--llm replay), 10 a model endpoint that did not answer
+// (without planner.fallback: heuristic).
 const (
 	ExitOK          = 0
 	ExitInternal    = 1
@@ -50,6 +51,7 @@ const (
 	ExitVerify      = 7
 	ExitGoalFailed  = 8
 	ExitModelMiss   = 9
+	ExitModelDown   = 10
 )
 
 // ExitCode maps an error of Run (or of loading a task) to an exit code.
@@ -65,6 +67,8 @@ func ExitCode(err error) int {
 		return ExitGoalFailed
 	case errors.Is(err, ErrModelMiss):
 		return ExitModelMiss
+	case errors.Is(err, ErrModelDown):
+		return ExitModelDown
 	case errors.Is(err, ErrNoBoundary), errors.Is(err, ErrGoalNotReached):
 		return ExitNoBoundary
 	case errors.Is(err, commit.ErrNoCandidate), errors.Is(err, commit.ErrSubmitFailed), errors.Is(err, commit.ErrBusy),
