@@ -269,7 +269,7 @@ func TestEncodedValues(t *testing.T) {
 	cardTok := s.Token("4111111111111111")
 	cases := []struct {
 		name, in, tok string
-		gone         []string
+		gone          []string
 	}{
 		{"decimal reference", "<dd>jane&#43;x@example.com</dd>", emailTok, []string{"jane", "example"}},
 		{"decimal reference, leading zeros", "<dd>jane&#0043;x@example.com</dd>", emailTok, []string{"jane", "example"}},
