@@ -183,7 +183,17 @@ func replaceValue(t string, vs []string, tok string) string {
 		return t
 	}
 	sort.Slice(ms, func(a, b int) bool { return ms[a][0] < ms[b][0] || ms[a][0] == ms[b][0] && ms[a][1] > ms[b][1] })
-	return d.replace(t, ms, func(string, string) string { return tok })
+	return d.replace(t, ms, func(_, orig string) string { return spelledLike(orig, tok) })
+}
+
+// spelledLike writes a token where orig was: with its "@" as "%40" when
+// orig's was (in a URL), so the capture of a page and the replay of the
+// page the capture served write it alike; as it is otherwise.
+func spelledLike(orig, tok string) string {
+	if strings.Contains(orig, "%40") {
+		return strings.Replace(tok, "@", "%40", 1)
+	}
+	return tok
 }
 
 // replace writes t with each match of the decoded text (ordered by

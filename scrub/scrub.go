@@ -417,13 +417,7 @@ func (s *Scrubber) TextWith(t string, extra []string) string {
 		})
 	}
 	t = outsideTokens(t, func(g string) string {
-		return replaceDecoded(g, "@", emailRE, func(dec, orig string) string {
-			tok := s.Token(dec)
-			if strings.Contains(orig, "%40") { // in a URL: keep the token's "@" encoded as the address's was
-				tok = strings.Replace(tok, "@", "%40", 1)
-			}
-			return tok
-		})
+		return replaceDecoded(g, "@", emailRE, func(dec, orig string) string { return spelledLike(orig, s.Token(dec)) })
 	})
 	t = outsideTokens(t, func(g string) string {
 		return replaceDecoded(g, "", cardRE, func(dec, orig string) string {

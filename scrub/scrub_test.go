@@ -391,3 +391,20 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestTypedValueInLink: a typed address (an extra value) that a link
+// carries URL-encoded is replaced with its token URL-encoded, as the
+// e-mail rule writes it: the page a replay serves (scrubbed) and the
+// page the capture saw scrub alike.
+func TestTypedValueInLink(t *testing.T) {
+	s := New([]byte("k"), nil)
+	const email = "procurement@example.com"
+	enc := strings.Replace(s.Token(email), "@", "%40", 1)
+	link := `<a href="/checkout?plan=team&amp;email=procurement%40example.com&amp;vat_id=">Edit</a>`
+	want := strings.Replace(link, "procurement%40example.com", enc, 1)
+	for _, got := range []string{s.TextWith(link, []string{email}), s.Text(link), s.TextWith(string(s.Body("text/html", []byte(link))), []string{email})} {
+		if got != want {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}
