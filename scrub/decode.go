@@ -34,12 +34,6 @@ type unit struct{ at, n, from, to int }
 // holding none of them reads as itself.
 const encodingMarks = "&%\\"
 
-var (
-	numericRefRE = regexp.MustCompile(`^&#(?:[0-9]{1,8}|[xX][0-9A-Fa-f]{1,8});?`)
-	namedRefRE   = regexp.MustCompile(`^&[A-Za-z][A-Za-z0-9]{0,31};`)
-	jsonEscRE    = regexp.MustCompile(`^\\u[0-9A-Fa-f]{4}`)
-)
-
 // decode reads t through its encodings (see decoded).
 func decode(t string) decoded {
 	if !strings.ContainsAny(t, encodingMarks) {
@@ -74,10 +68,10 @@ func decode(t string) decoded {
 func decodeUnit(t string) (string, int) {
 	switch t[0] {
 	case '&':
-		if m := numericRefRE.FindString(t); m != "" {
+		if m := numericRef(t); m != "" {
 			return html.UnescapeString(m), len(m)
 		}
-		if m := namedRefRE.FindString(t); m != "" {
+		if m := namedRef(t); m != "" {
 			// A reference html knows decodes to one or two runes; one it
 			// reads only a prefix of ("&ampx;" -> "&x;") leaves more.
 			if r := html.UnescapeString(m); r != m && utf8.RuneCountInString(r) <= 2 {
@@ -90,12 +84,12 @@ func decodeUnit(t string) (string, int) {
 			return string([]byte{byte(v)}), 3
 		}
 	case '\\':
-		if !jsonEscRE.MatchString(t) {
+		if !jsonEscape(t) {
 			break
 		}
 		r1 := hex4(t[2:6])
 		if utf16.IsSurrogate(r1) {
-			if len(t) >= 12 && jsonEscRE.MatchString(t[6:]) {
+			if jsonEscape(t[6:]) {
 				if r := utf16.DecodeRune(r1, hex4(t[8:12])); r != utf8.RuneError {
 					return string(r), 12
 				}
@@ -106,6 +100,50 @@ func decodeUnit(t string) (string, int) {
 	}
 	return "", 0
 }
+
+// numericRef is the numeric character reference t starts with ("&#43;",
+// "&#x2B;", "&#43" without its ";"), "" when none.
+func numericRef(t string) string {
+	if len(t) < 3 || t[1] != '#' {
+		return ""
+	}
+	i, digit := 2, isDigit
+	if t[2] == 'x' || t[2] == 'X' {
+		i, digit = 3, isHex
+	}
+	j := i
+	for j < len(t) && j-i < 8 && digit(t[j]) {
+		j++
+	}
+	if j == i {
+		return ""
+	}
+	if j < len(t) && t[j] == ';' {
+		j++
+	}
+	return t[:j]
+}
+
+// namedRef is the named character reference t starts with, its ";"
+// included ("&plus;"), "" when none.
+func namedRef(t string) string {
+	j := 1
+	for j < len(t) && j <= 32 && (isLetter(t[j]) || j > 1 && isDigit(t[j])) {
+		j++
+	}
+	if j == 1 || j >= len(t) || t[j] != ';' {
+		return ""
+	}
+	return t[:j+1]
+}
+
+// jsonEscape reports whether t starts with a \uXXXX escape.
+func jsonEscape(t string) bool {
+	return len(t) >= 6 && t[0] == '\\' && t[1] == 'u' && isHex(t[2]) && isHex(t[3]) && isHex(t[4]) && isHex(t[5])
+}
+
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
