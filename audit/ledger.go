@@ -26,7 +26,8 @@ type LedgerReport struct {
 // with its digest (sealed ones decrypted when key is not nil), every
 // committed row backed by a confirmation naming its order id, every
 // aborted or failed row whose commit action ran backed by the site's
-// refusal (commit.CheckOutcome), and the ledger against the event log both
+// refusal (commit.CheckOutcome), no row standing for more than one
+// submission the site accepted (commit.CheckSubmissions), and the ledger against the event log both
 // ways ([Check]), with the chain of every run a finalization anchors.
 //
 // problems is nil when everything verifies, and otherwise every problem
@@ -41,6 +42,9 @@ func VerifyLedger(ctx context.Context, l *ledger.Ledger, elog *eventlog.Log, sto
 			errs = append(errs, err)
 		}
 		if err := checkOutcome(ctx, store, e); err != nil {
+			errs = append(errs, err)
+		}
+		if err := checkSubmissions(ctx, l, store, e); err != nil {
 			errs = append(errs, err)
 		}
 		if e.State == ledger.StateCommitted {
@@ -94,6 +98,41 @@ func CrossCheck(ctx context.Context, l *ledger.Ledger, elog *eventlog.Log, run s
 		}
 	}
 	return problems, nil
+}
+
+// checkSubmissions audits a row's rounds (every finalization its history
+// kept, each with its submit transcript) for more than one submission
+// the site accepted (commit.CheckSubmissions). A transcript that is
+// missing is left to the evidence check.
+func checkSubmissions(ctx context.Context, l *ledger.Ledger, store *artifacts.FS, e ledger.Entry) error {
+	hist, err := l.History(ctx, e.Key)
+	if err != nil {
+		return nil // the chain check reports a row without history
+	}
+	var rounds []commit.Round
+	for _, t := range hist {
+		if t.Op != ledger.OpFinalize {
+			continue
+		}
+		var snap struct {
+			Confirmation json.RawMessage   `json:"confirmation"`
+			Artifacts    map[string]string `json:"artifacts"`
+		}
+		if json.Unmarshal(t.Data, &snap) != nil {
+			continue
+		}
+		r := commit.Round{Confirmation: snap.Confirmation}
+		if s := snap.Artifacts["submit_transcript"]; s != "" {
+			if d, err := artifacts.ParseDigest(s); err == nil {
+				r.Transcript, _ = store.Get(ctx, d)
+			}
+		}
+		rounds = append(rounds, r)
+	}
+	if err := commit.CheckSubmissions(rounds); err != nil {
+		return fmt.Errorf("submissions: %w", err)
+	}
+	return nil
 }
 
 // checkOutcome audits an aborted or failed row against its submit

@@ -61,6 +61,11 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 	s.mu.Lock()
 	s.step++
 	s.answer = a.Dialog
+	if a.Kind == branch.KindNavigate {
+		if o := originOf(a.URL); o != "" {
+			s.navOrigins[o] = true // the plan names it: not a link followed off the site
+		}
+	}
 	s.mu.Unlock()
 	strategy, err := s.do(ctx, a, inputs)
 	res.Strategy = strategy
@@ -70,6 +75,15 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 		// Even a failed action may have changed the page; let it settle
 		// so the observation after it is stable.
 		s.settle(ctx)
+	}
+	if ctx.Err() == nil && !stuck(err) && s.heldOpen(res.Step) {
+		s.takeUserRequests(ctx, res.Step)
+	}
+	if h, ok := s.causedHold(res.Step); ok && ctx.Err() == nil {
+		// The action itself asked for a request speculation holds: the
+		// step ends at a side-effect boundary (or off the site), whatever
+		// the page did after the refusal.
+		err = heldError(h)
 	}
 	res.End = time.Now()
 	res.VirtualTime = s.vt.UnixMilli()

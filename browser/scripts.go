@@ -566,3 +566,32 @@ const maskScript = `(arg) => {
   if (document.documentElement) walk(document.documentElement, document, { x: 0, y: 0, clip: { l: 0, t: 0, r: innerWidth, b: innerHeight } });
   return rects;
 }`
+
+// userRequestScript notes the requests a page sends by fetch or
+// XMLHttpRequest while it handles a trusted user event (a click, a key):
+// the action's own requests, as opposed to the page's timers and load
+// scripts. The list lives under a symbol-keyed property of window,
+// invisible to the page; the session takes it after each action
+// (takeUserRequests). fetch stays a native-looking function (a Proxy).
+const userRequestScript = `(() => {
+  const KEY = Symbol.for('multiverse.userRequests');
+  if (window[KEY]) return;
+  Object.defineProperty(window, KEY, { value: [], writable: true, configurable: true });
+  const byUser = () => { try { const e = window.event; return !!(e && e.isTrusted); } catch (x) { return false; } };
+  const note = (method, url) => {
+    try { if (byUser() && window[KEY].length < 100) window[KEY].push([String(method || 'GET').toUpperCase(), new URL(String(url), location.href).href]); } catch (x) {}
+  };
+  if (window.fetch) {
+    window.fetch = new Proxy(window.fetch, { apply(target, self, args) {
+      try { const r = args[0]; const init = args[1] || {};
+        note(init.method || (r && r.method) || 'GET', (r && r.url) || r); } catch (x) {}
+      return Reflect.apply(target, self, args);
+    } });
+  }
+  const XHR = window.XMLHttpRequest && window.XMLHttpRequest.prototype;
+  if (XHR) {
+    const open = XHR.open, send = XHR.send, M = Symbol('m');
+    XHR.open = new Proxy(open, { apply(target, self, args) { try { self[M] = [args[0], args[1]]; } catch (x) {} return Reflect.apply(target, self, args); } });
+    XHR.send = new Proxy(send, { apply(target, self, args) { if (self[M]) note(self[M][0], self[M][1]); return Reflect.apply(target, self, args); } });
+  }
+})();`

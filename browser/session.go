@@ -41,15 +41,27 @@ type Env struct {
 	IgnoreHTTPSErrors bool
 }
 
-// GuardPattern names requests a speculative session must not send.
+// GuardPattern names requests: the ones a speculative session must not
+// send (a guard), or the state-changing ones it may (an allow pattern).
 type GuardPattern struct {
 	Method string // "" any
 	URL    *regexp.Regexp
 }
 
-// Matches reports whether the request is guarded.
-func (g GuardPattern) Matches(method, url string) bool {
-	return (g.Method == "" || strings.EqualFold(g.Method, method)) && g.URL != nil && g.URL.MatchString(url)
+// Matches reports whether the request matches: its method, and URL
+// against the full URL or the URL relative to its origin (path and
+// query), so "^/orders" names /orders on any origin.
+func (g GuardPattern) Matches(method, raw string) bool {
+	if g.URL == nil || (g.Method != "" && !strings.EqualFold(g.Method, method)) {
+		return false
+	}
+	if g.URL.MatchString(raw) {
+		return true
+	}
+	if o := originOf(raw); o != "" && len(raw) > len(o) {
+		return g.URL.MatchString(raw[len(o):])
+	}
+	return false
 }
 
 // Putter stores artifacts by content hash.
@@ -77,9 +89,23 @@ type SessionOptions struct {
 	// "{origin}" in network digests so that they do not depend on the port
 	// the site was served on.
 	Origin string
-	Guard  []GuardPattern
-	Store  Putter
-	Scrub  Scrubber
+	// Guard names requests the session holds while it holds writes, on
+	// top of every state-changing one: an extra wall, never the only one.
+	Guard []GuardPattern
+	// Allow names state-changing requests speculation may send anyway
+	// (the task's explore.allow: a search form posted, say).
+	Allow []GuardPattern
+	// Origins are the origins, besides Origin, that a navigation may go
+	// to; a navigation elsewhere is held (branch.HeldOffOrigin). A session
+	// with neither Origin nor Origins goes anywhere.
+	Origins []string
+	// SendWrites lets state-changing requests out from the start: only
+	// for what runs outside speculation (the task's scripted login).
+	// Every other session holds them; the committer releases its own
+	// right before the commit action (ReleaseWrites).
+	SendWrites bool
+	Store      Putter
+	Scrub      Scrubber
 	// Volatile lists attributes left out of the canonical DOM.
 	Volatile []string
 	// Record keeps response bodies in the artifact store.
@@ -136,8 +162,14 @@ type Session struct {
 	inflight int
 	lastBusy time.Time
 	blocked  map[string]int // method+" "+url -> times blocked
-	crashed  bool
-	dialogs  []branch.Dialog
+	// held are the requests held instead of sent; writes is set once
+	// state-changing requests may go out.
+	held   []branch.Held
+	writes atomic.Bool
+	// navOrigins are origins navigate actions named explicitly.
+	navOrigins map[string]bool
+	crashed    bool
+	dialogs    []branch.Dialog
 	// answer is how the running action answers native dialogs.
 	answer      string
 	pageErrs    []string
@@ -220,7 +252,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if err != nil {
 		return nil, fmt.Errorf("browser: new context: %w", err)
 	}
-	s := &Session{rt: r, opts: opts, bctx: bctx, vt: e.Clock, byReq: map[playwright.Request]*netRec{}, blocked: map[string]int{}, born: time.Now()}
+	s := &Session{rt: r, opts: opts, bctx: bctx, vt: e.Clock, byReq: map[playwright.Request]*netRec{}, blocked: map[string]int{}, navOrigins: map[string]bool{}, born: time.Now()}
 	fail := func(what string, err error) (*Session, error) {
 		bctx.Close()
 		return nil, fmt.Errorf("browser: %s: %w", what, err)
@@ -230,6 +262,9 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	ms := e.Clock.UnixMilli()
 	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(listenerScript)}); err != nil {
 		return fail("installing the listener script", err)
+	}
+	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(userRequestScript)}); err != nil {
+		return fail("installing the request script", err)
 	}
 	if !opts.NoControls {
 		if err := bctx.Clock().Install(playwright.ClockInstallOptions{Time: ms}); err != nil {
@@ -242,18 +277,9 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 			return fail("installing the determinism script", err)
 		}
 	}
-	if len(opts.Guard) > 0 {
-		err := bctx.Route(func(u string) bool {
-			for _, g := range opts.Guard {
-				if g.URL != nil && g.URL.MatchString(u) {
-					return true
-				}
-			}
-			return false
-		}, s.guardRoute)
-		if err != nil {
-			return fail("installing guards", err)
-		}
+	s.writes.Store(opts.SendWrites)
+	if err := bctx.Route("**/*", s.holdRoute); err != nil {
+		return fail("installing the request hold", err)
 	}
 	s.listen()
 	page, err := bctx.NewPage()
@@ -262,24 +288,6 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	}
 	s.setPage(page)
 	return s, nil
-}
-
-// guardRoute blocks guarded requests and lets the rest through. Route
-// callbacks must not block the driver's event loop.
-func (s *Session) guardRoute(route playwright.Route) {
-	go func() {
-		req := route.Request()
-		for _, g := range s.opts.Guard {
-			if g.Matches(req.Method(), req.URL()) {
-				s.mu.Lock()
-				s.blocked[req.Method()+" "+req.URL()]++
-				s.mu.Unlock()
-				route.Abort("blockedbyclient")
-				return
-			}
-		}
-		route.Continue()
-	}()
 }
 
 func (s *Session) setPage(p playwright.Page) {

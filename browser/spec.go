@@ -17,13 +17,13 @@ import (
 // fails on a guard pattern that does not compile or a header or storage
 // state that does not resolve.
 func SessionOptionsFor(spec *job.Spec, store Putter) (SessionOptions, error) {
-	var guards []GuardPattern
-	for _, g := range spec.Guard {
-		re, err := regexp.Compile(g.URL)
-		if err != nil {
-			return SessionOptions{}, fmt.Errorf("browser: guard %q: %w", g.URL, err)
-		}
-		guards = append(guards, GuardPattern{Method: g.Method, URL: re})
+	guards, err := Patterns("guard", spec.Guard)
+	if err != nil {
+		return SessionOptions{}, err
+	}
+	allow, err := Patterns("explore.allow", spec.Explore.Allow)
+	if err != nil {
+		return SessionOptions{}, err
 	}
 	secretInputs := map[string]bool{}
 	for name, in := range spec.Inputs {
@@ -61,9 +61,24 @@ func SessionOptionsFor(spec *job.Spec, store Putter) (SessionOptions, error) {
 		RunSeed:      spec.RunSeed,
 		Origin:       spec.Origin,
 		Guard:        guards,
+		Allow:        allow,
+		Origins:      spec.Explore.Origins,
 		Store:        store,
 		Scrub:        scrub.New(spec.ScrubKey, secrets),
 		Record:       true,
 		SecretInputs: secretInputs,
 	}, nil
+}
+
+// Patterns compiles request patterns; what names the list in errors.
+func Patterns(what string, ps []task.RequestPattern) ([]GuardPattern, error) {
+	out := make([]GuardPattern, 0, len(ps))
+	for i, g := range ps {
+		re, err := regexp.Compile(g.URL)
+		if err != nil {
+			return nil, fmt.Errorf("browser: %s[%d] %q: %w", what, i, g.URL, err)
+		}
+		out = append(out, GuardPattern{Method: g.Method, URL: re})
+	}
+	return out, nil
 }

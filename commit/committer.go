@@ -38,6 +38,17 @@ var (
 	// the next start (or the next commit of the same intent) resolves it,
 	// and only a probe that finds nothing lets the key be sent again.
 	ErrUncertain = errors.New("commit: the outcome of the commit is unknown; its intent stays pending")
+	// ErrRefused: the site refused the commit, by its answer to the
+	// commit request (a 4xx other than a conflict) or by its page
+	// (commit.confirm.refused). The row is failed with what the site
+	// said, and the key is never sent again: a later commit of the same
+	// intent reports the refusal and sends nothing; a new commit.nonce
+	// makes a new key.
+	ErrRefused = errors.New("commit: the site refused the commit")
+	// ErrIntentMismatch: the ledger holds the key with another intent
+	// than the one being committed (an *IntentMismatchError); nothing
+	// was sent.
+	ErrIntentMismatch = errors.New("commit: the ledger holds the key with another intent")
 	// ErrProbeUnanswered: the confirm probe could not tell whether the
 	// site holds a commit (no answer, a status other than 200, a body
 	// that is not JSON).
@@ -174,6 +185,26 @@ func (c *Committer) Commit(ctx context.Context, cands []Candidate) (*Result, err
 	return &Result{Skipped: skipped, Changes: changes}, fmt.Errorf("%w: %s", ErrNoCandidate, strings.Join(skipped, "; "))
 }
 
+// IntentMismatchError reports that the ledger holds the key with another
+// intent than the one being committed: the key no longer stands for what
+// it was made of (an edited row, or a ledger written by a build that made
+// keys another way). Nothing was sent. Recorded and Given are the two
+// payloads, scrubbed. It matches ErrIntentMismatch.
+type IntentMismatchError struct {
+	Key      string
+	Recorded string
+	Given    string
+}
+
+// Error names the key and both intents.
+func (e *IntentMismatchError) Error() string {
+	return fmt.Sprintf("commit: the ledger holds key %s with the intent %s, but this commit's intent is %s; nothing was sent (check the row with `orchestrator ledger show`)",
+		e.Key, e.Recorded, e.Given)
+}
+
+// Is reports whether target is ErrIntentMismatch.
+func (e *IntentMismatchError) Is(target error) bool { return target == ErrIntentMismatch }
+
 // preflightError means the candidate did not hold; the next may.
 type preflightError struct{ msg string }
 
@@ -189,9 +220,9 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	if !c.DryRun {
-		so.Guard = nil // the committer is the one allowed to send them
-	}
+	// The re-run of the plan is speculation like any branch: the session
+	// holds every state-changing request until submit releases it for the
+	// commit action alone.
 	if c.Login != nil {
 		so.State, so.Scrub = c.Login, c.Spec.ScrubberWith(c.Login.Values())
 	}
@@ -231,7 +262,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if ok, _ := t.Commit.Boundary.Eval(facts); !ok {
 		return nil, &preflightError{"the commit boundary no longer holds at " + snap.Obs.URL}
 	}
-	fields, payload, err := c.intent(ctx, sess)
+	fields, payload, form, err := c.intent(ctx, sess)
 	if err != nil {
 		return nil, &preflightError{err.Error()}
 	}
@@ -269,7 +300,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	}
 	version := ""
 	if cas := t.Commit.CAS; cas != nil {
-		v, ok, err := sess.Read(ctx, cas.Selector, cas.Attr)
+		v, ok, err := sess.ReadLive(ctx, cas.Selector, cas.Attr)
 		if err != nil || !ok {
 			return res, &preflightError{"the version (commit.cas) is missing at " + cas.Selector}
 		}
@@ -282,6 +313,10 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	failpoint.Hit(failpoint.BeforeIntent)
 	entry, created, err := c.Ledger.Intent(ctx, ledger.Intent{Key: key, RunID: c.RunID, BranchID: cand.BranchID,
 		PlanDigest: cand.PlanDigest, Site: t.Commit.Site, Flow: t.Commit.Flow, Payload: payload})
+	if pm := (*ledger.PayloadMismatchError)(nil); errors.As(err, &pm) {
+		sc := c.Spec.Scrubber()
+		return res, &IntentMismatchError{Key: key, Recorded: sc.Text(string(pm.Recorded)), Given: sc.Text(string(pm.Given))}
+	}
 	if err != nil {
 		return res, fmt.Errorf("commit: recording the intent: %w", err)
 	}
@@ -295,7 +330,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 		case ledger.StateIntent:
 			// A crash left this intent: the site may or may not hold the
 			// order. Ask it before sending anything.
-			if e, ok, err := c.Recover(ctx, entry); err != nil {
+			if e, ok, err := c.recoverFor(ctx, entry, cand.BranchID); err != nil {
 				return res, err
 			} else if ok {
 				res.Entry, res.Recovered = e, true
@@ -303,13 +338,26 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 			}
 			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "retry": true, "attempts": entry.Attempts})
 		default:
+			if msg, ok := refusedEarlier(entry); ok {
+				// The site refused this very intent: sending it again
+				// would ask the same question. Nothing is sent.
+				c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "refused_earlier": true})
+				res.Entry = entry
+				return res, fmt.Errorf("%w: refused earlier: %s; nothing was sent; key %s is never sent again: to try again, change commit.nonce (a new key)", ErrRefused, msg, key)
+			}
+			// Nothing the site said stands against a retry (it never got
+			// the request, or answered a conflict): reopen the row.
 			if entry, err = c.Ledger.Reopen(ctx, key, c.RunID); err != nil {
 				return res, fmt.Errorf("commit: reopening %s: %w", key, err)
 			}
 			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "reopened": true})
 		}
 	} else {
-		c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "payload_sha256": entry.PayloadSHA256, "version": version})
+		ev := map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "payload_sha256": entry.PayloadSHA256, "version": version}
+		if form != nil {
+			ev["form"] = form.report()
+		}
+		c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, ev)
 	}
 	return c.submit(ctx, sess, kept, cand, attempt{key: key, version: version, before: entry.Attempts}, snap, res)
 }
@@ -336,33 +384,42 @@ func diffIntent(before, after map[string]string, spec *job.Spec) []string {
 }
 
 // intent reads the business intent from the boundary page: the fields for
-// reports, and the canonical JSON (field names sorted, plus the task's
-// nonce) whose sha256 makes the idempotency key.
-func (c *Committer) intent(ctx context.Context, sess *browser.Session) (map[string]string, json.RawMessage, error) {
-	m := map[string]string{}
+// reports, and the canonical JSON whose sha256 makes the idempotency key:
+// the intent fields as the page holds them now (ReadLive: what will be
+// submitted), the commit form's body unless the task turns it off
+// (commit.form_body: false; see formIntent), and the task's nonce.
+func (c *Committer) intent(ctx context.Context, sess *browser.Session) (map[string]string, json.RawMessage, *formIntent, error) {
+	m := map[string]any{}
+	fields := map[string]string{}
 	for _, f := range c.Task.Commit.Intent {
-		v, ok, err := sess.Read(ctx, f.Selector, f.Attr)
+		v, ok, err := sess.ReadLive(ctx, f.Selector, f.Attr)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if !ok {
-			return nil, nil, fmt.Errorf("intent field %s: no element matches %s", f.Name, f.Selector)
+			return nil, nil, nil, fmt.Errorf("intent field %s: no element matches %s", f.Name, f.Selector)
 		}
-		m[f.Name] = v
+		m[f.Name], fields[f.Name] = v, v
 	}
-	fields := make(map[string]string, len(m))
-	for k, v := range m {
-		fields[k] = v
+	var form *formIntent
+	if c.Task.Commit.UsesFormBody() {
+		var err error
+		if form, err = c.formIntent(ctx, sess); err != nil {
+			return nil, nil, nil, err
+		}
+		if form != nil {
+			m["form_body"] = form.body
+		}
 	}
 	if c.Task.Commit.Nonce != "" {
 		m["nonce"] = c.Task.Commit.Nonce
 	}
 	b, err := json.Marshal(m) // sorted keys
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	canon, err := ledger.Canonical(b)
-	return fields, canon, err
+	return fields, canon, form, err
 }
 
 // attempt is what submit needs to know about the row it sends under.
@@ -415,38 +472,41 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 	}
 	failpoint.Hit(failpoint.AfterAttempt)
 	step := sess.Step() + 1
+	sess.ReleaseWrites() // the one request that may change the site
 	r, err := sess.Do(ctx, t.Commit.Action, c.Spec.ResolveInput)
+	sess.HoldWrites() // the confirmation page's own requests stay held
 	if err != nil {
 		// The session broke during the action: the request may be out.
 		return c.uncertain(ctx, res, key, arts, fmt.Errorf("the commit action: %w", err))
 	}
 	failpoint.Hit(failpoint.AfterSubmitBeforeFinalize)
+	var out awaited
+	if r.Status != branch.StatusFailed {
+		out = c.awaitOutcome(ctx, sess, so.Guard, step)
+		if out.snap.Obs.ScreenshotHash != "" {
+			arts["confirmation_screenshot"] = out.snap.Obs.ScreenshotHash
+		}
+		if out.snap.Obs.DOMArtifact != "" {
+			arts["confirmation_dom"] = out.snap.Obs.DOMArtifact
+		}
+	}
 	transcript := sess.NetSince(step)
 	if d, err := c.Store.Put(ctx, mustJSON(transcript)); err == nil {
 		arts["submit_transcript"] = string(d)
 	}
 	c.Events.Record(ctx, eventlog.KindCommitAction, cand.BranchID, map[string]any{"action": t.Commit.Action.Describe(), "status": r.Status, "code": r.Code, "requests": len(transcript)})
+	switch out.outcome {
+	case pageSuccess:
+		return c.confirmed(ctx, sess, cand, at, r, out.snap, steps, arts, res, transcript)
+	case pageRefused:
+		return c.pageRefused(ctx, res, at, so.Guard, transcript, out.notice, arts)
+	}
 	unseen := fmt.Errorf("the commit action failed: %s", r.Error)
 	if r.Status != branch.StatusFailed {
-		snap, err := sess.Observe(ctx, browser.ObserveSpec{Probes: scoring.Probes(t.Commit.Confirm.Success), Store: true, Screenshot: true})
-		if err != nil {
-			unseen = fmt.Errorf("observing the confirmation: %v", err)
-		} else {
-			if snap.Obs.ScreenshotHash != "" {
-				arts["confirmation_screenshot"] = snap.Obs.ScreenshotHash
-			}
-			if snap.Obs.DOMArtifact != "" {
-				arts["confirmation_dom"] = snap.Obs.DOMArtifact
-			}
-			facts := scoring.Facts{URL: sess.URL(), Title: snap.Obs.Title, Answers: snap.Answers}
-			if ok, _ := t.Commit.Confirm.Success.Eval(facts); ok {
-				return c.confirmed(ctx, sess, cand, at, r, snap, steps, arts, res)
-			}
-			unseen = fmt.Errorf("no confirmation at %s%s", snap.Obs.URL, answered(transcript))
-		}
+		unseen = fmt.Errorf("%v%s", out.why, answered(transcript))
 	}
 	if n, ok := refusal(so.Guard, transcript); ok {
-		return c.refused(ctx, res, key, n, arts)
+		return c.refused(ctx, res, key, n, "", arts)
 	}
 	if neverSent(r, so.Guard, transcript) {
 		return c.notSent(ctx, res, at, ledger.StateFailed, arts, fmt.Errorf("%w: %v", ErrSubmitFailed, unseen))
@@ -457,9 +517,9 @@ func (c *Committer) submit(ctx context.Context, sess *browser.Session, kept *kep
 // confirmed finishes a commit whose confirmation page holds: it reads the
 // token, keeps the invoice and finalizes the row as committed. A token
 // that cannot be read leaves the outcome uncertain: the probe decides.
-func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand Candidate, at attempt, r branch.StepResult, snap browser.Snapshot, steps []map[string]any, arts map[string]string, res *Result) (*Result, error) {
+func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand Candidate, at attempt, r branch.StepResult, snap browser.Snapshot, steps []map[string]any, arts map[string]string, res *Result, transcript []branch.NetRecord) (*Result, error) {
 	t, key := c.Task, at.key
-	token, ok, err := sess.Read(ctx, t.Commit.Confirm.Token.Selector, t.Commit.Confirm.Token.Attr)
+	token, ok, err := sess.ReadLive(ctx, t.Commit.Confirm.Token.Selector, t.Commit.Confirm.Token.Attr)
 	if err != nil || !ok || token == "" {
 		why := "no element matches"
 		if err != nil {
@@ -472,6 +532,11 @@ func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand C
 		"ax_hash": snap.Obs.AXHash, "net_digest": snap.Obs.NetDigest, "dom_artifact": snap.Obs.DOMArtifact,
 		"ax_artifact": snap.Obs.AXArtifact, "screenshot": snap.Obs.ScreenshotHash})
 	conf := map[string]any{"order_id": token, "url": snap.Obs.URL, "steps": steps, "plan_digest": cand.PlanDigest}
+	if n, ok := commitRequest(c.guard(), transcript); ok {
+		// The request that made the commit: an audit counts the site's
+		// accepting answers to it (one, or it stands for two commits).
+		conf["request"] = Submission{Method: n.Method, URL: n.URL}
+	}
 	if at.version != "" {
 		conf["version"] = at.version
 	}
@@ -523,6 +588,12 @@ func (c *Committer) stepRecord(ctx context.Context, sess *browser.Session, a bra
 		"dom_artifact": o.DOMArtifact, "ax_artifact": o.AXArtifact}, nil
 }
 
+// guard is the committer's guard list (the requests only it may send).
+func (c *Committer) guard() []browser.GuardPattern {
+	so, _ := browser.SessionOptionsFor(c.Spec, c.Store)
+	return so.Guard
+}
+
 func isGuarded(guard []browser.GuardPattern, n branch.NetRecord) bool {
 	if len(guard) == 0 {
 		return n.Method != "GET"
@@ -546,6 +617,13 @@ func isGuarded(guard []browser.GuardPattern, n branch.NetRecord) bool {
 // the earlier attempt landed: the row stays intent and the error wraps
 // ErrUncertain, so nothing is sent again until a probe answers.
 func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, bool, error) {
+	return c.recoverFor(ctx, e, "")
+}
+
+// recoverFor is Recover on behalf of the candidate branchID ("" at a
+// run's start): the row's confirmation names the run and branch that
+// found the commit, so that run's commit bundle finds the row.
+func (c *Committer) recoverFor(ctx context.Context, e ledger.Entry, branchID string) (ledger.Entry, bool, error) {
 	id, ok, err := Probe(ctx, c.HTTPClient, c.Task, e.Key)
 	if err != nil {
 		c.Events.Record(ctx, eventlog.KindLedger, e.BranchID, map[string]any{"key": e.Key, "state": ledger.StateIntent, "pending": true, "error": err.Error()})
@@ -555,7 +633,7 @@ func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, 
 		return e, false, nil
 	}
 	f, err := c.finalize(ctx, e.Key, ledger.Outcome{State: ledger.StateCommitted, OrderID: id,
-		Confirmation: mustJSON(map[string]any{"order_id": id, "source": "probe", "recovered_by": c.RunID})})
+		Confirmation: mustJSON(map[string]any{"order_id": id, "source": "probe", "recovered_by": c.RunID, "recovered_branch": branchID})})
 	if err != nil {
 		return e, false, fmt.Errorf("commit: finalizing a recovered intent: %w", err)
 	}

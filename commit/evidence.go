@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
@@ -17,15 +18,27 @@ type Evidence struct {
 	NotSent bool     `json:"not_sent,omitempty"`
 }
 
-// Refusal is a guarded request the site refused.
+// Refusal is the site's refusal of the commit: a guarded request it
+// answered with a 4xx, or a page that said refused
+// (commit.confirm.refused, Notice set), whatever its status. Method, URL
+// and Status are empty when the transcript holds no commit request.
 type Refusal struct {
 	Method string `json:"method"`
 	URL    string `json:"url"`
 	Status int    `json:"status"`
+	// Notice is the page's message (scrubbed) when the page said refused.
+	Notice string `json:"notice,omitempty"`
 }
 
-func refusalOf(n branch.NetRecord) *Refusal {
-	return &Refusal{Method: n.Method, URL: n.URL, Status: n.Status}
+// Submission names the request that made a commit (recorded in a
+// committed row's confirmation as "request").
+type Submission struct {
+	Method string `json:"method"`
+	URL    string `json:"url"`
+}
+
+func refusalOf(n branch.NetRecord, notice string) *Refusal {
+	return &Refusal{Method: n.Method, URL: n.URL, Status: n.Status, Notice: notice}
 }
 
 // CheckOutcome audits an aborted or failed row against the transcript of
@@ -57,6 +70,17 @@ func CheckOutcome(e ledger.Entry, transcript []byte) error {
 		return nil
 	}
 	switch {
+	case ev.Refused != nil && ev.Refused.Notice != "":
+		// The page said refused: its answer may well be a 200. It must be
+		// on record when the row names it.
+		r := *ev.Refused
+		found := r.Method == ""
+		for _, n := range recs {
+			found = found || n.Method == r.Method && n.URL == r.URL && n.Status == r.Status
+		}
+		if !found {
+			return fmt.Errorf("%s, refused by the page after %d to %s %s, but the submit transcript holds no such answer", e.State, r.Status, r.Method, r.URL)
+		}
 	case ev.Refused != nil:
 		r := *ev.Refused
 		found := false
@@ -85,4 +109,60 @@ func CheckOutcome(e ledger.Entry, transcript []byte) error {
 // changing reports whether a request may change state at the site.
 func changing(n branch.NetRecord) bool {
 	return n.Method != http.MethodGet && n.Method != http.MethodHead
+}
+
+// Round is one attempt's record of a ledger row: the confirmation (or
+// evidence) it was finalized with and its submit transcript (nil when
+// none was kept).
+type Round struct {
+	Confirmation json.RawMessage
+	Transcript   []byte
+}
+
+// CheckSubmissions audits a row's rounds (its finalizations, the current
+// one and those kept in its history before a reopen) for more than one
+// submission the site accepted: a 2xx or 3xx answer to the commit
+// request, which the committed round's confirmation names ("request"),
+// and otherwise any state-changing document request (a form
+// submission). A round the page refused (a refusal with a notice) counts
+// none: its 200 was the refusal. More than one accepted submission means
+// the site may hold the commit more than once.
+func CheckSubmissions(rounds []Round) error {
+	var req *Submission
+	for _, r := range rounds {
+		var c struct {
+			Request *Submission `json:"request"`
+		}
+		if json.Unmarshal(r.Confirmation, &c) == nil && c.Request != nil {
+			req = c.Request
+		}
+	}
+	var accepted []string
+	for i, r := range rounds {
+		if r.Transcript == nil {
+			continue
+		}
+		var ev Evidence
+		if len(r.Confirmation) > 0 && json.Unmarshal(r.Confirmation, &ev) == nil && ev.Refused != nil && ev.Refused.Notice != "" {
+			continue
+		}
+		var recs []branch.NetRecord
+		if json.Unmarshal(r.Transcript, &recs) != nil {
+			continue // the evidence check names a transcript that does not decode
+		}
+		for _, n := range recs {
+			if n.Status < 200 || n.Status >= 400 || n.Blocked {
+				continue
+			}
+			submission := req != nil && n.Method == req.Method && n.URL == req.URL ||
+				req == nil && changing(n) && (n.Type == "document" || n.Type == "")
+			if submission {
+				accepted = append(accepted, fmt.Sprintf("%s %s answered %d (round %d)", n.Method, n.URL, n.Status, i+1))
+			}
+		}
+	}
+	if len(accepted) > 1 {
+		return fmt.Errorf("%d accepted submissions: %s: the site may hold the commit %d times", len(accepted), strings.Join(accepted, ", "), len(accepted))
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package commit
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -47,11 +48,19 @@ func (c *Committer) uncertain(ctx context.Context, res *Result, key string, arts
 		res.Entry = e
 	}
 	c.Events.Record(ctx, eventlog.KindLedger, br, map[string]any{"key": key, "state": ledger.StateIntent, "pending": true, "error": cause.Error()}, artValues(arts)...)
-	probe := "the task has no confirm probe"
-	if c.Task.Commit.Confirm.Probe.URL != "" {
-		probe = fmt.Sprintf("the confirm probe did not find it within %s", c.Task.Commit.Confirm.Timeout.D())
+	return res, fmt.Errorf("%w: %v; %s", ErrUncertain, cause, nextStart(c.Task.Commit.Confirm.Probe.URL != "", c.Task.Commit.Confirm.Timeout.D()))
+}
+
+// nextStart says what the next start does with a row left intent after
+// an attempt: exactly what commitOne and Recover do with it.
+func nextStart(hasProbe bool, timeout time.Duration) string {
+	if !hasProbe {
+		return "the task has no confirm probe (commit.confirm.probe), so the next start cannot ask the site: " +
+			"it sends the commit again under the same key, and only the site's own handling of that key (commit.idempotency) keeps it from happening twice"
 	}
-	return res, fmt.Errorf("%w: %v; %s; the next start probes again before anything is sent", ErrUncertain, cause, probe)
+	return fmt.Sprintf("the confirm probe did not find it within %s; the next start asks the probe first: "+
+		"it records the commit if the site holds it, sends it again under the same key only if the probe answers that the site does not, "+
+		"and sends nothing while the probe does not answer", timeout)
 }
 
 // probeUntil asks the confirm probe for key until it answers with a token
@@ -78,14 +87,16 @@ func (c *Committer) probeUntil(ctx context.Context, key string) (string, bool) {
 }
 
 // refused finalizes an attempt the site refused: a conflict (409, 412)
-// is aborted and lets the next candidate try; any other refusal fails.
-func (c *Committer) refused(ctx context.Context, res *Result, key string, n branch.NetRecord, arts map[string]string) (*Result, error) {
+// is aborted and lets the next candidate try; any other refusal fails,
+// and the key is never sent again (refusedEarlier). notice is the page's
+// message when the page said refused too ("" otherwise).
+func (c *Committer) refused(ctx context.Context, res *Result, key string, n branch.NetRecord, notice string, arts map[string]string) (*Result, error) {
 	msg := fmt.Sprintf("the site answered %d to %s %s", n.Status, n.Method, n.URL)
 	if n.Status == 409 || n.Status == 412 {
 		// The version changed since preflight. Nothing was bought; the
 		// next candidate may still hold.
 		e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateAborted, Error: "conflict: " + msg, Artifacts: arts,
-			Confirmation: mustJSON(Evidence{Refused: refusalOf(n)})})
+			Confirmation: mustJSON(Evidence{Refused: refusalOf(n, notice)})})
 		if err != nil {
 			return res, fmt.Errorf("commit: finalizing %s as aborted: %w", key, err)
 		}
@@ -93,7 +104,58 @@ func (c *Committer) refused(ctx context.Context, res *Result, key string, n bran
 		res.Entry = e
 		return res, &preflightError{fmt.Sprintf("the site refused the commit as a conflict (%d): it changed since preflight", n.Status)}
 	}
-	return c.finalizeNot(ctx, res, key, ledger.StateFailed, arts, Evidence{Refused: refusalOf(n)}, fmt.Errorf("%w: the site refused it: %s", ErrSubmitFailed, msg))
+	if notice != "" {
+		msg = notice + " (" + msg + ")"
+	}
+	return c.finalizeNot(ctx, res, key, ledger.StateFailed, arts, Evidence{Refused: refusalOf(n, notice)}, refusedError(key, msg))
+}
+
+// pageRefused finalizes an attempt whose page said refused
+// (commit.confirm.refused) with the page's message: failed, or aborted
+// when the site also answered the request as a conflict. The key is never
+// sent again (refusedEarlier).
+func (c *Committer) pageRefused(ctx context.Context, res *Result, at attempt, guard []browser.GuardPattern, transcript []branch.NetRecord, notice string, arts map[string]string) (*Result, error) {
+	if n, ok := refusal(guard, transcript); ok {
+		return c.refused(ctx, res, at.key, n, notice, arts)
+	}
+	ref := &Refusal{Notice: notice}
+	if n, ok := commitRequest(guard, transcript); ok {
+		ref.Method, ref.URL, ref.Status = n.Method, n.URL, n.Status
+	}
+	return c.finalizeNot(ctx, res, at.key, ledger.StateFailed, arts, Evidence{Refused: ref}, refusedError(at.key, notice))
+}
+
+// refusedError is the error of a refused commit: what the site said, and
+// what a later run does about it.
+func refusedError(key, msg string) error {
+	return fmt.Errorf("%w: %s; key %s is never sent again: to try again, change commit.nonce (a new key)", ErrRefused, msg, key)
+}
+
+// refusedEarlier reports whether a failed row records the site's refusal
+// (by its answer or by its page): such a key is never sent again, and
+// the message says what the site said.
+func refusedEarlier(e ledger.Entry) (string, bool) {
+	if e.State != ledger.StateFailed || len(e.Confirmation) == 0 {
+		return "", false
+	}
+	var ev Evidence
+	if json.Unmarshal(e.Confirmation, &ev) != nil || ev.Refused == nil {
+		return "", false
+	}
+	r := ev.Refused
+	msg := r.Notice
+	if r.Method != "" {
+		what := fmt.Sprintf("the site answered %d to %s %s", r.Status, r.Method, r.URL)
+		if msg == "" {
+			msg = what
+		} else {
+			msg += " (" + what + ")"
+		}
+	}
+	if msg == "" {
+		msg = e.Error
+	}
+	return msg, true
 }
 
 // notSent ends an attempt before its side effect. A row never attempted

@@ -67,13 +67,15 @@ const (
 	KindLLMResponse  = "llm_response"  // the model's answer (or why the heuristic's order stood)
 
 	// What a worker did for a branch.
-	KindActionStart        = "action_start"        // a worker began an action
-	KindActionEnd          = "action_end"          // an action finished (status, duration, error code)
-	KindNav                = "nav"                 // the page navigated
-	KindDOMSnapshot        = "dom_snapshot"        // a canonical DOM / AX tree was captured
-	KindNet                = "net"                 // a request/response pair was captured
-	KindGuardBlocked       = "guard_blocked"       // the guard blocked a request the branch made
-	KindUnsupportedTraffic = "unsupported_traffic" // traffic the recorder cannot capture (a websocket, say)
+	KindActionStart        = "action_start"         // a worker began an action
+	KindActionEnd          = "action_end"           // an action finished (status, duration, error code)
+	KindNav                = "nav"                  // the page navigated
+	KindDOMSnapshot        = "dom_snapshot"         // a canonical DOM / AX tree was captured
+	KindNet                = "net"                  // a request/response pair was captured
+	KindGuardBlocked       = "guard_blocked"        // the guard blocked a request the branch made (logs before request_held)
+	KindRequestHeld        = "request_held"         // speculation held a request that could change the site
+	KindSideEffect         = "side_effect_boundary" // a branch's action asked for a held request: the branch ends there
+	KindUnsupportedTraffic = "unsupported_traffic"  // traffic the recorder cannot capture (a websocket, say)
 
 	// Dispatch.
 	KindStaleResult     = "stale_result"     // a result of an older attempt, or of a branch already folded

@@ -37,6 +37,9 @@ func FromBundle(b *bundle.Bundle) (*Flow, error) {
 	for _, g := range guard {
 		f.Guard = append(f.Guard, Guard{Method: g.Method, URL: g.URL})
 	}
+	for _, g := range m.Allow {
+		f.Allow = append(f.Allow, Guard{Method: g.Method, URL: g.URL})
+	}
 	if all {
 		f.Notes = append(f.Notes, "the recording names no guarded requests: every "+strings.Join(bundle.UnsafeMethods, ", ")+" request is guarded")
 	}

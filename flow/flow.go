@@ -49,7 +49,12 @@ type Flow struct {
 	Environment Environment `yaml:"environment,omitempty" json:"environment,omitempty"`
 	// Guard lists requests playback never sends (the recorded task's
 	// commit.guard patterns): a flow is not a commit.
-	Guard   []Guard  `yaml:"guard,omitempty" json:"guard,omitempty"`
+	Guard []Guard `yaml:"guard,omitempty" json:"guard,omitempty"`
+	// Allow lists the state-changing requests playback may send (the
+	// recorded task's explore.allow). Every other request that can
+	// change the site is held: playback is speculation, whatever Guard
+	// names.
+	Allow   []Guard  `yaml:"allow,omitempty" json:"allow,omitempty"`
 	Actions []Action `yaml:"actions" json:"actions"`
 	// Notes are caveats of the export, e.g. where the flow stops before
 	// a commit.

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
 )
 
 // ErrInvalid is wrapped by every error about the content of a flow file.
@@ -20,6 +22,18 @@ var ErrInvalid = errors.New("flow: invalid flow file")
 
 // MaxFileSize bounds a flow file.
 const MaxFileSize = 4 << 20
+
+// Load reads and parses the flow file at path. The file must be a regular
+// file of at most MaxFileSize bytes: a FIFO, a device or a directory is
+// refused at once, never read (an error matching regfile.ErrNotRegular or
+// regfile.ErrTooLarge, naming the path). The read stops when ctx ends.
+func Load(ctx context.Context, path string) (*Flow, error) {
+	data, err := regfile.ReadFile(ctx, path, MaxFileSize)
+	if err != nil {
+		return nil, fmt.Errorf("flow: %w", err)
+	}
+	return Parse(path, data)
+}
 
 // Parse reads a flow file (YAML or JSON). file names it in errors. Unknown
 // fields, a schema version other than SchemaVersion and actions the
@@ -145,6 +159,11 @@ func validate(file string, f *Flow, ls lineMap) error {
 		}
 		if _, err := regexp.Compile(g.URL); err != nil {
 			return &Error{File: file, Line: at(ls.guard, i), Field: field + ".url", Msg: "is not a regular expression: " + err.Error()}
+		}
+	}
+	for i, g := range f.Allow {
+		if _, err := regexp.Compile(g.URL); err != nil {
+			return &Error{File: file, Field: fmt.Sprintf("allow[%d].url", i), Msg: "is not a regular expression: " + err.Error()}
 		}
 	}
 	for i, a := range f.Actions {

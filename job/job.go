@@ -32,7 +32,10 @@ type Spec struct {
 	Extract  []task.IntentField    `json:"extract,omitempty"`
 	DeadEnds []scoring.Detector    `json:"dead_ends,omitempty"`
 	Guard    []task.RequestPattern `json:"guard,omitempty"`
-	Inputs   map[string]task.Input `json:"inputs,omitempty"`
+	// Explore is the task's explore section: the state-changing requests
+	// speculation may send and the origins it may go to.
+	Explore task.Explore          `json:"explore,omitempty"`
+	Inputs  map[string]task.Input `json:"inputs,omitempty"`
 	// StorageState is the task's auth.storage_state reference: each
 	// worker resolves it, as it does secret inputs.
 	StorageState *task.Input `json:"storage_state,omitempty"`
@@ -58,7 +61,8 @@ type Spec struct {
 // the run's choices (screenshots, pinned cookies).
 func NewSpec(t *task.Task) *Spec {
 	s := &Spec{Origin: t.Origin(), RunSeed: t.Seed, Env: t.Environment, Timeout: t.Budgets.ActionTimeout,
-		Predicates: t.Predicates(), DeadEnds: t.DeadEnds, Extract: t.Extract, Inputs: t.Inputs, StorageState: t.Auth.StorageState}
+		Predicates: t.Predicates(), DeadEnds: t.DeadEnds, Extract: t.Extract, Inputs: t.Inputs, StorageState: t.Auth.StorageState,
+		Explore: t.Explore}
 	if c := t.Commit; c != nil {
 		s.Boundary, s.Intent, s.Guard = c.Boundary, c.Intent, c.Guard
 	}

@@ -61,13 +61,18 @@ type Result struct {
 	// Net lists the requests of the last step.
 	Net []branch.NetRecord `json:"net,omitempty"`
 	// Requests lists every response of the branch, for request_seen.
-	Requests    []scoring.RequestFact `json:"requests,omitempty"`
-	Blocked     []string              `json:"blocked,omitempty"`
-	Unsupported []string              `json:"unsupported,omitempty"`
-	ErrCode     string                `json:"error_code,omitempty"`
-	ErrMsg      string                `json:"error,omitempty"`
-	ErrStep     int                   `json:"error_step,omitempty"`
-	Timing      Timing                `json:"timing"`
+	Requests []scoring.RequestFact `json:"requests,omitempty"`
+	// Blocked lists the held requests the branch's own actions asked
+	// for ("POST {origin}/admin/profile"), scrubbed.
+	Blocked []string `json:"blocked,omitempty"`
+	// Held lists every request the branch's session held instead of
+	// sending: the ones its actions caused and the page's own.
+	Held        []branch.Held `json:"held,omitempty"`
+	Unsupported []string      `json:"unsupported,omitempty"`
+	ErrCode     string        `json:"error_code,omitempty"`
+	ErrMsg      string        `json:"error,omitempty"`
+	ErrStep     int           `json:"error_step,omitempty"`
+	Timing      Timing        `json:"timing"`
 	// Reused reports that the branch continued its parent's live context
 	// instead of replaying the prefix.
 	Reused bool `json:"reused,omitempty"`

@@ -106,13 +106,13 @@ func (c *Caller) Call(ctx context.Context, req Request) (*Reply, error) {
 		if c.Cassette == nil {
 			return rep, fmt.Errorf("llm: replay mode needs a cassette")
 		}
-		e, ok, err := c.Cassette.Get(fp)
+		e, ok, err := c.Cassette.Get(ctx, fp)
 		if err != nil {
 			return rep, err
 		}
 		if !ok {
 			return rep, &MissError{Fingerprint: fp, Model: req.Model, PromptVersion: req.PromptVersion, Dir: c.Cassette.Dir(),
-				Recorded: c.Cassette.PromptVersions()}
+				Recorded: c.Cassette.PromptVersions(ctx)}
 		}
 		resp, err := Decode(e.Response)
 		if err != nil {

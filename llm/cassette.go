@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/internal/atomicfile"
+	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
 )
 
 // CassetteFormat names the version of a cassette entry's layout.
@@ -65,21 +67,33 @@ func (c *Cassette) Dir() string { return c.dir }
 
 func (c *Cassette) path(fp string) string { return filepath.Join(c.dir, fp+".json") }
 
+// MaxEntrySize bounds a cassette entry file; a larger one is refused
+// unread.
+const MaxEntrySize = 16 << 20
+
 // Get returns the entry of fingerprint fp; ok is false when the cassette
 // has none. An entry that does not read (its file cannot be read, or is
 // not an entry), or that names another fingerprint than its file, is
-// ErrCassette, naming the file.
-func (c *Cassette) Get(fp string) (e *Entry, ok bool, err error) {
+// ErrCassette, naming the file; so is one that is not a regular file (a
+// FIFO, a device: refused at once, never read) or is over MaxEntrySize,
+// an error that also matches regfile.ErrNotRegular or regfile.ErrTooLarge.
+func (c *Cassette) Get(ctx context.Context, fp string) (e *Entry, ok bool, err error) {
 	if !validFingerprint(fp) {
 		return nil, false, fmt.Errorf("llm: %q is not a fingerprint", fp)
 	}
 	p := c.path(fp)
-	raw, err := os.ReadFile(p)
+	raw, err := regfile.ReadFile(ctx, p, MaxEntrySize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}
-	if err != nil {
-		return nil, false, fmt.Errorf("%w: %s: %v", ErrCassette, p, err)
+	if errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, regfile.ErrTooLarge) {
+		return nil, false, fmt.Errorf("%w: %w", ErrCassette, err)
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, false, fmt.Errorf("llm: cassette: %w", err)
+	}
+	if err != nil { // an entry that cannot be read (regfile's error names the file)
+		return nil, false, fmt.Errorf("%w: %w", ErrCassette, err)
 	}
 	e, err = decodeEntry(raw)
 	if err != nil {
@@ -126,8 +140,8 @@ func (c *Cassette) Put(e Entry) error {
 
 // PromptVersions returns the prompt versions the cassette's entries were
 // recorded with, sorted (entries that do not read are skipped).
-func (c *Cassette) PromptVersions() []string {
-	entries, _ := c.Entries()
+func (c *Cassette) PromptVersions(ctx context.Context) []string {
+	entries, _ := c.Entries(ctx)
 	var out []string
 	for _, e := range entries {
 		if e.Err == "" && !slices.Contains(out, e.PromptVersion) {
@@ -157,8 +171,9 @@ type EntryInfo struct {
 }
 
 // Entries lists the cassette's entries by fingerprint; one that does not
-// read is listed with its error.
-func (c *Cassette) Entries() ([]EntryInfo, error) {
+// read is listed with its error (also one that is not a regular file or
+// is over MaxEntrySize: refused unread, never blocking the listing).
+func (c *Cassette) Entries(ctx context.Context) ([]EntryInfo, error) {
 	names, err := filepath.Glob(filepath.Join(c.dir, "*.json"))
 	if err != nil {
 		return nil, fmt.Errorf("llm: cassette: %w", err)
@@ -168,7 +183,10 @@ func (c *Cassette) Entries() ([]EntryInfo, error) {
 	for _, n := range names {
 		fp := strings.TrimSuffix(filepath.Base(n), ".json")
 		info := EntryInfo{Fingerprint: fp}
-		raw, err := os.ReadFile(n)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("llm: cassette: %w", err)
+		}
+		raw, err := regfile.ReadFile(ctx, n, MaxEntrySize)
 		if err == nil {
 			info.Bytes = int64(len(raw))
 			var e *Entry
@@ -189,8 +207,8 @@ func (c *Cassette) Entries() ([]EntryInfo, error) {
 // Prune removes the entries recorded with another prompt version than
 // keep (a prompt change leaves them unreachable) and the ones that do
 // not read; it returns what it removed.
-func (c *Cassette) Prune(keep string) ([]EntryInfo, error) {
-	entries, err := c.Entries()
+func (c *Cassette) Prune(ctx context.Context, keep string) ([]EntryInfo, error) {
+	entries, err := c.Entries(ctx)
 	if err != nil {
 		return nil, err
 	}

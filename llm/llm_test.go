@@ -214,18 +214,18 @@ func TestCassetteEntriesAndPrune(t *testing.T) {
 	cas.Put(Entry{Fingerprint: fp, PromptVersion: "v2", Model: "m-1", Request: []byte(`{}`), Response: body})
 	bad := filepath.Join(cas.Dir(), strings.Repeat("1", 64)+".json")
 	os.WriteFile(bad, []byte("{"), 0o644)
-	es, err := cas.Entries()
+	es, err := cas.Entries(context.Background())
 	if err != nil || len(es) != 4 {
 		t.Fatalf("entries = %+v, %v", es, err)
 	}
-	removed, err := cas.Prune("v2")
+	removed, err := cas.Prune(context.Background(), "v2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(removed) != 2 || removed[0].PromptVersion != "v1" && removed[1].PromptVersion != "v1" {
 		t.Fatalf("removed %+v", removed)
 	}
-	left, _ := cas.Entries()
+	left, _ := cas.Entries(context.Background())
 	for _, e := range left {
 		if e.PromptVersion != "v2" || e.Err != "" {
 			t.Fatalf("left %+v", left)
@@ -340,7 +340,7 @@ func TestReplayUnreadableEntry(t *testing.T) {
 		{"response not a completion", func(p string) error {
 			return os.WriteFile(p, []byte(`{"format":"`+CassetteFormat+`","fingerprint":"`+fp+`","response":"e30="}`), 0o644)
 		}, "no choice holds a message"},
-		{"a directory", func(p string) error { return os.Mkdir(p, 0o755) }, "is a directory"},
+		{"a directory", func(p string) error { return os.Mkdir(p, 0o755) }, "not a regular file (a directory)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -44,7 +44,7 @@ func (e *ModelMissError) Unwrap() []error { return []error{ErrModelMiss, e.Err} 
 
 // ErrModelDown: the model planner's endpoint did not answer a question
 // (unreachable, over planner.timeout, an error status after retries) and
-// the task does not say planner.fallback: heuristic (exit 10).
+// the task does not say planner.fallback: heuristic (exit 11).
 var ErrModelDown = errors.New("orchestrator: the model planner's endpoint did not answer")
 
 // ModelDownError names the branch and step whose question the endpoint

@@ -45,6 +45,10 @@ func (r *run) recoverPending(ctx context.Context) {
 		}
 		if ok {
 			payload["order_id"] = f.OrderID
+			if r.recovered == nil {
+				r.recovered = map[string]bool{}
+			}
+			r.recovered[e.Key] = true
 		}
 		r.rec.add(zeroTime, 0, eventlog.KindRecovery, e.BranchID, payload)
 	}
@@ -113,8 +117,14 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 		info.Key, info.State = res.Key, "dry-run"
 	case res.Existing:
 		r.sum.Status = "existing"
+		if r.recovered[res.Entry.Key] {
+			// This run's start finalized the row through the probe: its
+			// commit bundle records that.
+			r.seal(ctx, res.Candidate.BranchID)
+		}
 	case res.Recovered:
 		r.sum.Status = "recovered"
+		r.seal(ctx, res.Candidate.BranchID)
 	default:
 		r.sum.Status = "committed"
 		r.seal(ctx, res.Candidate.BranchID)

@@ -28,6 +28,10 @@ var (
 	ErrBadInput = errors.New("orchestrator: bad input")
 	// ErrNoWorkers: a run with only remote workers found none.
 	ErrNoWorkers = errors.New("orchestrator: no workers")
+	// ErrSideEffect: a task without commit whose search ended without
+	// its goal, and branches stopped at a side-effect boundary: the goal
+	// needs a request that changes the site, which only a commit sends.
+	ErrSideEffect = errors.New("orchestrator: stopped at a side-effect boundary")
 	// ErrVerify: an audit (ledger verify, bundle validate, replay) found
 	// the record does not hold.
 	ErrVerify = errors.New("verification failed")
@@ -38,8 +42,10 @@ var (
 // audit (ledger verify, bundle validation, a replay that diverged), and 8
 // a goal that failed definitely (goal.failure held, the search ended
 // before its budgets), 9 a model question its cassette did not hold or
-// could not read (--llm replay), 10 a model endpoint that did not answer
-// (without planner.fallback: heuristic).
+// could not read (--llm replay), 10 a task without commit that stopped at
+// a side-effect boundary (its goal needs a request only a commit may
+// send), 11 a model endpoint that did not answer (without
+// planner.fallback: heuristic).
 const (
 	ExitOK          = 0
 	ExitInternal    = 1
@@ -51,7 +57,8 @@ const (
 	ExitVerify      = 7
 	ExitGoalFailed  = 8
 	ExitModelMiss   = 9
-	ExitModelDown   = 10
+	ExitSideEffect  = 10
+	ExitModelDown   = 11
 )
 
 // ExitCode maps an error of Run (or of loading a task) to an exit code.
@@ -69,10 +76,13 @@ func ExitCode(err error) int {
 		return ExitModelMiss
 	case errors.Is(err, ErrModelDown):
 		return ExitModelDown
+	case errors.Is(err, ErrSideEffect):
+		return ExitSideEffect
 	case errors.Is(err, ErrNoBoundary), errors.Is(err, ErrGoalNotReached):
 		return ExitNoBoundary
 	case errors.Is(err, commit.ErrNoCandidate), errors.Is(err, commit.ErrSubmitFailed), errors.Is(err, commit.ErrBusy),
-		errors.Is(err, commit.ErrUncertain), errors.Is(err, commit.ErrAuditTrail):
+		errors.Is(err, commit.ErrUncertain), errors.Is(err, commit.ErrAuditTrail), errors.Is(err, commit.ErrRefused),
+		errors.Is(err, commit.ErrIntentMismatch):
 		return ExitAborted
 	case errors.Is(err, browser.ErrChromiumNotFound), errors.Is(err, browser.ErrDriverNotFound), errors.Is(err, ErrNoWorkers):
 		return ExitEnvironment

@@ -6,6 +6,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
+	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 )
 
@@ -55,8 +56,11 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 		}
 		r.rec.addSpan(time.Time{}, 0, eventlog.KindNet, n.ID, span, payload.Net{NetRecord: nr}, arts...)
 	}
-	for _, b := range res.Blocked {
-		r.rec.addSpan(time.Time{}, 0, eventlog.KindGuardBlocked, n.ID, span, map[string]any{"request": b}) // scrubbed by the session
+	for _, h := range res.Held { // scrubbed by the session
+		r.rec.addSpan(time.Time{}, 0, eventlog.KindRequestHeld, n.ID, span, payload.RequestHeld{Held: h})
+	}
+	if h := causedHeld(res); h != nil {
+		r.rec.addSpan(time.Time{}, 0, eventlog.KindSideEffect, n.ID, span, payload.SideEffect{Held: *h, Action: n.Action().Describe(), URL: pageURL(res)})
 	}
 	for _, u := range res.Unsupported {
 		r.rec.addSpan(time.Time{}, 0, eventlog.KindUnsupportedTraffic, n.ID, span, map[string]any{"what": r.sc.Text(u)})
@@ -143,6 +147,7 @@ func (r *run) countBranches(search *planner.Search) {
 	r.sum.Explored = explored
 	r.sum.Spent = search.Spent()
 	r.sum.MaxConcurrent = r.maxConcurrent()
+	r.summarizeHeld(search)
 }
 
 // maxConcurrent sweeps the action spans of every result and returns the
@@ -185,4 +190,12 @@ func (r *run) progress(search *planner.Search, running int, phase string) {
 	}
 	r.cfg.Progress(Progress{Elapsed: time.Since(r.start), Budget: r.t.Budgets.WallClock.D(), Wave: r.sum.Waves,
 		Frontier: search.Pending(), Running: running, Workers: r.workers, Executed: search.Executed(), BestJ: best, Phase: phase})
+}
+
+// pageURL is the URL the branch's last observation saw, or "".
+func pageURL(res *job.Result) string {
+	if res.Obs == nil {
+		return ""
+	}
+	return res.Obs.URL
 }

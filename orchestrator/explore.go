@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -160,7 +161,26 @@ func (r *run) noWinner(decision planner.Decision, search *planner.Search) error 
 		return fmt.Errorf("%w: %s after %d branches in %d waves; goal.failure held on %s", ErrGoalFailed,
 			decision.Exhausted, search.Executed(), r.sum.Waves, failedCounts(decision.Failed))
 	}
+	if err := r.sideEffectStop(search); err != nil {
+		return err
+	}
 	return fmt.Errorf("%w: %s after %d branches in %d waves", r.noGoal(), decision.Exhausted, search.Executed(), r.sum.Waves)
+}
+
+// sideEffectStop is the error of a task without commit whose branches
+// stopped at a side-effect boundary, or nil.
+func (r *run) sideEffectStop(search *planner.Search) error {
+	effects := search.Effects()
+	if r.t.HasCommit() || len(effects) == 0 {
+		return nil
+	}
+	e := effects[0]
+	msg := fmt.Sprintf("%d branch(es) ended where their action would change the site; the best, %s, would send %s after %q",
+		len(effects), e.Node.ID, e.Held.Describe(), e.Node.Action().Describe())
+	if len(e.Held.Fields) > 0 {
+		msg += " (fields: " + strings.Join(e.Held.Fields, ", ") + ")"
+	}
+	return fmt.Errorf("%w: %s. Speculation never sends it: to make it the task's one side effect, add a commit section (a draft is in the summary), or, if it changes nothing, allow it in explore.allow", ErrSideEffect, msg)
 }
 
 // recordWinners records the winner ranking. Each candidate says which

@@ -57,6 +57,7 @@ func (r *run) doLogin(ctx context.Context, rt *browser.Runtime) (*task.StorageSt
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrLoginFailed, err)
 	}
+	so.SendWrites = true // the scripted login runs outside speculation: it posts its form
 	start := time.Now()
 	r.rec.add(time.Time{}, 0, eventlog.KindLoginStart, "", map[string]any{"steps": len(t.Auth.Login), "version": r.spec.Login + 1})
 	fail := func(why string) (*task.StorageState, error) {

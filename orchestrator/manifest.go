@@ -23,6 +23,7 @@ func (r *run) manifest(fp browser.Fingerprint, natsURL string) payload.RunStart 
 		Workers: r.workers, NATS: natsURL, MultiverseVersion: version, Fingerprint: payload.Fingerprint(fp),
 		ScrubKeySHA256: r.sc.KeyCheck(),
 		Origin:         t.Origin(), Inputs: r.inputTokens(), Guard: r.spec.Guard,
+		Explore: explorePtr(r.spec.Explore), HoldsWrites: true,
 		Goal: t.Goal.Goal, Boundary: r.spec.Boundary, Prices: t.Prices,
 		GoalFailure: t.Goal.Failure, Extract: t.Extract, HasCommit: t.HasCommit(),
 		Proposer: t.Planner.Proposer, Model: modelRoute(t, r.llmMode(), r.cassetteDir()),
@@ -63,4 +64,13 @@ func (r *run) inputTokens() map[string]payload.Input {
 		out[name] = payload.Input{Token: tok, Secret: in.Secret()}
 	}
 	return out
+}
+
+// explorePtr is the task's explore section for the manifest, nil when it
+// says nothing.
+func explorePtr(e task.Explore) *task.Explore {
+	if e.IsZero() {
+		return nil
+	}
+	return &e
 }

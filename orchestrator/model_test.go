@@ -284,7 +284,7 @@ func checkUnreadableEntry(t *testing.T, s *site, m *scriptedModel, recDir, runID
 
 // TestModelDownStops: a model endpoint that gives no answer (an error
 // status after retries, or nothing within planner.timeout) stops the run
-// with exit 10, naming the branch, the step and the cause, instead of
+// with exit 11, naming the branch, the step and the cause, instead of
 // going on in the heuristic's order.
 func TestModelDownStops(t *testing.T) {
 	if testing.Short() {

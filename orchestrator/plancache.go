@@ -24,7 +24,7 @@ func (r *run) followCache(search *planner.Search) {
 	if r.cfg.NoCache {
 		return
 	}
-	e, err := plancache.Open(PlanCacheDir(r.dd)).Get(r.t.Digest(), r.t.Origin())
+	e, err := plancache.Open(PlanCacheDir(r.dd)).Get(r.ctx, r.t.Digest(), r.t.Origin())
 	if errors.Is(err, plancache.ErrNotFound) {
 		return
 	}

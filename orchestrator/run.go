@@ -115,6 +115,15 @@ type Config struct {
 	// auth.login; it needs the browser executor, not Executor, and a data
 	// dir without pending commits of the task's site and flow.
 	Network func(ctx context.Context, j *job.Job) (proxy string, release func(), err error)
+	// WaitLock is how long the run waits for its data dir while another
+	// run holds it (one run per data dir at a time, see internal/dirlock).
+	// Zero refuses at once with an error matching ErrBadInput and
+	// dirlock.ErrBusy that names the holder's PID, command and start.
+	WaitLock time.Duration
+	// Notice, when set, is told what a person should know that is not an
+	// error: that the run waits for its data dir, or took over the lock
+	// of a run that ended without releasing it.
+	Notice func(msg string)
 }
 
 // Executor runs branch jobs for in-process workers: it returns the wire
@@ -153,7 +162,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	st, err := openStores(ctx, cfg.DataDir)
+	st, err := openStores(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +290,8 @@ func statusOf(err error) string {
 		return "no_boundary"
 	case ExitGoalFailed:
 		return "goal_failed"
+	case ExitSideEffect:
+		return "side_effect_boundary"
 	case ExitAborted:
 		return "aborted"
 	case ExitSite:
@@ -338,6 +349,9 @@ type run struct {
 	trail *trail
 	// nats is the embedded NATS server; nil when the run joined one.
 	nats *bus.Server
+	// recovered holds the keys of rows this run's start finalized
+	// through the confirm probe (recoverPending).
+	recovered map[string]bool
 }
 
 // storageFull is closed when the embedded NATS server's store runs out of

@@ -63,6 +63,11 @@ type Summary struct {
 	// MaxConcurrent is the largest number of branches whose action spans
 	// overlapped in time.
 	MaxConcurrent int `json:"max_concurrent_branches"`
+	// Held lists the requests speculation held, most branches first.
+	Held []HeldSummary `json:"held,omitempty"`
+	// SideEffects lists branches that ended at a side-effect boundary,
+	// the ones matching the goal first.
+	SideEffects []SideEffectSummary `json:"side_effects,omitempty"`
 }
 
 // TimingSummary holds mean per-branch timings in milliseconds.

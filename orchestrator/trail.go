@@ -10,6 +10,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit"
+	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
 )
 
 // trail watches a run's audit trail for the committer: the event log's
@@ -69,7 +70,7 @@ func ScrubKeyPath(dataDir, runID string) string {
 // ReadScrubKey reads a run's scrubbing key from its data dir: a rerun
 // needs it to match the run's recorded tokens.
 func ReadScrubKey(dataDir, runID string) ([]byte, error) {
-	key, err := os.ReadFile(ScrubKeyPath(dataDir, runID))
+	key, err := regfile.ReadFile(context.Background(), ScrubKeyPath(dataDir, runID), 4<<10) // a key is 32 bytes
 	if err != nil {
 		return nil, fmt.Errorf("the scrubbing key of run %s: %w", runID, err)
 	}

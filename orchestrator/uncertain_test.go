@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
@@ -53,6 +55,9 @@ func TestUncertainCommitResolvedAtNextStart(t *testing.T) {
 	if !errors.Is(err, commit.ErrUncertain) || orchestrator.ExitCode(err) != orchestrator.ExitAborted {
 		t.Fatalf("first run: %v (exit %d), want the uncertain outcome with exit %d", err, orchestrator.ExitCode(err), orchestrator.ExitAborted)
 	}
+	if !strings.Contains(err.Error(), "the next start asks the probe first") {
+		t.Errorf("the exit-4 text does not say what the next start does: %v", err)
+	}
 	orders := s.v.Orders()
 	if len(orders) != 1 {
 		t.Fatalf("the site holds %d orders after the slow commit, want 1", len(orders))
@@ -82,5 +87,16 @@ func TestUncertainCommitResolvedAtNextStart(t *testing.T) {
 	}
 	if !resolved {
 		t.Fatal("the second run did not resolve the intent through the probe at its start")
+	}
+	// The run that finalized the row writes its commit bundle.
+	if second.Paths.Bundle == "" {
+		t.Fatal("the run that recovered the commit wrote no commit bundle")
+	}
+	b, err := bundle.ReadFile(second.Paths.Bundle, bundle.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := b.Manifest.Commit; c == nil || c.OrderID != orders[0].ID || c.Key != orders[0].ClientReference {
+		t.Fatalf("the recovered commit's bundle names %+v, want order %s", b.Manifest.Commit, orders[0].ID)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/planner"
@@ -168,7 +169,7 @@ func (r *run) take(ctx context.Context, client *bus.Client, search *planner.Sear
 	w.raw[m.BranchID] = res
 	r.mirror(ctx, res)
 	w.got[m.BranchID] = planner.Outcome{OK: res.Status == job.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
-		Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: len(res.Steps), Intent: res.Intent}
+		Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Held: causedHeld(res), Actions: len(res.Steps), Intent: res.Intent}
 	r.progress(search, len(w.want)-len(w.got), "explore")
 }
 
@@ -183,4 +184,18 @@ func (r *run) specFor(n *planner.Node) *job.Spec {
 	s := *r.spec
 	s.Screenshots = false
 	return &s
+}
+
+// causedHeld is the request the branch's last action asked for and its
+// session held, or nil.
+func causedHeld(res *job.Result) *branch.Held {
+	if res.ErrCode != branch.CodeSideEffect {
+		return nil
+	}
+	for i := len(res.Held) - 1; i >= 0; i-- {
+		if h := res.Held[i]; h.Caused && h.Step == res.ErrStep {
+			return &h
+		}
+	}
+	return nil
 }

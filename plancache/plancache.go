@@ -8,12 +8,16 @@
 // by the sha256 of the two; each file carries a schema version, and a
 // reader refuses any other version, a file that does not decode, or one
 // whose task and site are not the ones it was asked for, with an error
-// wrapping ErrInvalid that names the file. Writes go through a temporary
-// file and a rename, so a reader never sees half an entry.
+// wrapping ErrInvalid that names the file. An entry must be a regular
+// file of at most MaxEntrySize bytes: a FIFO, a device or a directory
+// under the entry's name is refused at once, never read (regfile). Writes
+// go through a temporary file and a rename, so a reader never sees half
+// an entry.
 package plancache
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -27,6 +31,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/internal/atomicfile"
+	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
 )
 
 // SchemaVersion is the entry format this package writes and reads.
@@ -34,6 +39,9 @@ const SchemaVersion = 1
 
 // ErrInvalid is wrapped by every error about an entry's content.
 var ErrInvalid = errors.New("plancache: invalid entry")
+
+// MaxEntrySize bounds an entry file; a larger one is refused unread.
+const MaxEntrySize = 4 << 20
 
 // ErrNotFound: no entry for the task and site.
 var ErrNotFound = errors.New("plancache: no cached plan")
@@ -86,10 +94,12 @@ func Name(taskDigest, site string) string {
 }
 
 // Get returns the entry of the task on the site, or an error wrapping
-// ErrNotFound.
-func (s *Store) Get(taskDigest, site string) (*Entry, error) {
+// ErrNotFound. An entry that is not a regular file, or is over
+// MaxEntrySize, is an error matching regfile.ErrNotRegular or
+// regfile.ErrTooLarge that names it.
+func (s *Store) Get(ctx context.Context, taskDigest, site string) (*Entry, error) {
 	path := filepath.Join(s.dir, Name(taskDigest, site))
-	e, err := read(path)
+	e, err := read(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -118,15 +128,16 @@ func (s *Store) Put(e *Entry) error {
 }
 
 // List returns every entry, by task then site. Files that are not
-// entries are skipped; an entry that does not read is an error.
-func (s *Store) List() ([]*Entry, error) {
+// entries are skipped; an entry that does not read (also one that is not
+// a regular file, or too large) is an error naming it.
+func (s *Store) List(ctx context.Context) ([]*Entry, error) {
 	paths, err := filepath.Glob(filepath.Join(s.dir, "*.json"))
 	if err != nil {
 		return nil, fmt.Errorf("plancache: %w", err)
 	}
 	var out []*Entry
 	for _, p := range paths {
-		e, err := read(p)
+		e, err := read(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -144,8 +155,8 @@ func (s *Store) List() ([]*Entry, error) {
 // Drop removes the entries whose task name or digest (or a prefix of the
 // digest) is match, on any site, and returns how many it removed. An
 // empty match removes every entry.
-func (s *Store) Drop(match string) (int, error) {
-	es, err := s.List()
+func (s *Store) Drop(ctx context.Context, match string) (int, error) {
+	es, err := s.List(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -176,14 +187,20 @@ func (s *Store) Remove(taskDigest, site string) error {
 	return nil
 }
 
-func read(path string) (*Entry, error) {
-	b, err := os.ReadFile(path)
+func read(ctx context.Context, path string) (*Entry, error) {
+	b, err := regfile.ReadFile(ctx, path, MaxEntrySize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("plancache: %w", err)
 	}
+	return decode(path, b)
+}
+
+// decode reads an entry from b, the content of the file at path (named in
+// errors).
+func decode(path string, b []byte) (*Entry, error) {
 	var e Entry
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

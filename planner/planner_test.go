@@ -246,3 +246,57 @@ func TestEveryStrategyFinishes(t *testing.T) {
 		})
 	}
 }
+
+// TestProposerStaysSafe: the menu never offers a link to another origin
+// (unless explore.origins lists it), a destructive or session-ending
+// control, or a control named like the commit action in its own role; a
+// link named like the commit button is offered. A default risk pattern
+// the goal's own text matches is lifted.
+func TestProposerStaysSafe(t *testing.T) {
+	obs := simulate(branch.Plan{{Kind: branch.KindNavigate, URL: "http://shop.test/"},
+		{Kind: branch.KindClick, Target: &branch.Target{CSS: "a[href='/pricing']"}}}).Obs
+	extra := []branch.Affordance{
+		{Kind: "link", Href: "https://partner.example/pricing", Region: "main", Form: -1, Target: branch.Target{Role: "link", Name: "Partner pricing"}},
+		{Kind: "link", Href: "https://accounts.shop.test/plans", Region: "main", Form: -1, Target: branch.Target{Role: "link", Name: "Account plans"}},
+		{Kind: "button", Region: "header", Form: -1, Target: branch.Target{Role: "button", Name: "Log out"}},
+		{Kind: "button", Region: "main", Form: 2, Submit: true, Target: branch.Target{Role: "button", Name: "Block user"}},
+		{Kind: "link", Href: "http://shop.test/members/new", Region: "main", Form: -1, Target: branch.Target{Role: "link", Name: "Add member"}},
+		{Kind: "button", Region: "main", Form: 3, Submit: true, Target: branch.Target{Role: "button", Name: "Add member"}},
+	}
+	obs.Affordances = append(obs.Affordances, extra...)
+	names := func(tk *task.Task) map[string]bool {
+		prop, err := NewProposer(tk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, c := range prop.Propose(obs, History{}) {
+			if c.Action.Target != nil {
+				out[c.Action.Target.Name] = true
+				out[c.Action.Target.Role+":"+c.Action.Target.Name] = true
+			}
+		}
+		return out
+	}
+	base := loadTask(t)
+	base.Commit.Action.Target = &branch.Target{Role: "button", Name: "Add member"}
+	got := names(base)
+	for _, bad := range []string{"Partner pricing", "Account plans", "Log out", "Block user"} {
+		if got[bad] {
+			t.Errorf("proposed %q", bad)
+		}
+	}
+	if !got["link:Add member"] || got["button:Add member"] {
+		t.Errorf("the commit button must not be offered, a link named like it must: offered %v", got)
+	}
+	tk := loadTask(t)
+	tk.Explore.Origins = []string{"https://accounts.shop.test"}
+	tk.Goal.Text = "Log out of the shop"
+	got = names(tk)
+	if !got["Account plans"] || got["Partner pricing"] {
+		t.Errorf("explore.origins: offered %v", got)
+	}
+	if !got["Log out"] || got["Block user"] {
+		t.Errorf("a goal that asks to log out lifts that pattern only: offered %v", got)
+	}
+}

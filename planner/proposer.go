@@ -37,7 +37,10 @@ type Proposer struct {
 	risk   []*regexp.Regexp
 	commit *branch.Target
 	guards []*regexp.Regexp
-	query  string
+	// origins are the origins the task explores (scheme://host, lower
+	// case): links elsewhere are never offered.
+	origins map[string]bool
+	query   string
 	// g is the goal text, read; goalWords its words without stopwords,
 	// of any length.
 	g         Goal
@@ -89,12 +92,21 @@ func NewProposer(t *task.Task) (*Proposer, error) {
 		}
 		p.inputs = append(p.inputs, r)
 	}
-	for _, s := range t.RiskPatterns {
+	for i, s := range t.RiskPatterns {
 		re, err := regexp.Compile(s)
 		if err != nil {
 			return nil, fmt.Errorf("planner: risk pattern %q: %w", s, err)
 		}
+		if i < len(task.DefaultRiskPatterns) && s == task.DefaultRiskPatterns[i] && re.MatchString(t.Goal.Text) {
+			continue // the goal asks for it; the request hold still stops what it sends
+		}
 		p.risk = append(p.risk, re)
+	}
+	if o := t.Origin(); o != "" {
+		p.origins = map[string]bool{strings.ToLower(o): true}
+		for _, x := range t.Explore.Origins {
+			p.origins[strings.ToLower(strings.TrimRight(x, "/"))] = true
+		}
 	}
 	for _, g := range guard {
 		if strings.EqualFold(g.Method, "GET") || g.Method == "" {
@@ -534,7 +546,8 @@ func (p *Proposer) fillAction(a branch.Affordance, r inputRule, h History) (bran
 func (p *Proposer) risky(a branch.Affordance) bool {
 	if c := p.commit; c != nil {
 		t := a.Target
-		if (c.TestID != "" && c.TestID == t.TestID) || (c.Name != "" && strings.EqualFold(c.Name, t.Name)) ||
+		sameRole := c.Role == "" || t.Role == "" || strings.EqualFold(c.Role, t.Role)
+		if (c.TestID != "" && c.TestID == t.TestID) || (c.Name != "" && strings.EqualFold(c.Name, t.Name) && sameRole) ||
 			(c.Text != "" && strings.EqualFold(c.Text, t.Text)) || (c.ID != "" && c.ID == t.ID) ||
 			(c.AriaLabel != "" && c.AriaLabel == t.AriaLabel) {
 			return true
@@ -552,7 +565,20 @@ func (p *Proposer) risky(a branch.Affordance) bool {
 			return true
 		}
 	}
-	return false
+	return p.offSite(a.Href)
+}
+
+// offSite reports whether href leads to an origin the task does not
+// explore (the request hold would refuse the navigation anyway).
+func (p *Proposer) offSite(href string) bool {
+	if len(p.origins) == 0 || !strings.Contains(href, "://") {
+		return false
+	}
+	u, err := url.Parse(href)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false
+	}
+	return !p.origins[strings.ToLower(u.Scheme+"://"+u.Host)]
 }
 
 // nearHits counts the distinct goal words of a neighbourhood that are not

@@ -159,6 +159,15 @@ func TestPruneRules(t *testing.T) {
 		sim:    startOnly(func(o *Outcome) { o.Blocked = []string{"POST http://shop.test/orders"} }, "Red door"),
 		target: theRoot, state: StatePruned, detail: map[string]any{"requests": []string{"POST http://shop.test/orders"}},
 	}, {
+		// The start page's own action posted a form: speculation held it,
+		// and the branch ends at a side-effect boundary.
+		rule: RuleSideEffect,
+		sim: startOnly(func(o *Outcome) {
+			o.OK, o.Code, o.Msg, o.Step = false, branch.CodeSideEffect, "held POST /profile", 1
+			o.Held = &branch.Held{Step: 1, Method: "POST", Path: "/profile", Reason: branch.HeldWrite, Caused: true, Fields: []string{"email"}}
+		}, "Red door"),
+		target: theRoot, state: StateSideEffect, detail: map[string]any{"request": "POST /profile", "fields": []string{"email"}},
+	}, {
 		// A dead-end detector matched the page.
 		rule:   RuleDeadEnd,
 		sim:    startOnly(func(o *Outcome) { o.Obs.DeadEnds = []string{"contact_sales"} }, "Red door"),

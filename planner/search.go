@@ -24,6 +24,10 @@ const (
 	StateBoundary State = "boundary"
 	StatePruned   State = "pruned"
 	StateFailed   State = "failed"
+	// StateSideEffect is a branch whose last action asked for a request
+	// that would change the site: speculation held it, and the branch
+	// ends at that side-effect boundary.
+	StateSideEffect State = "side_effect"
 )
 
 // Pruning rules, as recorded in branch_pruned events.
@@ -44,6 +48,7 @@ const (
 	RuleNotSelected   = "not_selected"
 	RuleCostBudget    = "cost_budget"
 	RuleUCTBound      = "uct_bound"
+	RuleSideEffect    = "side_effect_boundary"
 )
 
 // Tuning of the search that the task does not set: the utility of a
@@ -144,6 +149,9 @@ type Outcome struct {
 	Obs        *branch.Observation
 	AtBoundary bool
 	Blocked    []string
+	// Held is the request the branch's last action asked for and
+	// speculation held (Code is branch.CodeSideEffect then).
+	Held *branch.Held
 	// Intent is the business intent read at the boundary.
 	Intent map[string]string
 
@@ -246,6 +254,7 @@ type Search struct {
 	seen     map[string]*Node // state key -> first branch that reached it
 	known    map[string]bool  // URLs shown by any executed branch
 	bounded  []*Node
+	effects  []*Node        // branches that ended at a side-effect boundary
 	failed   map[string]int // goal.failure predicate -> branches that ended on it
 	authReq  int            // branches that landed on the login page
 	executed int
@@ -523,6 +532,10 @@ func (s *Search) EndWave() Decision {
 		if back := s.checkGuide(n); back != nil {
 			resumeAt = append(resumeAt, back)
 		}
+		if o.Code == branch.CodeSideEffect {
+			s.sideEffect(n, o)
+			continue
+		}
 		if !o.OK || o.Obs == nil {
 			n.State = StateFailed
 			s.prune(n, RuleActionFailed, map[string]any{"code": o.Code, "error": o.Msg, "step": o.Step})
@@ -739,7 +752,7 @@ func (s *Search) winners() []*Node {
 }
 
 func (s *Search) prune(n *Node, rule string, detail map[string]any) {
-	if n.State != StateFailed {
+	if n.State != StateFailed && n.State != StateSideEffect {
 		n.State = StatePruned
 	}
 	n.Prune = &Prune{Rule: rule, Detail: detail}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -253,5 +254,48 @@ func TestModesInChromium(t *testing.T) {
 				t.Fatalf("waited %v, want %v", waited, want)
 			}
 		})
+	}
+}
+
+// TestPlayNeverSubmits: a flow that names no guard, or guards another
+// origin, still sends nothing that changes the site: playback is
+// speculation and holds every state-changing request. Its step ends at
+// the side-effect boundary; what the flow allows goes out.
+func TestPlayNeverSubmits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real Chromium")
+	}
+	var mu sync.Mutex
+	posts := map[string]int{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			mu.Lock()
+			posts[r.URL.Path]++
+			mu.Unlock()
+		}
+		fmt.Fprint(w, `<!doctype html><title>Review</title>
+<form method=post action="/orders"><input type=hidden name=plan value=team><button>Place order</button></form>
+<form method=post action="/preview"><button>Preview</button></form>`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for _, guard := range [][]flow.Guard{nil, {{Method: "POST", URL: `^https://elsewhere\.example/orders`}}} {
+		f := &flow.Flow{SchemaVersion: flow.SchemaVersion, Origin: srv.URL, Guard: guard,
+			Allow: []flow.Guard{{Method: "POST", URL: `^/preview$`}}, Actions: []flow.Action{
+				{Kind: branch.KindNavigate, URL: srv.URL + "/review"},
+				{Kind: branch.KindClick, Target: &flow.Target{Role: "button", Name: "Preview", Text: "Preview"}},
+				{Kind: branch.KindNavigate, URL: srv.URL + "/review"},
+				{Kind: branch.KindClick, Target: &flow.Target{Role: "button", Name: "Place order", Text: "Place order"}},
+			}}
+		rep, _ := play(t, f, playback.Options{OnError: playback.Continue})
+		if got := rep.Results[3]; got.Status != branch.StatusFailed || got.ErrorCode != branch.CodeSideEffect {
+			t.Errorf("guard %v: the order click = %+v, want a side-effect boundary", guard, got)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if posts["/orders"] != 0 || posts["/preview"] != 2 {
+		t.Fatalf("the site received %v, want two allowed previews and no order", posts)
 	}
 }

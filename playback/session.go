@@ -52,5 +52,14 @@ func SessionOptions(f *flow.Flow, opts Options) (browser.SessionOptions, error) 
 		}
 		so.Guard = append(so.Guard, browser.GuardPattern{Method: g.Method, URL: re})
 	}
+	// Playback is speculation: it holds every state-changing request
+	// but those the flow allows (SessionOptions.SendWrites stays false).
+	for i, g := range f.Allow {
+		re, err := regexp.Compile(g.URL)
+		if err != nil {
+			return so, fmt.Errorf("playback: allow[%d] %q: %w", i, g.URL, err)
+		}
+		so.Allow = append(so.Allow, browser.GuardPattern{Method: g.Method, URL: re})
+	}
 	return so, nil
 }

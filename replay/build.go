@@ -168,6 +168,13 @@ func build(ctx context.Context, src Source, rr *runRecords, branchID string, kin
 	for _, g := range rs.Guard {
 		m.Guard = append(m.Guard, bundle.Guard{Method: g.Method, URL: g.URL})
 	}
+	m.HoldsWrites = rs.HoldsWrites
+	if x := rs.Explore; x != nil {
+		m.Origins = x.Origins
+		for _, g := range x.Allow {
+			m.Allow = append(m.Allow, bundle.Guard{Method: g.Method, URL: g.URL})
+		}
+	}
 	seq := 0
 	for k, id := range chain {
 		st := steps[id]
@@ -319,6 +326,33 @@ func addCommitSteps(ctx context.Context, b *bundle.Bundle, store *artifacts.FS, 
 	return nil
 }
 
+// recovery is what a row finalized by the confirm probe says about who
+// found it (commit.Committer.Recover).
+type recovery struct {
+	Source string `json:"source"`
+	By     string `json:"recovered_by"`
+	Branch string `json:"recovered_branch"`
+}
+
+// recoveredBy finds the committed row run recovered for branchID (or
+// without naming a branch, at the run's start): nil when none.
+func recoveredBy(ctx context.Context, l *ledger.Ledger, runID, branchID string) (*ledger.Entry, recovery, error) {
+	es, err := l.List(ctx, ledger.Filter{State: ledger.StateCommitted})
+	if err != nil {
+		return nil, recovery{}, fmt.Errorf("replay: ledger: %w", err)
+	}
+	for i := range es {
+		var rec recovery
+		if json.Unmarshal(es[i].Confirmation, &rec) != nil || rec.Source != "probe" || rec.By != runID {
+			continue
+		}
+		if rec.Branch == branchID || rec.Branch == "" {
+			return &es[i], rec, nil
+		}
+	}
+	return nil, recovery{}, nil
+}
+
 func addCommit(ctx context.Context, b *bundle.Bundle, src Source, runID, branchID string, seq *int) error {
 	if src.Ledger == nil {
 		return fmt.Errorf("replay: a commit bundle needs the ledger")
@@ -333,14 +367,26 @@ func addCommit(ctx context.Context, b *bundle.Bundle, src Source, runID, branchI
 			entry = &es[i]
 		}
 	}
-	if entry == nil {
-		return fmt.Errorf("%w: no committed ledger entry for branch %s of run %s", ErrNotRecorded, branchID, runID)
-	}
 	var conf struct {
 		Steps []commitStep `json:"steps"`
 	}
+	var rec recovery
+	if entry == nil {
+		// A commit this run finalized for an earlier run's row (the
+		// confirm probe found it): the row names the earlier run, its
+		// confirmation the run (and branch) that recovered it.
+		if entry, rec, err = recoveredBy(ctx, src.Ledger, runID, branchID); err != nil {
+			return err
+		}
+	}
+	if entry == nil {
+		return fmt.Errorf("%w: no committed ledger entry for branch %s of run %s", ErrNotRecorded, branchID, runID)
+	}
 	json.Unmarshal(entry.Confirmation, &conf)
-	if len(conf.Steps) == 0 {
+	if rec.By == "" {
+		json.Unmarshal(entry.Confirmation, &rec)
+	}
+	if len(conf.Steps) == 0 && rec.Source != "probe" {
 		return fmt.Errorf("%w: the commit of branch %s recorded no steps (committed before commit recording)", ErrNotRecorded, branchID)
 	}
 	var transcript []branch.NetRecord
@@ -356,8 +402,16 @@ func addCommit(ctx context.Context, b *bundle.Bundle, src Source, runID, branchI
 	// The guard stays: it names what the committer sent and no replay may
 	// send; the committer's steps are named so a replay knows where the
 	// commit boundary is.
-	b.Manifest.Commit = &bundle.CommitInfo{Key: entry.Key, EntryID: entry.ID, OrderID: entry.OrderID, Evidence: entry.Artifacts,
-		FirstStep: len(b.Steps) + 1, ActionStep: len(b.Steps) + len(conf.Steps)}
+	b.Manifest.Commit = &bundle.CommitInfo{Key: entry.Key, EntryID: entry.ID, OrderID: entry.OrderID, Evidence: entry.Artifacts}
+	if len(conf.Steps) > 0 {
+		b.Manifest.Commit.FirstStep, b.Manifest.Commit.ActionStep = len(b.Steps)+1, len(b.Steps)+len(conf.Steps)
+	} else {
+		// Found by the confirm probe: the commit action ran in an earlier
+		// attempt whose answer was never seen; this bundle holds the path
+		// to the boundary and the ledger's record, no commit step.
+		b.Manifest.Notes = append(b.Manifest.Notes, fmt.Sprintf("commit recovered: the confirm probe found order %s under key %s (ledger entry %s, recorded by run %s); the commit action ran in an earlier attempt, so this bundle holds no commit step",
+			entry.OrderID, entry.Key, entry.ID, entry.RunID))
+	}
 	names := make([]string, 0, len(entry.Artifacts))
 	for k := range entry.Artifacts {
 		names = append(names, k)

@@ -78,3 +78,16 @@ func stopAtCommit(b *bundle.Bundle, plan branch.Plan, rep *Report) (branch.Plan,
 	}
 	return plan[:first-1], nil
 }
+
+// allowOf compiles the state-changing requests the capture allowed.
+func allowOf(b *bundle.Bundle) ([]browser.GuardPattern, error) {
+	out := make([]browser.GuardPattern, 0, len(b.Manifest.Allow))
+	for _, g := range b.Manifest.Allow {
+		re, err := regexp.Compile(g.URL)
+		if err != nil {
+			return nil, fmt.Errorf("replay: allow %q: %w", g.URL, err)
+		}
+		out = append(out, browser.GuardPattern{Method: g.Method, URL: re})
+	}
+	return out, nil
+}

@@ -160,6 +160,15 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 	if so.Guard, err = guardOf(b, opts.Live, rep); err != nil {
 		return nil, err
 	}
+	if so.Allow, err = allowOf(b); err != nil {
+		return nil, err
+	}
+	// A live replay is speculation: it holds every state-changing request.
+	// A strict one holds what the capture held, and releases the commit
+	// action of a commit bundle as its committer did.
+	so.SendWrites = !opts.Live && !m.HoldsWrites
+	so.Origins = m.Origins
+	_, commitAction, isCommit := m.CommitSteps()
 	if opts.Live {
 		if plan, err = stopAtCommit(b, plan, rep); err != nil {
 			return rep, err
@@ -195,6 +204,9 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 		want := b.Steps[i]
 		if srv != nil {
 			srv.setStep(i + 1)
+		}
+		if !opts.Live && isCommit && i+1 == commitAction {
+			sess.ReleaseWrites()
 		}
 		r, err := sess.Do(ctx, a, inputs)
 		if err != nil {

@@ -1,14 +1,15 @@
 package replay
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 )
 
@@ -80,11 +81,31 @@ func (s Swap) String() string {
 //	2:* /pricing?plan=team=503:empty.html
 //	01JD3X5V6W7Y8Z9A0B1C2D3E4F@4:GET http://127.0.0.1:8555/checkout=checkout.html
 //
+// FILE must be a regular file of at most MaxSwapBodySize bytes: a FIFO or
+// a device is refused at once, never read (regfile.ReadFile).
+//
 // Errors wrap ErrSwap and quote the form; an unreadable FILE also wraps
-// the file system's error.
+// the file system's error (or regfile.ErrNotRegular, regfile.ErrTooLarge).
 func ParseSwap(s string) (Swap, error) {
-	bad := func(format string, args ...any) (Swap, error) {
-		return Swap{}, fmt.Errorf("%w: %q: %s (want [BRANCH@]STEP:METHOD URL=[STATUS:]FILE)", ErrSwap, s, fmt.Sprintf(format, args...))
+	sw, file, err := parseSwapForm(s)
+	if err != nil {
+		return Swap{}, err
+	}
+	if sw.Body, err = regfile.ReadFile(context.Background(), file, MaxSwapBodySize); err != nil {
+		return Swap{}, fmt.Errorf("%w: %q: the body file: %w", ErrSwap, s, err)
+	}
+	return sw, nil
+}
+
+// MaxSwapBodySize bounds a swap's body file: the largest response a
+// bundle records (bundle.DefaultMaxFileBytes).
+const MaxSwapBodySize = bundle.DefaultMaxFileBytes
+
+// parseSwapForm parses the flag form of a swap, all but the body, and
+// returns the swap and its FILE.
+func parseSwapForm(s string) (Swap, string, error) {
+	bad := func(format string, args ...any) (Swap, string, error) {
+		return Swap{}, "", fmt.Errorf("%w: %q: %s (want [BRANCH@]STEP:METHOD URL=[STATUS:]FILE)", ErrSwap, s, fmt.Sprintf(format, args...))
 	}
 	eq := strings.LastIndexByte(s, '=')
 	if eq < 0 {
@@ -130,10 +151,7 @@ func ParseSwap(s string) (Swap, error) {
 	if rhs == "" {
 		return bad("no FILE after =")
 	}
-	if sw.Body, err = os.ReadFile(rhs); err != nil {
-		return Swap{}, fmt.Errorf("%w: %q: the body file: %w", ErrSwap, s, err)
-	}
-	return sw, nil
+	return sw, rhs, nil
 }
 
 func isDigits(s string) bool {

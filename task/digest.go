@@ -23,6 +23,7 @@ type digestForm struct {
 	Environment  Environment        `json:"environment"`
 	Commit       *Commit            `json:"commit"`
 	Extract      []IntentField      `json:"extract,omitempty"`
+	Explore      *Explore           `json:"explore,omitempty"`
 }
 
 // Digest returns the hex sha256 of the task's canonical form. Secrets are
@@ -31,6 +32,9 @@ type digestForm struct {
 func (t *Task) Digest() string {
 	f := digestForm{Version: t.Version, Name: t.Name, StartURL: t.RelativeURL(t.StartURL), Goal: t.Goal,
 		Inputs: t.Inputs, RiskPatterns: t.RiskPatterns, DeadEnds: t.DeadEnds, Environment: t.Environment, Commit: t.Commit, Extract: t.Extract}
+	if !t.Explore.IsZero() {
+		f.Explore = &t.Explore
+	}
 	b, err := json.Marshal(f) // maps marshal with sorted keys
 	if err != nil {
 		return ""

@@ -1,9 +1,8 @@
 package task
 
 import (
+	"context"
 	"errors"
-	"fmt"
-	"io"
 
 	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
 )
@@ -12,35 +11,22 @@ import (
 // number fits many times over; /dev/zero does not.
 const MaxSecretFileSize = 64 << 10
 
-// readRegular reads the regular file at path, refusing anything else (a
-// FIFO, a device, a directory) and files larger than limit bytes. The file
-// is opened without blocking, so a FIFO with no writer is refused at once
-// instead of holding open(2) forever.
+// readRegular reads the regular file at path with regfile.ReadFile,
+// refusing anything else (a FIFO, a device, a directory) and files larger
+// than limit bytes, without blocking. A refusal is returned as a
+// refusal, whose text leaves out the path (the callers' messages name
+// it).
 func readRegular(path string, limit int64) ([]byte, error) {
-	f, err := regfile.Open(path)
+	data, err := regfile.ReadFile(context.Background(), path, limit)
 	var nr *regfile.NotRegularError
-	if errors.As(err, &nr) {
-		return nil, refusal(nr.Error())
+	var tl *regfile.TooLargeError
+	switch {
+	case errors.As(err, &nr):
+		return nil, refusal(nr.Reason())
+	case errors.As(err, &tl):
+		return nil, refusal(tl.Reason())
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > limit {
-		return nil, refusal(fmt.Sprintf("larger than %d bytes (%d bytes)", limit, fi.Size()))
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, refusal(fmt.Sprintf("larger than %d bytes", limit))
-	}
-	return data, nil
+	return data, err
 }
 
 // refusal is readRegular's error for a file it will not read: the wrong

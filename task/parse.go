@@ -162,6 +162,12 @@ func (d *decoder) task(n *yaml.Node, t *Task) {
 			})
 		},
 		"risk_patterns": func(v *yaml.Node, p string) { d.strings(v, p, &t.RiskPatterns) },
+		"explore": func(v *yaml.Node, p string) {
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"allow":   func(v *yaml.Node, p string) { t.Explore.Allow = d.requestPatterns(v, p) },
+				"origins": func(v *yaml.Node, p string) { d.strings(v, p, &t.Explore.Origins) },
+			})
+		},
 		"dead_ends": func(v *yaml.Node, p string) {
 			t.DeadEnds = []scoring.Detector{}
 			d.list(v, p, func(_ int, v *yaml.Node, p string) {
@@ -411,20 +417,12 @@ func (d *decoder) commit(n *yaml.Node, path string, c *Commit) {
 				"header":     func(v *yaml.Node, p string) { d.str(v, p, &c.Idempotency.Header) },
 			})
 		},
-		"guard": func(v *yaml.Node, p string) {
-			d.list(v, p, func(_ int, v *yaml.Node, p string) {
-				var r RequestPattern
-				d.fields(v, p, map[string]func(*yaml.Node, string){
-					"method": func(v *yaml.Node, p string) { d.str(v, p, &r.Method) },
-					"url":    func(v *yaml.Node, p string) { d.str(v, p, &r.URL) },
-				})
-				c.Guard = append(c.Guard, r)
-			})
-		},
+		"guard": func(v *yaml.Node, p string) { c.Guard = d.requestPatterns(v, p) },
 		"confirm": func(v *yaml.Node, p string) {
 			cf := &c.Confirm
 			d.fields(v, p, map[string]func(*yaml.Node, string){
 				"success": func(v *yaml.Node, p string) { cf.Success = d.predicate(v, p, false) },
+				"refused": func(v *yaml.Node, p string) { cf.Refused = d.predicate(v, p, false) },
 				"token":   func(v *yaml.Node, p string) { d.field(v, p, &cf.Token) },
 				"invoice": func(v *yaml.Node, p string) {
 					d.fields(v, p, map[string]func(*yaml.Node, string){
@@ -442,6 +440,12 @@ func (d *decoder) commit(n *yaml.Node, path string, c *Commit) {
 			})
 		},
 		"nonce": func(v *yaml.Node, p string) { d.str(v, p, &c.Nonce) },
+		"form_body": func(v *yaml.Node, p string) {
+			var b bool
+			d.boolean(v, p, &b)
+			c.FormBody = &b
+		},
+		"volatile": func(v *yaml.Node, p string) { d.strings(v, p, &c.Volatile) },
 		"cas": func(v *yaml.Node, p string) {
 			c.CAS = &CAS{}
 			d.fields(v, p, map[string]func(*yaml.Node, string){
@@ -547,4 +551,18 @@ func ParseAction(name, src string) (branch.Action, error) {
 		return branch.Action{}, d.err
 	}
 	return a, nil
+}
+
+// requestPatterns reads a list of {method, url} request patterns.
+func (d *decoder) requestPatterns(n *yaml.Node, path string) []RequestPattern {
+	var out []RequestPattern
+	d.list(n, path, func(_ int, v *yaml.Node, p string) {
+		var r RequestPattern
+		d.fields(v, p, map[string]func(*yaml.Node, string){
+			"method": func(v *yaml.Node, p string) { d.str(v, p, &r.Method) },
+			"url":    func(v *yaml.Node, p string) { d.str(v, p, &r.URL) },
+		})
+		out = append(out, r)
+	})
+	return out
 }

@@ -34,6 +34,8 @@ type Task struct {
 	RiskPatterns []string           `json:"risk_patterns"`
 	DeadEnds     []scoring.Detector `json:"dead_ends"`
 	Environment  Environment        `json:"environment"`
+	// Explore bounds what speculation may send and where it may go.
+	Explore Explore `json:"explore"`
 	// Commit is the task's one side effect; nil for a task whose goal is
 	// reached inside the page (fill a form, look something up, check a
 	// flow): such a run ends when a branch satisfies every goal.success
@@ -119,6 +121,24 @@ type Environment struct {
 	IgnoreHTTPSErrors bool `json:"ignore_https_errors,omitempty"`
 }
 
+// Explore bounds speculation. Every speculative path (branches, the
+// committer's re-run of the plan, play, live replays, reruns) holds any
+// request that can change the site (any method but GET, HEAD and OPTIONS)
+// unless Allow names it, and any navigation to an origin other than the
+// start URL's unless Origins lists it.
+type Explore struct {
+	// Allow names state-changing requests speculation may send (a search
+	// form posted, a cart preview): method ("" any) and a regular
+	// expression over the URL or its path.
+	Allow []RequestPattern `json:"allow,omitempty"`
+	// Origins are further origins (scheme://host[:port]) branches may
+	// navigate to.
+	Origins []string `json:"origins,omitempty"`
+}
+
+// IsZero reports whether the section says nothing.
+func (e Explore) IsZero() bool { return len(e.Allow) == 0 && len(e.Origins) == 0 }
+
 // Viewport is a size in CSS pixels.
 type Viewport struct {
 	Width  int `json:"width"`
@@ -137,12 +157,25 @@ type Commit struct {
 	Guard         []RequestPattern    `json:"guard"`
 	Confirm       Confirm             `json:"confirm"`
 	Nonce         string              `json:"nonce,omitempty"`
+	// FormBody says whether the idempotency key also covers the body of
+	// the form the commit action submits (nil: it does, the default;
+	// false: only the intent fields and the nonce count). See
+	// UsesFormBody.
+	FormBody *bool `json:"form_body,omitempty"`
+	// Volatile names form fields whose value changes on every load of the
+	// boundary page (a nonce the automatic detection misses): they are
+	// left out of the form body the key covers.
+	Volatile []string `json:"volatile,omitempty"`
 	// CAS names the version the site checks on commit (compare-and-swap):
 	// read from the boundary page at preflight, recorded in the ledger, and
 	// sent in Header when set (If-Match for an API). A 409 or 412 answer to
 	// the commit request is a conflict: the world changed since preflight.
 	CAS *CAS `json:"cas,omitempty"`
 }
+
+// UsesFormBody reports whether the idempotency key covers the commit
+// request's form body (commit.form_body, on unless set to false).
+func (c *Commit) UsesFormBody() bool { return c.FormBody == nil || *c.FormBody }
 
 // CAS is where the commit's version (an ETag, a price, a revision) lives.
 type CAS struct {
@@ -177,6 +210,11 @@ type RequestPattern struct {
 // Confirm says how to recognise and record a successful commit.
 type Confirm struct {
 	Success scoring.Predicate `json:"success"`
+	// Refused, when set, says the page the site answered with means it
+	// refused the commit (an error notice on a 200 page): the row is
+	// finalized failed with the notice's text and never sent again under
+	// its key.
+	Refused scoring.Predicate `json:"refused,omitzero"`
 	// Token is where the confirmation token (an order id) is read from.
 	Token IntentField `json:"token"`
 	// Invoice, when set, is a link (by visible text) or selector whose
@@ -185,8 +223,10 @@ type Confirm struct {
 	// Probe asks the site whether a commit with the key exists, for crash
 	// recovery: URL may contain {key}; JSON is a dotted path to the token.
 	Probe Probe `json:"probe,omitempty"`
-	// Timeout bounds how long the committer keeps asking the probe after
-	// an attempt whose outcome it did not see.
+	// Timeout bounds how long the committer waits for the page to show
+	// success or refused after the commit action (it polls the page), and
+	// then how long it keeps asking the probe after an attempt whose
+	// outcome it did not see.
 	Timeout Duration `json:"timeout"`
 }
 

@@ -56,7 +56,10 @@ const (
 var DefaultClock = time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 
 // DefaultRiskPatterns are always in force: the planner never proposes an
-// action whose target matches one. A task's risk_patterns add to them.
+// action whose target matches one, unless the goal's own text matches it
+// (a goal that says "delete the draft" asks for it; the request hold
+// still stops whatever it would send). A task's risk_patterns add to
+// them and always hold.
 var DefaultRiskPatterns = []string{
 	`(?i)\b(place|submit|confirm|complete)\s+(the\s+|my\s+|your\s+)?(order|purchase|payment)\b`,
 	`(?i)\bpay(\s+now)?\b`,
@@ -64,6 +67,11 @@ var DefaultRiskPatterns = []string{
 	`(?i)\bdelete\b`,
 	`(?i)\bcancel\s+(my\s+|the\s+)?(subscription|account|plan|order)\b`,
 	`(?i)\bunsubscribe\b`,
+	// Destructive and session-ending actions of admin areas: they change
+	// the site, or end the login every branch and the committer share.
+	`(?i)\b(remove|trash|destroy|purge|erase)\b`,
+	`(?i)\b(un)?(block|ban|protect|suspend|deactivate|revoke)\b`,
+	`(?i)\b(log|sign)\s*(-\s*)?(out|off)\b`,
 }
 
 // Strategies the search understands (the planner implements them; a test
@@ -447,6 +455,12 @@ func (v *validator) validate(t *Task) {
 		}
 		seen[f.Name] = true
 	}
+	v.requestPatterns("explore.allow", t.Explore.Allow)
+	for i, o := range t.Explore.Origins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" {
+			v.fail(fmt.Sprintf("explore.origins[%d]", i), "%q is not an origin: write scheme://host[:port], e.g. https://accounts.example.com", o)
+		}
+	}
 	v.commit(t)
 }
 
@@ -481,6 +495,14 @@ func (v *validator) commit(t *Task) {
 		if f.Selector == "" {
 			v.fail("commit.intent."+f.Name+".selector", "is required")
 		}
+		if f.Name == "nonce" || f.Name == "form_body" {
+			v.fail("commit.intent."+f.Name, "is a reserved name (the key's payload holds commit.%s under it): rename the field", f.Name)
+		}
+	}
+	for i, name := range c.Volatile {
+		if strings.TrimSpace(name) == "" {
+			v.fail(fmt.Sprintf("commit.volatile[%d]", i), "is empty: name a form field")
+		}
 	}
 	for i := range c.Preconditions {
 		v.predicate(fmt.Sprintf("commit.preconditions[%d]", i), &c.Preconditions[i])
@@ -494,18 +516,15 @@ func (v *validator) commit(t *Task) {
 	if (id.FormField == "") == (id.Header == "") {
 		v.fail("commit.idempotency", "set exactly one of form_field (a selector) or header (a header name)")
 	}
-	for i, g := range c.Guard {
-		path := fmt.Sprintf("commit.guard[%d]", i)
-		if g.URL == "" {
-			v.fail(path+".url", "is required")
-		}
-		v.regex(path+".url", g.URL)
-	}
+	v.requestPatterns("commit.guard", c.Guard)
 	cf := c.Confirm
 	if cf.Success.Kind() == "" {
 		v.fail("commit.confirm.success", "is required: the predicate that says the commit succeeded")
 	}
 	v.predicate("commit.confirm.success", &cf.Success)
+	if cf.Refused.Kind() != "" {
+		v.predicate("commit.confirm.refused", &cf.Refused)
+	}
 	if cf.Token.Selector == "" {
 		v.fail("commit.confirm.token", "is required: where the confirmation token (an order id) is shown")
 	}
@@ -520,5 +539,22 @@ func (v *validator) commit(t *Task) {
 	}
 	if c.CAS != nil && c.CAS.Selector == "" {
 		v.fail("commit.cas.selector", "is required: where the version the site checks is shown")
+	}
+}
+
+// requestPatterns checks a list of request patterns: a URL expression
+// that compiles, and a method HTTP knows.
+func (v *validator) requestPatterns(path string, ps []RequestPattern) {
+	for i, g := range ps {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		if g.URL == "" {
+			v.fail(p+".url", "is required")
+		}
+		v.regex(p+".url", g.URL)
+		switch strings.ToUpper(g.Method) {
+		case "", "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE":
+		default:
+			v.fail(p+".method", "%q is not an HTTP method (GET, POST, PUT, PATCH, DELETE, ...)", g.Method)
+		}
 	}
 }

@@ -369,7 +369,12 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 		res.Status = job.ResultOK
 		kept = e.opts.KeepWarm > 0 && e.opts.Network == nil && !res.AtBoundary && !sess.Aborted()
 	}
-	res.Blocked = sess.Blocked()
+	res.Held = sess.Held()
+	for _, h := range res.Held {
+		if h.Caused {
+			res.Blocked = append(res.Blocked, h.Method+" "+h.Origin+h.Path)
+		}
+	}
 	res.Unsupported = sess.Unsupported()
 	res.Timing.Total = time.Since(start).Milliseconds()
 	return res, kept, nil
@@ -519,11 +524,13 @@ func withoutLogin(cs []branch.Cookie, start *task.StorageState) []branch.Cookie 
 	return out
 }
 
-// readFields reads each field the page shows; one it does not is left out.
+// readFields reads each field as the page holds it now (ReadLive: a
+// field's current value, a select's chosen option), as the committer
+// reads the intent at preflight; one the page lacks is left out.
 func readFields(ctx context.Context, sess *browser.Session, fields []task.IntentField) map[string]string {
 	raw := map[string]string{}
 	for _, f := range fields {
-		if v, ok, err := sess.Read(ctx, f.Selector, f.Attr); err == nil && ok {
+		if v, ok, err := sess.ReadLive(ctx, f.Selector, f.Attr); err == nil && ok {
 			raw[f.Name] = v
 		}
 	}

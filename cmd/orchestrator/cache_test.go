@@ -79,7 +79,7 @@ func TestPlanCache(t *testing.T) {
 	// The run committed (the ledger's commit, found again): its healed
 	// targets are cached without the test ids that no longer name them.
 	store := plancache.Open(orchestrator.PlanCacheDir(dir))
-	entries, err := store.List()
+	entries, err := store.List(context.Background())
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("cache entries: %d, %v", len(entries), err)
 	}
@@ -93,7 +93,7 @@ func TestPlanCache(t *testing.T) {
 	}
 
 	// The cache says a predicate held after step 2 that does not.
-	entries, err = store.List()
+	entries, err = store.List(context.Background())
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("cache entries: %d, %v", len(entries), err)
 	}
@@ -156,7 +156,7 @@ func hasDivergence(t *testing.T, dir, runID string, step int) bool {
 // cachedTestIDs counts the cached steps whose target has a test id.
 func cachedTestIDs(t *testing.T, dir string) int {
 	t.Helper()
-	entries, err := plancache.Open(orchestrator.PlanCacheDir(dir)).List()
+	entries, err := plancache.Open(orchestrator.PlanCacheDir(dir)).List(context.Background())
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("cache entries: %d, %v", len(entries), err)
 	}

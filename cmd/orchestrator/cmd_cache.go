@@ -36,7 +36,7 @@ func cmdCache(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	store := plancache.Open(orchestrator.PlanCacheDir(*dataDir))
-	entries, err := store.List()
+	entries, err := store.List(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: %v", orchestrator.ErrVerify, err)
 	}
@@ -50,7 +50,7 @@ func cmdCache(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return printCacheEntry(stdout, e, *asJSON)
 	case sub == "drop" && *all && len(pos) == 0:
-		n, err := store.Drop("")
+		n, err := store.Drop(ctx, "")
 		if err != nil {
 			return err
 		}

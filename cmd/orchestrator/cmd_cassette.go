@@ -50,14 +50,14 @@ func cmdCassette(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return badInput("%v", err)
 	}
 	if sub == "prune" {
-		removed, err := cas.Prune(planner.PromptVersion)
+		removed, err := cas.Prune(ctx, planner.PromptVersion)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "removed %d entries of another prompt version than %s (or that do not read)\n", len(removed), planner.PromptVersion)
 		return nil
 	}
-	entries, err := cas.Entries()
+	entries, err := cas.Entries(ctx)
 	if err != nil {
 		return err
 	}

@@ -146,11 +146,7 @@ func loadFlow(ctx context.Context, arg, dataDir string) (*flow.Flow, error) {
 	if fileExists(arg) {
 		switch strings.ToLower(filepath.Ext(arg)) {
 		case ".yaml", ".yml", ".json":
-			data, err := os.ReadFile(arg)
-			if err != nil {
-				return nil, badInput("%v", err)
-			}
-			f, err := flow.Parse(arg, data)
+			f, err := flow.Load(ctx, arg)
 			if err != nil {
 				return nil, badInput("%v", err)
 			}

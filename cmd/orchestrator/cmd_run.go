@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/examples"
@@ -45,6 +46,8 @@ type runFlags struct {
 	// overrides the task's cassette directory.
 	llm       string
 	cassettes string
+	// waitLock is how long to wait for a data dir another run holds.
+	waitLock time.Duration
 }
 
 // resolveFlag collects repeated --resolve host=IP flags.
@@ -78,6 +81,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.failureBundles, "failure-bundles", defaultFailureBundles, "when the run fails: write bundles of its best branch and of up to N failed branches under DATA_DIR/bundles/RUN_ID/ (0: none)")
 	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report of the run to FILE (for CI)")
 	fs.StringVar(&f.llm, "llm", "live", "for a task whose planner asks a model: live (ask it), record (ask it and keep every answer in the cassette) or replay (answer from the cassette only; a miss or an unreadable entry exits 9)")
+	fs.DurationVar(&f.waitLock, "wait-lock", 0, "when another run holds the data dir: wait up to this long for it (default: refuse at once, exit 2)")
 	fs.StringVar(&f.cassettes, "cassettes", "", "the cassette directory of the model's answers (default: the task's planner.cassettes, else TASKFILE.cassettes beside it)")
 }
 
@@ -103,6 +107,9 @@ func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, 
 	if err != nil {
 		return orchestrator.Config{}, badInput("--llm %q: want live, record or replay", f.llm)
 	}
+	if f.waitLock < 0 {
+		return orchestrator.Config{}, badInput("--wait-lock must not be negative")
+	}
 	if f.workers < -1 {
 		return orchestrator.Config{}, badInput("--workers must not be negative")
 	}
@@ -111,7 +118,8 @@ func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, 
 	}
 	cfg := orchestrator.Config{Task: t, DataDir: f.dataDir, Workers: f.workers, NATSURL: f.nats, NATSListen: f.natsListen,
 		Browser: browser.Options{ChromiumPath: f.chromium, DriverDir: f.driver, Headful: f.headful, Resolve: f.resolve}, NoScreenshots: f.noShots, Cold: f.cold, NoCache: f.noCache, Replicas: f.replicas,
-		FailureBundles: f.failureBundles, LLM: mode, Cassettes: f.cassettes}
+		FailureBundles: f.failureBundles, LLM: mode, Cassettes: f.cassettes, WaitLock: f.waitLock,
+		Notice: func(msg string) { fmt.Fprintf(stderr, "orchestrator: note: %s\n", msg) }}
 	if !f.json && !f.quiet && isTTY(stderr) {
 		cfg.Progress = newProgressLine(stderr).update
 	}

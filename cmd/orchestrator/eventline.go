@@ -115,6 +115,8 @@ var typedRenderers = map[string]func(eventlog.Event) (fields, error){
 	eventlog.KindNet:          typed(netFields),
 	eventlog.KindLLMRequest:   typed(llmRequestFields),
 	eventlog.KindLLMResponse:  typed(llmResponseFields),
+	eventlog.KindRequestHeld:  typed(heldFields),
+	eventlog.KindSideEffect:   typed(sideEffectFields),
 }
 
 // typed adapts a renderer of payload T to the events of T's kind.
@@ -261,6 +263,25 @@ func netFields(p payload.Net) fields {
 	f.flag("blocked", p.Blocked)
 	f.text("unsupported", p.Unsupported)
 	f.text("error", p.Error)
+	return f
+}
+
+func heldFields(p payload.RequestHeld) fields {
+	var f fields
+	f.text("request", p.Method+" "+p.Origin+p.Path)
+	f.text("reason", p.Reason)
+	f.flag("caused", p.Caused)
+	f.num("times", float64(p.Count))
+	f.text("fields", strings.Join(p.Fields, ","))
+	return f
+}
+
+func sideEffectFields(p payload.SideEffect) fields {
+	var f fields
+	f.text("request", p.Describe())
+	f.text("action", p.Action)
+	f.text("fields", strings.Join(p.Fields, ","))
+	f.text("url", p.URL)
 	return f
 }
 

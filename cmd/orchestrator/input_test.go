@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/internal/dirlock"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
@@ -138,4 +140,82 @@ func wantBadInputLine(t *testing.T, code int, stderr, want string) {
 	if !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Fatalf("stderr = %q, want one line with %q", stderr, want)
 	}
+}
+
+// TestUnreadableNewInputs: a flow file or a --swap body file that is a
+// FIFO with no writer or a device is refused at once, naming the file;
+// neither is read.
+func TestUnreadableNewInputs(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "flow.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(dir, "zero.yaml")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"play FIFO", []string{"play", fifo, "--data-dir", data}, fifo + " is not a regular file (a FIFO)"},
+		{"play /dev/zero", []string{"play", zero, "--data-dir", data}, zero + " is not a regular file (a character device)"},
+		{"rerun --swap FIFO", []string{"rerun", "01RUN", "--data-dir", data, "--swap", "3:GET /api/plans=" + fifo}, fifo + " is not a regular file (a FIFO)"},
+		{"rerun --swap /dev/zero", []string{"rerun", "01RUN", "--data-dir", data, "--swap", "3:GET /api/plans=/dev/zero"}, "/dev/zero is not a regular file (a character device)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stderr := runBounded(t, c.args...)
+			if c.args[0] == "rerun" { // a bad flag value: the flag package adds the usage
+				if code != orchestrator.ExitBadInput || !strings.Contains(stderr, c.want) {
+					t.Fatalf("exit %d, stderr %q; want exit %d saying %q", code, stderr, orchestrator.ExitBadInput, c.want)
+				}
+				return
+			}
+			wantBadInputLine(t, code, stderr, c.want)
+		})
+	}
+}
+
+// TestDataDirInUse: a run or a demo on a data dir another run holds is
+// refused at once with exit 2 and one line naming the holder's PID;
+// read-only commands still read the data dir.
+func TestDataDirInUse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the browser parts a run checks for")
+	}
+	if _, err := browser.FindDriver(""); err != nil {
+		t.Skipf("a run checks for its browser parts before its data dir: %v", err)
+	}
+	if _, err := browser.FindChromium("", false); err != nil {
+		t.Skipf("a run checks for its browser parts before its data dir: %v", err)
+	}
+	dir := t.TempDir()
+	held, err := dirlock.Acquire(context.Background(), dir, "orchestrator run, task other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	want := fmt.Sprintf("data dir %s is in use by PID %d (orchestrator run, task other, since ", dir, os.Getpid())
+	for _, args := range [][]string{
+		{"run", "../../examples/procure-team-plan.yaml", "--data-dir", dir, "--workers", "1", "--quiet"},
+		{"demo", "--data-dir", dir, "--workers", "1", "--quiet"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			start := time.Now()
+			code, stderr := runBounded(t, args...)
+			wantBadInputLine(t, code, stderr, want)
+			if d := time.Since(start); d > 10*time.Second {
+				t.Fatalf("refused after %s, want at once", d)
+			}
+		})
+	}
+	t.Run("runs reads", func(t *testing.T) {
+		if code, stderr := runBounded(t, "runs", "--data-dir", dir); code == orchestrator.ExitBadInput && strings.Contains(stderr, "in use") {
+			t.Fatalf("runs took the lock: %s", stderr)
+		}
+	})
 }

@@ -80,6 +80,7 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 	}
 	printCache(w, s.Cache)
 	printModel(w, s.Model)
+	printHeld(w, s)
 	if win := s.Winner; win != nil {
 		fmt.Fprintf(w, "  winner    branch %s, plan %s, J %.3f (progress %.2f)\n", win.BranchID, short(win.PlanDigest), win.Score.J, win.Score.Progress)
 		for i, st := range win.Steps {
@@ -217,5 +218,45 @@ func printCache(w io.Writer, c *orchestrator.CacheInfo) {
 	}
 	if c.Stored {
 		fmt.Fprintf(w, "  cache     the winner's plan is cached in %s (orchestrator cache list)\n", c.File)
+	}
+}
+
+// maxHeldLines bounds the held requests the summary prints.
+const maxHeldLines = 8
+
+// printHeld prints what speculation held and, for a run that stopped at
+// a side-effect boundary, the commit section that would send it.
+func printHeld(w io.Writer, s *orchestrator.Summary) {
+	for i, h := range s.Held {
+		if i == maxHeldLines {
+			fmt.Fprintf(w, "            ... %d more (run --json lists them all)\n", len(s.Held)-i)
+			break
+		}
+		label := "held"
+		if i > 0 {
+			label = ""
+		}
+		who := "the page's own"
+		if h.Caused > 0 {
+			who = fmt.Sprintf("%d caused by an action", h.Caused)
+		}
+		fmt.Fprintf(w, "  %-9s %s %s%s on %d branch(es), %s; to let it out: %s\n", label, h.Method, h.Origin, h.Path, h.Branches, who, h.Allow)
+	}
+	for i, e := range s.SideEffects {
+		label := "boundary"
+		if i > 0 {
+			label = ""
+		}
+		fields := ""
+		if len(e.Fields) > 0 {
+			fields = " (fields: " + strings.Join(e.Fields, ", ") + ")"
+		}
+		fmt.Fprintf(w, "  %-9s %q would send %s%s: %d branch(es), e.g. %s\n", label, e.Action, e.Request, fields, e.Branches, e.BranchID)
+	}
+	if s.NoCommit && s.Status == "side_effect_boundary" && len(s.SideEffects) > 0 {
+		fmt.Fprintf(w, "  commit    a draft commit section for the first (check boundary, intent and confirm):\n")
+		for _, line := range strings.Split(strings.TrimRight(s.SideEffects[0].Commit, "\n"), "\n") {
+			fmt.Fprintf(w, "            %s\n", line)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
@@ -11,6 +12,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
 )
 
 // KeyFile is where a data dir keeps its evidence key, relative to the data
@@ -73,11 +76,15 @@ func CreateKey(dataDir string) (*Key, error) {
 	return LoadKey(dataDir)
 }
 
+// maxKeyFile bounds what LoadKey reads of a key file: more than a key
+// holds, far less than a device would give.
+const maxKeyFile = 4 << 10
+
 // LoadKey reads the data dir's evidence key. It returns an error matching
 // ErrNoKey when the data dir has none.
 func LoadKey(dataDir string) (*Key, error) {
 	p := KeyPath(dataDir)
-	raw, err := os.ReadFile(p)
+	raw, err := regfile.ReadFile(context.Background(), p, maxKeyFile) // a FIFO or a device is refused, never read
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNoKey, p)
 	}

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,7 +11,8 @@ import (
 // returned wrap them with the key, path or field concerned.
 var (
 	// ErrPayloadMismatch is returned by Intent when the idempotency key is
-	// already recorded with a payload whose canonical sha256 differs.
+	// already recorded with a payload whose canonical sha256 differs. The
+	// error is a *PayloadMismatchError.
 	ErrPayloadMismatch = errors.New("ledger: idempotency key reused with a different payload")
 	// ErrNotFound is returned when no entry has the requested key or id.
 	ErrNotFound = errors.New("ledger: entry not found")
@@ -41,6 +43,28 @@ var (
 	// ErrVerify is matched by every *VerifyError returned from Verify.
 	ErrVerify = errors.New("ledger: verification failed")
 )
+
+// PayloadMismatchError reports that Intent found the key recorded with
+// another payload: the intent kept beside the key differs from the one
+// being recorded. It carries both payloads as the ledger has them; they
+// may hold business values, so a caller that shows them scrubs them
+// first. It matches ErrPayloadMismatch.
+type PayloadMismatchError struct {
+	Key            string
+	Recorded       json.RawMessage // the payload the ledger holds under Key
+	RecordedSHA256 string
+	Given          json.RawMessage // the payload of the refused Intent (canonical)
+	GivenSHA256    string
+}
+
+// Error names the key and both payloads' sha256, never their content.
+func (e *PayloadMismatchError) Error() string {
+	return fmt.Sprintf("ledger: idempotency key reused with a different payload: key %q is recorded with payload sha256 %s, intent has %s",
+		e.Key, e.RecordedSHA256, e.GivenSHA256)
+}
+
+// Is reports whether target is ErrPayloadMismatch.
+func (e *PayloadMismatchError) Is(target error) bool { return target == ErrPayloadMismatch }
 
 // TransitionError reports a state change that the state machine forbids.
 // It matches ErrBadTransition.

@@ -64,7 +64,8 @@ func checkToken(name, val string) error {
 // state: the caller must look at State (committed means the purchase is
 // done; intent means a previous attempt's outcome is unknown; failed or
 // aborted means Reopen before retrying). If the existing entry's
-// PayloadSHA256 differs, Intent returns ErrPayloadMismatch instead.
+// PayloadSHA256 differs, Intent returns a *PayloadMismatchError
+// (ErrPayloadMismatch) naming both payloads instead.
 // Concurrent Intents for one key, from goroutines, handles or processes,
 // create exactly one entry.
 //
@@ -84,7 +85,7 @@ func (l *Ledger) Intent(ctx context.Context, in Intent) (e Entry, created bool, 
 	// Fast path: entries are never deleted, so a committed row read outside
 	// the write lock is still there.
 	if existing, err := getEntry(ctx, l.db, l.sel, "key", in.Key); err == nil {
-		return existingIntent(existing, sha)
+		return existingIntent(existing, payload, sha)
 	} else if !errors.Is(err, ErrNotFound) {
 		return Entry{}, false, err
 	}
@@ -124,15 +125,15 @@ func (l *Ledger) Intent(ctx context.Context, in Intent) (e Entry, created bool, 
 		return Entry{}, false, err
 	}
 	if !created {
-		return existingIntent(e, sha)
+		return existingIntent(e, payload, sha)
 	}
 	return e, true, nil
 }
 
-func existingIntent(e Entry, sha string) (Entry, bool, error) {
+func existingIntent(e Entry, payload []byte, sha string) (Entry, bool, error) {
 	if e.PayloadSHA256 != sha {
-		return Entry{}, false, fmt.Errorf("%w: key %q is recorded with payload sha256 %s, intent has %s",
-			ErrPayloadMismatch, e.Key, e.PayloadSHA256, sha)
+		return Entry{}, false, &PayloadMismatchError{Key: e.Key, Recorded: e.Payload, RecordedSHA256: e.PayloadSHA256,
+			Given: json.RawMessage(payload), GivenSHA256: sha}
 	}
 	return e, false, nil
 }

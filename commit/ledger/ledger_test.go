@@ -163,8 +163,8 @@ func TestIntentPayloadMismatch(t *testing.T) {
 
 	other := in
 	other.Payload = json.RawMessage(`{"plan":"team","seats":11}`)
-	e, created, err := l.Intent(ctx, other)
-	requireIs(t, err, ledger.ErrPayloadMismatch)
+	e, created, mismatch := l.Intent(ctx, other)
+	requireIs(t, mismatch, ledger.ErrPayloadMismatch)
 	requireEqual(t, created, false, "created")
 	requireEqual(t, e.ID, "", "entry on error")
 	requireEqual(t, headSeq(t, l), seq, "head seq (nothing written)")
@@ -172,6 +172,15 @@ func TestIntentPayloadMismatch(t *testing.T) {
 	requireNoErr(t, err)
 	_, sha, _ := ledger.Digest(in.Payload)
 	requireEqual(t, got.PayloadSHA256, sha, "recorded payload sha")
+	// The error carries both intents, for the caller to show (scrubbed).
+	var pm *ledger.PayloadMismatchError
+	if !errors.As(mismatch, &pm) {
+		t.Fatalf("error %T is not a *PayloadMismatchError", mismatch)
+	}
+	requireEqual(t, pm.Key, in.Key, "key")
+	requireEqual(t, string(pm.Recorded), string(got.Payload), "recorded payload")
+	requireEqual(t, string(pm.Given), `{"plan":"team","seats":11}`, "given payload")
+	requireEqual(t, pm.RecordedSHA256, sha, "recorded sha")
 }
 
 func TestIntentInvalid(t *testing.T) {

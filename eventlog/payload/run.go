@@ -28,12 +28,17 @@ type RunStart struct {
 	Origin            string                `json:"origin"`
 	Inputs            map[string]Input      `json:"inputs"`
 	Guard             []task.RequestPattern `json:"guard"`
-	Goal              scoring.Goal          `json:"goal"`
-	GoalFailure       []scoring.Predicate   `json:"goal_failure"`
-	Boundary          scoring.Predicate     `json:"boundary"`
-	Prices            map[string]float64    `json:"prices"`
-	Extract           []task.IntentField    `json:"extract"`
-	HasCommit         bool                  `json:"has_commit"`
+	// Explore is the task's explore section; HoldsWrites says the run's
+	// speculative sessions held every state-changing request it does not
+	// allow (every run since speculation denies by default).
+	Explore     *task.Explore       `json:"explore,omitempty"`
+	HoldsWrites bool                `json:"holds_writes,omitempty"`
+	Goal        scoring.Goal        `json:"goal"`
+	GoalFailure []scoring.Predicate `json:"goal_failure"`
+	Boundary    scoring.Predicate   `json:"boundary"`
+	Prices      map[string]float64  `json:"prices"`
+	Extract     []task.IntentField  `json:"extract"`
+	HasCommit   bool                `json:"has_commit"`
 	// Proposer is the planner's proposer (heuristic or llm); Model is
 	// the route of an llm one.
 	Proposer string      `json:"proposer,omitempty"`

@@ -56,3 +56,26 @@ type Net struct {
 
 // Kind implements Payload.
 func (Net) Kind() string { return eventlog.KindNet }
+
+// RequestHeld is the payload of request_held: a request a speculative
+// session held instead of sending (scrubbed: path, field names).
+type RequestHeld struct {
+	branch.Held
+}
+
+// Kind implements Payload.
+func (RequestHeld) Kind() string { return eventlog.KindRequestHeld }
+
+// SideEffect is the payload of side_effect_boundary: the branch's action
+// asked for a request that would change the site; speculation held it
+// and the branch ends there.
+type SideEffect struct {
+	branch.Held
+	// Action is the action that caused the request.
+	Action string `json:"action"`
+	// URL is the page the action ran on (scrubbed).
+	URL string `json:"url,omitempty"`
+}
+
+// Kind implements Payload.
+func (SideEffect) Kind() string { return eventlog.KindSideEffect }

@@ -56,6 +56,13 @@ type Manifest struct {
 	// commit.guard patterns. A commit bundle records them too (the
 	// committer sent what they match); replays never send them.
 	Guard []Guard `json:"guard,omitempty"`
+	// HoldsWrites says the capture held every state-changing request
+	// (any method but GET, HEAD and OPTIONS) that Allow does not name, and
+	// any navigation off Origin and Origins; a replay holds the same ones.
+	// A commit bundle's committer released them for its commit action.
+	HoldsWrites bool     `json:"holds_writes,omitempty"`
+	Allow       []Guard  `json:"allow,omitempty"`
+	Origins     []string `json:"origins,omitempty"`
 	// Steps is the number of steps, equal to len(Plan).
 	Steps int `json:"steps"`
 	// Created is the wall time the bundle was written. It is informative

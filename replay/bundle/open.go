@@ -1,8 +1,6 @@
 package bundle
 
 import (
-	"errors"
-	"fmt"
 	"os"
 
 	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
@@ -13,10 +11,5 @@ import (
 // bundle is a regular file ("PATH is not a regular file (a FIFO)"). Other
 // errors are os.OpenFile's, which name the path.
 func OpenFile(path string) (*os.File, error) {
-	f, err := regfile.Open(path)
-	var nr *regfile.NotRegularError
-	if errors.As(err, &nr) {
-		return nil, fmt.Errorf("%s is %w", path, err)
-	}
-	return f, err
+	return regfile.Open(path) // a *regfile.NotRegularError names the path
 }
