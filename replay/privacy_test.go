@@ -78,6 +78,8 @@ inputs:
   pin: {secret_env: MV_TEST_PIN, match: '(?i)pin'}
   password: {secret_env: MV_TEST_PASSWORD, match: '(?i)pass'}
   email: {value: '%s', match: '(?i)e-?mail'}
+explore:
+  allow: [{method: POST, url: '^/review$'}]   # the review page shows what was typed; nothing is stored
 budgets:
   wall_clock: 2m
   steps_per_branch: 8
