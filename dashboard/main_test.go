@@ -4,6 +4,8 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/multiverse-orchestrator/multiverse/internal/porttrap"
 )
 
 func TestMain(m *testing.M) {
@@ -13,7 +15,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	demoDir = dir
-	code := m.Run()
+	code := porttrap.Run(m)
 	closeUI()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -133,7 +133,7 @@ func CheckAddr(addr, token string) error {
 		return fmt.Errorf("dashboard: address %q has no port", addr)
 	}
 	if token == "" && !loopbackHost(host) {
-		return fmt.Errorf("%w: %s (pass --token, or listen on 127.0.0.1)", ErrNonLoopback, addr)
+		return fmt.Errorf("%w: %s (give a token: --token-file, MULTIVERSE_TOKEN or --token; or listen on 127.0.0.1)", ErrNonLoopback, addr)
 	}
 	return nil
 }

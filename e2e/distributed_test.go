@@ -27,6 +27,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/bus/natstest"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/internal/porttrap"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -58,7 +59,7 @@ func TestMain(m *testing.M) {
 		defer os.RemoveAll(dir)
 	}
 	shutdown, _ := telemetry.Setup(context.Background(), "multiverse-orchestrator", spans)
-	code := m.Run()
+	code := porttrap.Run(m)
 	shutdown(context.Background())
 	os.Exit(code)
 }

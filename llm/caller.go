@@ -19,7 +19,8 @@ const (
 	// ModeRecord asks the endpoint and records every answer.
 	ModeRecord Mode = "record"
 	// ModeReplay answers from the cassette only: a request it does not
-	// hold is a *MissError, and the endpoint is never asked.
+	// hold is a *MissError, one whose entry does not read is ErrCassette
+	// (naming the entry's file), and the endpoint is never asked.
 	ModeReplay Mode = "replay"
 )
 
@@ -86,7 +87,8 @@ type Reply struct {
 
 // Call answers req according to the caller's mode. The error of a failed
 // call still comes with the fingerprint (in the Reply, whose Response is
-// nil) so the caller can record what it asked.
+// nil) so the caller can record what it asked. In live and record mode an
+// endpoint that gives no answer is a *NoAnswerError (ErrNoAnswer).
 func (c *Caller) Call(ctx context.Context, req Request) (*Reply, error) {
 	canon, err := req.Canonical()
 	if err != nil {

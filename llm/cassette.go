@@ -72,11 +72,11 @@ func (c *Cassette) path(fp string) string { return filepath.Join(c.dir, fp+".jso
 const MaxEntrySize = 16 << 20
 
 // Get returns the entry of fingerprint fp; ok is false when the cassette
-// has none. An entry that does not read, or that names another
-// fingerprint than its file, is ErrCassette; so is one that is not a
-// regular file (a FIFO, a device: refused at once, never read) or is over
-// MaxEntrySize, an error that also matches regfile.ErrNotRegular or
-// regfile.ErrTooLarge.
+// has none. An entry that does not read (its file cannot be read, or is
+// not an entry), or that names another fingerprint than its file, is
+// ErrCassette, naming the file; so is one that is not a regular file (a
+// FIFO, a device: refused at once, never read) or is over MaxEntrySize,
+// an error that also matches regfile.ErrNotRegular or regfile.ErrTooLarge.
 func (c *Cassette) Get(ctx context.Context, fp string) (e *Entry, ok bool, err error) {
 	if !validFingerprint(fp) {
 		return nil, false, fmt.Errorf("llm: %q is not a fingerprint", fp)
@@ -89,8 +89,11 @@ func (c *Cassette) Get(ctx context.Context, fp string) (e *Entry, ok bool, err e
 	if errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, regfile.ErrTooLarge) {
 		return nil, false, fmt.Errorf("%w: %w", ErrCassette, err)
 	}
-	if err != nil {
+	if err != nil && ctx.Err() != nil {
 		return nil, false, fmt.Errorf("llm: cassette: %w", err)
+	}
+	if err != nil { // an entry that cannot be read (regfile's error names the file)
+		return nil, false, fmt.Errorf("%w: %w", ErrCassette, err)
 	}
 	e, err = decodeEntry(raw)
 	if err != nil {

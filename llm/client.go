@@ -48,16 +48,21 @@ type Response struct {
 }
 
 // Client asks an OpenAI-compatible chat-completions endpoint. The zero
-// HTTP client is http.DefaultClient; the zero Timeout is 30 s.
+// HTTP client is http.DefaultClient; the zero Timeout is 30 s; the zero
+// Attempts is DefaultAttempts.
 type Client struct {
 	// BaseURL is the API root, e.g. https://api.example.com/v1 or
 	// http://127.0.0.1:11434/v1; the client posts to BaseURL/chat/completions.
 	BaseURL string
 	// APIKey, when set, is sent as a bearer token. It never reaches an
 	// error, a log or a cassette.
-	APIKey  string
-	HTTP    *http.Client
+	APIKey string
+	HTTP   *http.Client
+	// Timeout bounds one attempt.
 	Timeout time.Duration
+	// Attempts is how many times a question is asked of an endpoint that
+	// cannot be reached or answers 5xx or 429.
+	Attempts int
 }
 
 // MaxResponseBytes bounds what the client reads of an answer.
@@ -84,22 +89,86 @@ type jsonSchema struct {
 	Strict bool            `json:"strict"`
 }
 
-// Complete asks the endpoint for one completion of req.
+// ErrNoAnswer: the endpoint gave no answer: it could not be reached,
+// did not answer within the client's timeout, or answered with an error
+// status (a 5xx or 429 after the client's attempts).
+var ErrNoAnswer = errors.New("llm: the endpoint did not answer")
+
+// NoAnswerError is a question the endpoint did not answer: URL is where
+// it was asked, Attempts how many times, Err the last attempt's failure
+// (an *EndpointError for an error status).
+type NoAnswerError struct {
+	URL      string
+	Attempts int
+	Err      error
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("llm: %s did not answer (%d attempt(s)): %v", e.URL, e.Attempts, e.Err)
+}
+
+// Unwrap makes errors.Is(err, ErrNoAnswer) and errors.As on the cause hold.
+func (e *NoAnswerError) Unwrap() []error { return []error{ErrNoAnswer, e.Err} }
+
+// DefaultAttempts is how many times a Client asks before it gives up on
+// an endpoint that is unreachable or answers 5xx or 429.
+const DefaultAttempts = 3
+
+// retryBackoff is the wait before the second attempt; it doubles.
+const retryBackoff = 250 * time.Millisecond
+
+// Complete asks the endpoint for one completion of req. A connection
+// that fails and an answer of 5xx or 429 are asked again, up to
+// Attempts times in all; a call that runs over Timeout is not (it bounds
+// each attempt, and a slow model stays slow). An endpoint that gives no
+// answer is a *NoAnswerError (ErrNoAnswer); an answer that is not a chat
+// completion is ErrBadAnswer; a ctx that ends is ctx's error.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	body, err := json.Marshal(wireOf(req))
 	if err != nil {
 		return nil, fmt.Errorf("llm: request: %w", err)
 	}
+	url := strings.TrimRight(c.BaseURL, "/") + "/chat/completions"
+	attempts := c.Attempts
+	if attempts <= 0 {
+		attempts = DefaultAttempts
+	}
+	wait := retryBackoff
+	for i := 1; ; i++ {
+		raw, retry, err := c.post(ctx, url, body)
+		if err == nil {
+			return Decode(raw)
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("llm: asking %s: %w", url, ctx.Err())
+		}
+		if errors.Is(err, ErrBadAnswer) {
+			return nil, err
+		}
+		if !retry || i >= attempts {
+			return nil, &NoAnswerError{URL: url, Attempts: i, Err: err}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("llm: asking %s: %w", url, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+// post makes one attempt: the answer's bytes on a 2xx; else the error
+// and whether asking again may help.
+func (c *Client) post(ctx context.Context, url string, body []byte) (raw []byte, retry bool, err error) {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	url := strings.TrimRight(c.BaseURL, "/") + "/chat/completions"
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	hr, err := http.NewRequestWithContext(actx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("llm: endpoint %q: %w", c.BaseURL, err)
+		return nil, false, fmt.Errorf("llm: endpoint %q: %w", c.BaseURL, err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Accept", "application/json")
@@ -112,20 +181,27 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	}
 	resp, err := hc.Do(hr)
 	if err != nil {
-		return nil, fmt.Errorf("llm: asking %s: %w", url, err)
+		if actx.Err() != nil {
+			return nil, false, fmt.Errorf("no answer within %s", timeout)
+		}
+		return nil, true, fmt.Errorf("asking: %w", err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+	raw, err = io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("llm: reading the answer of %s: %w", url, err)
+		if actx.Err() != nil {
+			return nil, false, fmt.Errorf("no whole answer within %s", timeout)
+		}
+		return nil, true, fmt.Errorf("reading the answer: %w", err)
 	}
 	if len(raw) > MaxResponseBytes {
-		return nil, fmt.Errorf("%w: the answer is over %d bytes", ErrBadAnswer, MaxResponseBytes)
+		return nil, false, fmt.Errorf("%w: the answer is over %d bytes", ErrBadAnswer, MaxResponseBytes)
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, &EndpointError{Status: resp.StatusCode, Msg: errorMessage(raw)}
+		retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
+		return nil, retry, &EndpointError{Status: resp.StatusCode, Msg: errorMessage(raw)}
 	}
-	return Decode(raw)
+	return raw, false, nil
 }
 
 func wireOf(req Request) wire {

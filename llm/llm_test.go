@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // chatServer is a chat-completions endpoint answering with content, or
@@ -79,6 +80,9 @@ func TestCompleteErrors(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "sk-secret") {
 		t.Fatalf("the error holds the API key: %v", err)
+	}
+	if !errors.Is(err, ErrNoAnswer) {
+		t.Fatalf("a 503 after retries is not ErrNoAnswer: %v", err)
 	}
 	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{"choices":[]}`) }))
 	defer bad.Close()
@@ -229,5 +233,132 @@ func TestCassetteEntriesAndPrune(t *testing.T) {
 	}
 	if len(left) != 2 {
 		t.Fatalf("left %d entries, want 2", len(left))
+	}
+}
+
+// TestCompleteNoAnswer: what a model that does not answer looks like to
+// the caller, attempt by attempt.
+func TestCompleteNoAnswer(t *testing.T) {
+	answer := `{"model":"m-1","choices":[{"message":{"content":"{}"}}]}`
+	// statuses serves the given statuses in turn, then 200.
+	statuses := func(calls *atomic.Int32, ss ...int) *httptest.Server {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n := int(calls.Add(1))
+			if n <= len(ss) {
+				w.WriteHeader(ss[n-1])
+				io.WriteString(w, `{"error":"busy"}`)
+				return
+			}
+			io.WriteString(w, answer)
+		}))
+		t.Cleanup(srv.Close)
+		return srv
+	}
+	refused := httptest.NewServer(http.NotFoundHandler())
+	refusedURL := refused.URL
+	refused.Close()
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // the server notices the client leave only once the body is read
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hang.Close)
+
+	cases := []struct {
+		name     string
+		url      func(*atomic.Int32) string
+		attempts int
+		calls    int32
+		want     string // "" for an answer
+	}{
+		{"503 then answer", func(c *atomic.Int32) string { return statuses(c, 503).URL }, 0, 2, ""},
+		{"429 twice then answer", func(c *atomic.Int32) string { return statuses(c, 429, 429).URL }, 0, 3, ""},
+		{"502 every time", func(c *atomic.Int32) string { return statuses(c, 502, 502, 502, 502).URL }, 0, 3, "3 attempt(s)"},
+		{"one attempt", func(c *atomic.Int32) string { return statuses(c, 500).URL }, 1, 1, "endpoint answered 500: busy"},
+		{"401 is not asked again", func(c *atomic.Int32) string { return statuses(c, 401).URL }, 0, 1, "endpoint answered 401"},
+		{"connection refused", func(*atomic.Int32) string { return refusedURL }, 0, 0, "connection refused"},
+		{"no answer in time", func(*atomic.Int32) string { return hang.URL }, 0, 0, "no answer within 200ms"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var calls atomic.Int32
+			cl := &Client{BaseURL: c.url(&calls), Attempts: c.attempts, Timeout: 200 * time.Millisecond}
+			resp, err := cl.Complete(context.Background(), sampleRequest())
+			if c.want == "" {
+				if err != nil || resp.Content != "{}" {
+					t.Fatalf("resp %+v, err %v", resp, err)
+				}
+			} else {
+				var na *NoAnswerError
+				if !errors.Is(err, ErrNoAnswer) || !errors.As(err, &na) || !strings.Contains(err.Error(), c.want) ||
+					!strings.Contains(err.Error(), "/chat/completions") {
+					t.Fatalf("err = %v, want ErrNoAnswer with %q", err, c.want)
+				}
+			}
+			if got := calls.Load(); c.calls > 0 && got != c.calls {
+				t.Errorf("asked %d times, want %d", got, c.calls)
+			}
+		})
+	}
+
+	// A caller's context that ends is its own error, not the endpoint's.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := (&Client{BaseURL: hang.URL, Timeout: 10 * time.Second}).Complete(ctx, sampleRequest())
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNoAnswer) {
+		t.Fatalf("ended context: err = %v", err)
+	}
+	// An answer that is not a chat completion is not asked again.
+	var calls atomic.Int32
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		io.WriteString(w, `<html>`)
+	}))
+	defer bad.Close()
+	if _, err := (&Client{BaseURL: bad.URL}).Complete(context.Background(), sampleRequest()); !errors.Is(err, ErrBadAnswer) ||
+		errors.Is(err, ErrNoAnswer) || calls.Load() != 1 {
+		t.Fatalf("not a completion: err = %v after %d calls", err, calls.Load())
+	}
+}
+
+// TestReplayUnreadableEntry: in replay, an entry that does not read is
+// ErrCassette naming its file, whatever is wrong with it; never a miss.
+func TestReplayUnreadableEntry(t *testing.T) {
+	req := sampleRequest()
+	fp, _ := req.Fingerprint()
+	cases := []struct {
+		name  string
+		spoil func(path string) error
+		want  string
+	}{
+		{"not JSON", func(p string) error { return os.WriteFile(p, []byte("{\"format\":"), 0o644) }, "unexpected end of JSON"},
+		{"another format", func(p string) error {
+			return os.WriteFile(p, []byte(`{"format":"v0","fingerprint":"`+fp+`","response":"e30="}`), 0o644)
+		}, `format "v0"`},
+		{"no response", func(p string) error {
+			return os.WriteFile(p, []byte(`{"format":"`+CassetteFormat+`","fingerprint":"`+fp+`"}`), 0o644)
+		}, "no response"},
+		{"response not a completion", func(p string) error {
+			return os.WriteFile(p, []byte(`{"format":"`+CassetteFormat+`","fingerprint":"`+fp+`","response":"e30="}`), 0o644)
+		}, "no choice holds a message"},
+		{"a directory", func(p string) error { return os.Mkdir(p, 0o755) }, "not a regular file (a directory)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cas, err := OpenCassette(t.TempDir(), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(cas.Dir(), fp+".json")
+			if err := c.spoil(p); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := (&Caller{Cassette: cas, Mode: ModeReplay}).Call(context.Background(), req)
+			if !errors.Is(err, ErrCassette) || errors.Is(err, ErrMiss) || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want ErrCassette naming %s and %q", err, p, c.want)
+			}
+			if rep == nil || rep.Fingerprint != fp {
+				t.Fatalf("the reply does not carry the fingerprint: %+v", rep)
+			}
+		})
 	}
 }

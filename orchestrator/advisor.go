@@ -19,20 +19,50 @@ import (
 // replay) asked a question the cassette does not hold (exit 9).
 var ErrModelMiss = errors.New("orchestrator: the model's cassette has no answer")
 
-// ModelMissError names the branch and step whose question missed, and
-// the miss itself (fingerprint, prompt version).
+// ModelMissError names the branch and step whose question the cassette
+// could not answer, the question's fingerprint, and why: the cassette
+// holds no entry for it (an *llm.MissError, naming the prompt version) or
+// its entry does not read (llm.ErrCassette, naming the entry's file).
 type ModelMissError struct {
-	BranchID string
-	Step     int
-	Miss     *llm.MissError
+	BranchID    string
+	Step        int
+	Fingerprint string
+	Err         error
 }
 
 func (e *ModelMissError) Error() string {
-	return fmt.Sprintf("%v: branch %s, step %d: %v", ErrModelMiss, eventlog.ShortID(e.BranchID), e.Step, e.Miss)
+	if errors.Is(e.Err, llm.ErrMiss) {
+		return fmt.Sprintf("%v: branch %s, step %d: %v", ErrModelMiss, eventlog.ShortID(e.BranchID), e.Step, e.Err)
+	}
+	return fmt.Sprintf("%v: branch %s, step %d: the entry of fingerprint %s does not read: %v",
+		ErrModelMiss, eventlog.ShortID(e.BranchID), e.Step, e.Fingerprint, e.Err)
 }
 
-// Unwrap makes errors.Is(err, ErrModelMiss) and errors.Is(err, llm.ErrMiss) hold.
-func (e *ModelMissError) Unwrap() []error { return []error{ErrModelMiss, e.Miss} }
+// Unwrap makes errors.Is(err, ErrModelMiss) hold, and errors.Is(err,
+// llm.ErrMiss) or errors.Is(err, llm.ErrCassette) as the cause is.
+func (e *ModelMissError) Unwrap() []error { return []error{ErrModelMiss, e.Err} }
+
+// ErrModelDown: the model planner's endpoint did not answer a question
+// (unreachable, over planner.timeout, an error status after retries) and
+// the task does not say planner.fallback: heuristic (exit 11).
+var ErrModelDown = errors.New("orchestrator: the model planner's endpoint did not answer")
+
+// ModelDownError names the branch and step whose question the endpoint
+// did not answer, and why (an *llm.NoAnswerError).
+type ModelDownError struct {
+	BranchID string
+	Step     int
+	Err      error
+}
+
+func (e *ModelDownError) Error() string {
+	return fmt.Sprintf("%v: branch %s, step %d: %v; the run stops (set planner.fallback: heuristic to go on in the heuristic's order instead)",
+		ErrModelDown, eventlog.ShortID(e.BranchID), e.Step, e.Err)
+}
+
+// Unwrap makes errors.Is(err, ErrModelDown) and errors.Is(err,
+// llm.ErrNoAnswer) hold.
+func (e *ModelDownError) Unwrap() []error { return []error{ErrModelDown, e.Err} }
 
 // modelAdvisor asks the task's language model to rank each expanded
 // branch's candidates, through the run's cassette, and records every
@@ -44,7 +74,12 @@ type modelAdvisor struct {
 	caller *llm.Caller
 	params planner.ModelParams
 	prices [2]float64 // per 1k prompt and completion tokens
-	// fatal is a cassette miss: the run stops after the wave.
+	// fallback keeps the heuristic's order for a question the endpoint
+	// does not answer (planner.fallback: heuristic).
+	fallback bool
+	// fatal is a cassette miss or an unreadable entry (replay), or a
+	// question the endpoint did not answer without fallback: the run
+	// stops after the wave.
 	fatal error
 }
 
@@ -118,9 +153,10 @@ func (r *run) newAdvisor(ctx context.Context) (*modelAdvisor, error) {
 		}
 		c.Cassette = cas
 	}
+	r.sum.Model = &ModelInfo{Mode: string(mode)}
 	return &modelAdvisor{ctx: ctx, r: r, caller: c,
 		params: planner.ModelParams{Model: p.Model, Temperature: p.Temperature, Seed: p.Seed, MaxTokens: p.MaxTokens},
-		prices: [2]float64{p.PricePrompt1K, p.PriceCompletion1K}}, nil
+		prices: [2]float64{p.PricePrompt1K, p.PriceCompletion1K}, fallback: p.FallsBack()}, nil
 }
 
 // modelParallel bounds the questions of one wave asked at once.
@@ -189,9 +225,11 @@ func (a *modelAdvisor) settle(q planner.Query, req llm.Request, rep *llm.Reply, 
 	var adv planner.Advice
 	switch {
 	case err != nil:
-		var miss *llm.MissError
-		if errors.As(err, &miss) {
-			a.fatal = &ModelMissError{BranchID: q.BranchID, Step: q.Step, Miss: miss}
+		switch {
+		case a.caller.Mode == llm.ModeReplay && (errors.Is(err, llm.ErrMiss) || errors.Is(err, llm.ErrCassette)):
+			a.fatal = &ModelMissError{BranchID: q.BranchID, Step: q.Step, Fingerprint: rep.Fingerprint, Err: err}
+		case errors.Is(err, llm.ErrNoAnswer) && !a.fallback && a.ctx.Err() == nil:
+			a.fatal = &ModelDownError{BranchID: q.BranchID, Step: q.Step, Err: err}
 		}
 		resp.Fallback = "heuristic order: " + r.sc.Text(err.Error())
 	default:
@@ -210,10 +248,30 @@ func (a *modelAdvisor) settle(q planner.Query, req llm.Request, rep *llm.Reply, 
 		adv.Cost = resp.Cost // the tokens were spent, whatever they said
 	}
 	r.rec.add(zeroTime, 0, eventlog.KindLLMResponse, q.BranchID, resp, artList(resp.ResponseSHA256)...)
+	a.count(err, resp.Fallback != "")
 	if resp.Cost > 0 {
 		r.rec.add(zeroTime, 0, eventlog.KindBudgetDebit, q.BranchID, map[string]any{"budget": "cost", "what": "model", "cost": resp.Cost})
 	}
 	return adv
+}
+
+// count adds a settled question to the summary's model counts.
+func (a *modelAdvisor) count(err error, fellBack bool) {
+	m := a.r.sum.Model
+	if m == nil {
+		return
+	}
+	m.Asked++
+	switch {
+	case a.fatal != nil:
+	case fellBack:
+		m.FellBack++
+		if errors.Is(err, llm.ErrNoAnswer) {
+			m.Unanswered++
+		}
+	default:
+		m.Answered++
+	}
 }
 
 // put stores a scrubbed body as an artifact and returns its digest, ""

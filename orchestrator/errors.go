@@ -41,9 +41,11 @@ var (
 // browser part and an unreachable site from bad input, 7 is a failed
 // audit (ledger verify, bundle validation, a replay that diverged), and 8
 // a goal that failed definitely (goal.failure held, the search ended
-// before its budgets), 9 a model question its cassette did not hold
-// (--llm replay), 10 a task without commit that stopped at a side-effect
-// boundary (its goal needs a request only a commit may send).
+// before its budgets), 9 a model question its cassette did not hold or
+// could not read (--llm replay), 10 a task without commit that stopped at
+// a side-effect boundary (its goal needs a request only a commit may
+// send), 11 a model endpoint that did not answer (without
+// planner.fallback: heuristic).
 const (
 	ExitOK          = 0
 	ExitInternal    = 1
@@ -56,6 +58,7 @@ const (
 	ExitGoalFailed  = 8
 	ExitModelMiss   = 9
 	ExitSideEffect  = 10
+	ExitModelDown   = 11
 )
 
 // ExitCode maps an error of Run (or of loading a task) to an exit code.
@@ -71,6 +74,8 @@ func ExitCode(err error) int {
 		return ExitGoalFailed
 	case errors.Is(err, ErrModelMiss):
 		return ExitModelMiss
+	case errors.Is(err, ErrModelDown):
+		return ExitModelDown
 	case errors.Is(err, ErrSideEffect):
 		return ExitSideEffect
 	case errors.Is(err, ErrNoBoundary), errors.Is(err, ErrGoalNotReached):

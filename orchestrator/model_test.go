@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -31,11 +32,13 @@ import (
 // scriptedModel is a chat-completions endpoint that answers like a
 // careful model, deterministically: it ranks the menu entries by how many
 // of the goal's words they share (ties in menu order) and proposes the
-// best three. With failing set it answers 500.
+// best three. With failing set it answers 500; with hanging set it
+// answers nothing until the client gives up.
 type scriptedModel struct {
 	srv     *httptest.Server
 	calls   atomic.Int32
 	failing atomic.Bool
+	hanging atomic.Bool
 }
 
 var (
@@ -49,6 +52,11 @@ func newScriptedModel(t *testing.T) *scriptedModel {
 		m.calls.Add(1)
 		if r.URL.Path != "/v1/chat/completions" {
 			http.NotFound(w, r)
+			return
+		}
+		if m.hanging.Load() {
+			io.Copy(io.Discard, r.Body) // the server notices the client leave only once the body is read
+			<-r.Context().Done()
 			return
 		}
 		if m.failing.Load() {
@@ -146,6 +154,9 @@ func TestModelPlannerRecordReplay(t *testing.T) {
 	}
 	evs := events(t, recDir, rec.RunID)
 	checkModelEvents(t, evs, asked)
+	if mi := rec.Model; mi == nil || mi.Mode != "record" || mi.Asked != asked || mi.Answered != asked || mi.FellBack != 0 {
+		t.Errorf("summary model counts = %+v, asked %d", mi, asked)
+	}
 	start, _ := pl.Decode[pl.RunStart](evs[0])
 	if start.Proposer != "llm" || start.Model == nil || start.Model.Model != "scripted-1" || start.Model.Mode != "record" ||
 		start.Model.PromptVersion == "" || start.Model.Seed == nil || *start.Model.Seed != 11 {
@@ -181,12 +192,17 @@ func TestModelPlannerRecordReplay(t *testing.T) {
 	changed.Goal.Text += " Quickly."
 	_, err = runModel(t, changed, t.TempDir(), llm.ModeReplay, cassettes)
 	var miss *orchestrator.ModelMissError
-	if !errors.As(err, &miss) || orchestrator.ExitCode(err) != orchestrator.ExitModelMiss || miss.Step != 2 || miss.Miss.Fingerprint == "" {
+	if !errors.As(err, &miss) || orchestrator.ExitCode(err) != orchestrator.ExitModelMiss || miss.Step != 2 || miss.Fingerprint == "" ||
+		!errors.Is(err, llm.ErrMiss) {
 		t.Fatalf("changed prompt: err = %v (exit %d)", err, orchestrator.ExitCode(err))
 	}
-	if !strings.Contains(err.Error(), "step 2") || !strings.Contains(err.Error(), miss.Miss.Fingerprint) {
+	if !strings.Contains(err.Error(), "step 2") || !strings.Contains(err.Error(), miss.Fingerprint) {
 		t.Errorf("the miss does not say where: %v", err)
 	}
+
+	// An entry that does not read stops the run like a miss, naming its
+	// file and fingerprint; it never leaves the heuristic's order.
+	checkUnreadableEntry(t, s, m, recDir, rec.RunID, cassettes)
 
 	// A full rerun of the recorded run, the site and the model both
 	// gone, asks the same questions and makes the same decisions.
@@ -231,9 +247,88 @@ func checkModelEvents(t *testing.T, evs []eventlog.Event, asked int) {
 	}
 }
 
-// TestModelErrorFallsBack: a model that answers 500 leaves the
-// heuristic's order: the run finds the same winner as without a model,
-// and every answer records the fallback.
+// checkUnreadableEntry spoils the cassette entry of the recorded run's
+// first question (restored after) and replays: the run stops with exit
+// 9, naming the entry's file and the fingerprint.
+func checkUnreadableEntry(t *testing.T, s *site, m *scriptedModel, recDir, runID, cassettes string) {
+	t.Helper()
+	var fp string
+	for _, e := range events(t, recDir, runID) {
+		if e.Kind == eventlog.KindLLMRequest {
+			q, _ := pl.Decode[pl.LLMRequest](e)
+			fp = q.Fingerprint
+			break
+		}
+	}
+	file := filepath.Join(cassettes, fp+".json")
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.WriteFile(file, good, 0o644)
+	if err := os.WriteFile(file, good[:len(good)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := runModel(t, modelTask(t, s, m), t.TempDir(), llm.ModeReplay, cassettes)
+	var miss *orchestrator.ModelMissError
+	if !errors.As(err, &miss) || orchestrator.ExitCode(err) != orchestrator.ExitModelMiss || !errors.Is(err, llm.ErrCassette) {
+		t.Fatalf("unreadable entry: err = %v (exit %d)", err, orchestrator.ExitCode(err))
+	}
+	if miss.Fingerprint != fp || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "fingerprint "+fp) {
+		t.Errorf("the error does not name the entry's file and fingerprint %s: %v", fp, err)
+	}
+	if sum == nil || sum.Model == nil || sum.Model.FellBack != 0 {
+		t.Errorf("summary = %+v", sum)
+	}
+}
+
+// TestModelDownStops: a model endpoint that gives no answer (an error
+// status after retries, or nothing within planner.timeout) stops the run
+// with exit 11, naming the branch, the step and the cause, instead of
+// going on in the heuristic's order.
+func TestModelDownStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	s := startSite(t, sites.DefaultKnobs())
+	cases := []struct {
+		name  string
+		spoil func(*scriptedModel)
+		want  string
+		calls int32
+	}{
+		{"500", func(m *scriptedModel) { m.failing.Store(true) }, "endpoint answered 500: the model is overloaded", llm.DefaultAttempts},
+		{"timeout", func(m *scriptedModel) { m.hanging.Store(true) }, "no answer within 1s", 1},
+		{"refused", func(m *scriptedModel) { m.srv.Close() }, "connection refused", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := newScriptedModel(t)
+			tk := modelTask(t, s, m)
+			tk.Planner.Timeout = task.Duration(time.Second)
+			c.spoil(m)
+			sum, err := runModel(t, tk, t.TempDir(), llm.ModeLive, "")
+			var down *orchestrator.ModelDownError
+			if !errors.As(err, &down) || orchestrator.ExitCode(err) != orchestrator.ExitModelDown || !errors.Is(err, llm.ErrNoAnswer) {
+				t.Fatalf("err = %v (exit %d)", err, orchestrator.ExitCode(err))
+			}
+			if down.Step == 0 || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "planner.fallback: heuristic") {
+				t.Errorf("the error does not say what and where: %v", err)
+			}
+			if got := m.calls.Load(); got != c.calls {
+				t.Errorf("the endpoint was asked %d times, want %d", got, c.calls)
+			}
+			if mi := sum.Model; mi == nil || mi.Asked != 1 || mi.Answered != 0 || mi.FellBack != 0 {
+				t.Errorf("summary model counts = %+v", mi)
+			}
+		})
+	}
+}
+
+// TestModelErrorFallsBack: with planner.fallback: heuristic, a model
+// that answers 500 leaves the heuristic's order: the run finds the same
+// winner as without a model, every answer records the fallback, and the
+// summary counts them.
 func TestModelErrorFallsBack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
@@ -242,7 +337,9 @@ func TestModelErrorFallsBack(t *testing.T) {
 	m := newScriptedModel(t)
 	m.failing.Store(true)
 	dir := t.TempDir()
-	sum, err := runModel(t, modelTask(t, s, m), dir, llm.ModeLive, "")
+	tk := modelTask(t, s, m)
+	tk.Planner.Fallback = task.FallbackHeuristic
+	sum, err := runModel(t, tk, dir, llm.ModeLive, "")
 	if err != nil {
 		t.Fatalf("run with a failing model: %v", err)
 	}
@@ -263,8 +360,11 @@ func TestModelErrorFallsBack(t *testing.T) {
 			n++
 		}
 	}
-	if n == 0 || n != int(m.calls.Load()) {
-		t.Fatalf("%d fallbacks recorded, %d calls", n, m.calls.Load())
+	if n == 0 || n*llm.DefaultAttempts != int(m.calls.Load()) {
+		t.Fatalf("%d fallbacks recorded, %d calls (%d attempts each)", n, m.calls.Load(), llm.DefaultAttempts)
+	}
+	if mi := sum.Model; mi == nil || mi.Asked != n || mi.FellBack != n || mi.Unanswered != n || mi.Answered != 0 {
+		t.Errorf("summary model counts = %+v, %d fallbacks", mi, n)
 	}
 }
 

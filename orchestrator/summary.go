@@ -36,6 +36,9 @@ type Summary struct {
 	// Cache says how the run used the plan cache, nil when it found no
 	// plan and stored none.
 	Cache *CacheInfo `json:"plan_cache,omitempty"`
+	// Model counts a model planner's questions; nil for the heuristic
+	// planner.
+	Model *ModelInfo `json:"model,omitempty"`
 	Spent float64    `json:"cost_spent"`
 	Paths Paths      `json:"paths"`
 	// Warm counts branches that continued their parent's live context
@@ -136,6 +139,20 @@ type FailureBundle struct {
 	// Replay is the command that replays the bundle strictly.
 	Replay string `json:"replay,omitempty"`
 	Error  string `json:"error,omitempty"`
+}
+
+// ModelInfo counts the questions a model planner asked (Mode: live,
+// record or replay): Answered with a ranking the search followed,
+// FellBack where the heuristic's order stood instead (an answer that is
+// not a ranking of the menu, or, with planner.fallback: heuristic, no
+// answer); Unanswered counts the questions of FellBack the endpoint gave
+// no answer to. A question that stopped the run is neither.
+type ModelInfo struct {
+	Mode       string `json:"mode"`
+	Asked      int    `json:"asked"`
+	Answered   int    `json:"answered"`
+	FellBack   int    `json:"fell_back"`
+	Unanswered int    `json:"unanswered"`
 }
 
 // CacheInfo is the run's use of the plan cache: a plan of Steps steps

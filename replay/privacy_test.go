@@ -26,8 +26,9 @@ import (
 
 // privateForm is a sign-up form that takes an all-digit PIN, a password
 // and an e-mail address by POST and shows a review page echoing the PIN
-// and the address, with an edit link carrying the address in its query.
-func privateForm() http.Handler {
+// and the address (written by echo), with an edit link carrying the
+// address in its query.
+func privateForm(echo func(string) string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
@@ -56,7 +57,7 @@ func privateForm() http.Handler {
 <p data-field="status">%s</p>
 <a href="/?%s">Edit</a>
 <button type="button">Place order</button></main></body></html>`,
-			html.EscapeString(pin), html.EscapeString(email), status, url.Values{"email": {email}}.Encode())
+			html.EscapeString(pin), echo(email), status, url.Values{"email": {email}}.Encode())
 	})
 	return mux
 }
@@ -114,14 +115,33 @@ commit:
 // bundle of a run, most likely inside a digit run those bundles share.
 const testPIN = "739104826153"
 
+// numericRefs writes a value as a site that spells "+" and "@" as
+// numeric character references does (&#43;, &#x40;).
+func numericRefs(v string) string {
+	return strings.NewReplacer("+", "&#43;", "@", "&#x40;").Replace(html.EscapeString(v))
+}
+
 // TestScrubbedReplayReproduces: a run types an all-digit secret PIN, a
 // two-character secret password and a plus-addressed e-mail; every
 // executed branch's bundle holds none of them in clear and replays
-// strictly at RSR 1.0 (the replay types the tokens the recording shows).
+// strictly at RSR 1.0 (the replay types the tokens the recording shows),
+// also when the site echoes the address through character references.
 func TestScrubbedReplayReproduces(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
+	for _, c := range []struct {
+		name string
+		echo func(string) string
+	}{
+		{"escaped", html.EscapeString},
+		{"character references", numericRefs},
+	} {
+		t.Run(c.name, func(t *testing.T) { scrubbedReplay(t, c.echo) })
+	}
+}
+
+func scrubbedReplay(t *testing.T, echo func(string) string) {
 	const (
 		pin      = testPIN
 		password = "Zq"
@@ -129,7 +149,7 @@ func TestScrubbedReplayReproduces(t *testing.T) {
 	)
 	t.Setenv("MV_TEST_PIN", pin)
 	t.Setenv("MV_TEST_PASSWORD", password)
-	srv := httptest.NewServer(privateForm())
+	srv := httptest.NewServer(privateForm(echo))
 	defer srv.Close()
 	tk, err := task.Parse("private.yaml", []byte(fmt.Sprintf(privateTask, srv.URL, email)))
 	if err != nil {
@@ -153,7 +173,7 @@ func TestScrubbedReplayReproduces(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventlog.WriteJSONL(&events, evs)
-	for _, needle := range []string{pin, email, "buyer%2Btest", "buyer", `"Zq"`, `=Zq&`, `: Zq\n`, `=Zq"`} {
+	for _, needle := range []string{pin, email, "buyer%2Btest", "buyer", "&#43;test", `"Zq"`, `=Zq&`, `: Zq\n`, `=Zq"`} {
 		if bytes.Contains(events.Bytes(), []byte(needle)) {
 			t.Errorf("the event log holds %q", needle)
 		}
@@ -169,7 +189,7 @@ func TestScrubbedReplayReproduces(t *testing.T) {
 			t.Fatal(err)
 		}
 		raw := bundleTar(t, path)
-		for _, needle := range []string{pin, email, "buyer%2Btest", "buyer", `"Zq"`, `=Zq&`, ": Zq\n", `=Zq"`} {
+		for _, needle := range []string{pin, email, "buyer%2Btest", "buyer", "&#43;test", `"Zq"`, `=Zq&`, ": Zq\n", `=Zq"`} {
 			if bytes.Contains(raw, []byte(needle)) {
 				t.Errorf("bundle %s holds %q", id, needle)
 			}
@@ -222,7 +242,7 @@ func TestFailureBundlesAreScrubbed(t *testing.T) {
 	)
 	t.Setenv("MV_TEST_PIN", pin)
 	t.Setenv("MV_TEST_PASSWORD", password)
-	srv := httptest.NewServer(privateForm())
+	srv := httptest.NewServer(privateForm(html.EscapeString))
 	defer srv.Close()
 	src := strings.Replace(fmt.Sprintf(privateTask, srv.URL, email), "boundary: {url_matches: '/review'}", "boundary: {url_matches: '/never'}", 1)
 	tk, err := task.Parse("private.yaml", []byte(src))

@@ -21,6 +21,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/examples"
 	"github.com/multiverse-orchestrator/multiverse/internal/chromiumtest"
+	"github.com/multiverse-orchestrator/multiverse/internal/porttrap"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
@@ -32,7 +33,7 @@ import (
 func runtime(t *testing.T) *browser.Runtime { return chromiumtest.Runtime(t) }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := porttrap.Run(m)
 	chromiumtest.Close()
 	os.Exit(code)
 }

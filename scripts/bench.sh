@@ -225,12 +225,14 @@ PY
 
 echo
 echo "== 5. Distributed: worker processes on the demo site (100 ms latency)"
-bin/orchestrator site --addr 127.0.0.1:18555 > "$tmp/site.log" 2>&1 &
+# every port is a free one the kernel picks: a fixed one may be a user's own site
+sport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+bin/orchestrator site --addr "127.0.0.1:$sport" > "$tmp/site5.log" 2>&1 &
 pids+=($!)
-sleep 1
+for _ in $(seq 50); do http GET "http://127.0.0.1:$sport/" 2> /dev/null && break; sleep 0.1; done
 for n in 1 2 4; do
-  port=$((14300 + n))
-  bin/orchestrator run examples/procure-team-plan.yaml --start-url http://127.0.0.1:18555/ --workers 0 \
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  bin/orchestrator run examples/procure-team-plan.yaml --start-url "http://127.0.0.1:$sport/" --workers 0 \
     --nats-listen 127.0.0.1:$port --data-dir "$tmp/d$n" --json --quiet > "$tmp/d$n.json" &
   orch=$!
   wp=()

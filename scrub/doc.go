@@ -14,6 +14,15 @@
 // included), card-like numbers that pass the Luhn check, phone numbers and
 // the credentials of URLs (scheme://user:password@host).
 //
+// A page writes a value through encodings: HTML character references
+// (&#43;, &#x2B;, &plus;, &commat;), \uXXXX escapes in JSON and scripts,
+// percent-encoding in URLs and form bodies. The rules above see through
+// them (one level deep): a value written partly or wholly encoded is
+// found and replaced whole, with the token of its plain form, so
+// "jane&#43;x@example.com" and "jane+x@example.com" have one token and
+// nothing of either stays. A value found by its key is tokenized in its
+// plain form too.
+//
 // The same scrubber runs where Multiverse captures and where it replays:
 // scrubbing is idempotent, so a replay that types tokens and serves
 // scrubbed responses scrubs to the same bytes the capture recorded. The

@@ -359,7 +359,7 @@ func (s *Scrubber) URL(raw string) string {
 				continue
 			}
 			if SensitiveKey(dk) && dv != "" {
-				dv = s.Token(dv)
+				dv = s.valueToken(dv)
 			} else {
 				dv = s.Text(dv)
 			}
@@ -373,11 +373,10 @@ func (s *Scrubber) URL(raw string) string {
 }
 
 var (
-	emailRE        = regexp.MustCompile(emailSource)
-	encodedEmailRE = regexp.MustCompile(encodedEmailSource)
-	cardRE         = regexp.MustCompile(cardSource)
-	phoneRE        = regexp.MustCompile(phoneSource)
-	userinfoRE     = regexp.MustCompile(userinfoSource)
+	emailRE    = regexp.MustCompile(emailSource)
+	cardRE     = regexp.MustCompile(cardSource)
+	phoneRE    = regexp.MustCompile(phoneSource)
+	userinfoRE = regexp.MustCompile(userinfoSource)
 )
 
 // Text scrubs free text: secrets, e-mail addresses, Luhn-valid card
@@ -389,19 +388,27 @@ func (s *Scrubber) Text(t string) string { return s.TextWith(t, nil) }
 //
 // Each rule works on the text between the tokens already in it, so a
 // later rule never rewrites part of a token (a three-digit secret inside
-// a token's hex digits, a token's "@" read as an e-mail address).
+// a token's hex digits, a token's "@" read as an e-mail address). Secrets,
+// extra values, e-mail addresses, card and phone numbers are found in the
+// text read through its encodings (HTML character references, \uXXXX
+// escapes, percent-encoding; see decoded) and replaced whole, with the
+// token of their plain form: "jane&#43;x@example.com" and
+// "jane+x@example.com" are one address with one token, and nothing of
+// it stays.
 func (s *Scrubber) TextWith(t string, extra []string) string {
 	t = s.replaceShort(t)
+	encoded := strings.ContainsAny(t, encodingMarks)
 	for _, v := range extra {
-		if len(v) >= MinSubstring && !IsToken(v) && strings.Contains(t, v) {
-			tok := s.Token(v)
-			t = outsideTokens(t, func(g string) string { return strings.ReplaceAll(g, v, tok) })
+		pv := plain(v)
+		if len(v) >= MinSubstring && !IsToken(v) && (encoded || strings.Contains(t, v) || strings.Contains(t, pv)) {
+			tok := s.Token(pv)
+			t = outsideTokens(t, func(g string) string { return replaceValue(strings.ReplaceAll(g, v, tok), []string{v, pv}, tok) })
 		}
 	}
 	for _, sec := range s.secrets {
-		if strings.Contains(t, sec) {
+		if encoded || strings.Contains(t, sec) {
 			tok := s.Token(sec)
-			t = outsideTokens(t, func(g string) string { return strings.ReplaceAll(g, sec, tok) })
+			t = outsideTokens(t, func(g string) string { return replaceValue(strings.ReplaceAll(g, sec, tok), []string{sec}, tok) })
 		}
 	}
 	if strings.Contains(t, "://") {
@@ -409,30 +416,27 @@ func (s *Scrubber) TextWith(t string, extra []string) string {
 			return replaceSubmatch(userinfoRE, g, func(ui string) string { return s.Token(ui) })
 		})
 	}
-	if strings.Contains(t, "@") {
-		t = outsideTokens(t, func(g string) string { return emailRE.ReplaceAllStringFunc(g, s.Token) })
-	}
-	if strings.Contains(t, "%40") {
-		t = outsideTokens(t, func(g string) string {
-			return encodedEmailRE.ReplaceAllStringFunc(g, func(m string) string {
-				dec := strings.NewReplacer("%2B", "+", "%2b", "+", "%40", "@").Replace(m)
-				return strings.Replace(s.Token(dec), "@", "%40", 1)
-			})
-		})
-	}
 	t = outsideTokens(t, func(g string) string {
-		return cardRE.ReplaceAllStringFunc(g, func(m string) string {
-			if digits := CardDigits(m); digits != "" {
+		return replaceDecoded(g, "@", emailRE, func(dec, orig string) string { return spelledLike(orig, s.Token(dec)) })
+	})
+	t = outsideTokens(t, func(g string) string {
+		return replaceDecoded(g, "", cardRE, func(dec, orig string) string {
+			if digits := CardDigits(dec); digits != "" {
 				return s.Token(digits)
 			}
-			return m
+			return orig
 		})
 	})
-	if strings.Contains(t, "+") {
-		t = outsideTokens(t, func(g string) string { return phoneRE.ReplaceAllStringFunc(g, s.Token) })
-	}
+	t = outsideTokens(t, func(g string) string {
+		return replaceDecoded(g, "+", phoneRE, func(dec, _ string) string { return s.Token(dec) })
+	})
 	return t
 }
+
+// valueToken is the token of a value found by its key or given as an
+// extra value: the token of its plain form (see plain), so that a value
+// a page wrote encoded and the same value written plain have one token.
+func (s *Scrubber) valueToken(v string) string { return s.Token(plain(v)) }
 
 // CardDigits returns the digits of a card-like match when they make a
 // card number (13 to 19 digits passing the Luhn check), else "".
@@ -604,7 +608,7 @@ func (s *Scrubber) value(v any, sensitive bool, byKey *[]string) any {
 			if !IsToken(x) {
 				*byKey = append(*byKey, x)
 			}
-			return s.Token(x)
+			return s.valueToken(x)
 		}
 		return s.Text(x)
 	case json.Number:

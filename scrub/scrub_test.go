@@ -54,11 +54,15 @@ func TestScrub(t *testing.T) {
 
 func FuzzText(f *testing.F) {
 	f.Add("a@b.example 4111111111111111 +1 555 123 4567")
+	f.Add("jane&#43;x&#x40;example&period;com \\u002b49 30 1234 5678 x%2By%40z.example")
 	s := New([]byte("k"), []string{"sekret"})
 	f.Fuzz(func(t *testing.T, in string) {
 		out := s.Text(in)
 		if strings.Contains(out, "sekret") {
 			t.Fatalf("secret survived: %q", out)
+		}
+		if again := s.Text(out); again != out {
+			t.Fatalf("not idempotent: %q -> %q -> %q", in, out, again)
 		}
 	})
 }
@@ -249,6 +253,158 @@ func TestSecretNotUTF8(t *testing.T) {
 		in := `{"pin":"` + secret + `"}`
 		if got := s.Text(in); strings.Contains(got, secret) {
 			t.Errorf("secret %q stays in %q", secret, got)
+		}
+	}
+}
+
+// TestEncodedValues: a personal value a page writes through an encoding
+// (HTML character references decimal, hex and named, \uXXXX escapes,
+// percent-encoding, or a mix) is found whole, replaced whole, and gets
+// the token of its plain form; nothing of it stays in clear.
+func TestEncodedValues(t *testing.T) {
+	s := New([]byte("k"), []string{"hunter2-secret"})
+	const email = "jane+x@example.com"
+	emailTok := s.Token(email)
+	phoneTok := s.Token("+49 30 1234 5678")
+	cardTok := s.Token("4111111111111111")
+	cases := []struct {
+		name, in, tok string
+		gone          []string
+	}{
+		{"decimal reference", "<dd>jane&#43;x@example.com</dd>", emailTok, []string{"jane", "example"}},
+		{"decimal reference, leading zeros", "<dd>jane&#0043;x@example.com</dd>", emailTok, []string{"jane", "example"}},
+		{"decimal reference without ;", "<dd>jane&#43x@example.com</dd>", emailTok, []string{"jane", "example"}},
+		{"hex reference", "<dd>jane&#x2B;x@example.com</dd>", emailTok, []string{"jane", "example"}},
+		{"hex reference, lower case", "<dd>jane&#x2b;x&#x40;example.com</dd>", emailTok, []string{"jane", "example"}},
+		{"named references", "<dd>jane&plus;x&commat;example&period;com</dd>", emailTok, []string{"jane", "example"}},
+		{"every character a reference", "<a>&#106;&#97;&#110;&#101;&#43;&#120;&#64;&#101;&#120;&#97;&#109;&#112;&#108;&#101;&#46;&#99;&#111;&#109;</a>",
+			emailTok, []string{"&#106;&#97;&#110;&#101;"}},
+		{"attribute", `<input type="email" value="jane&#43;x@example.com">`, emailTok, []string{"jane", "example"}},
+		{"JSON escape", `<script>var u = {"email":"jane\u002bx@example.com"};</script>`, emailTok, []string{"jane", "example"}},
+		{"JSON escapes, upper case", `{"note":"jane\u002Bx\u0040example.com"}`, emailTok, []string{"jane", "example"}},
+		{"percent-encoded", `<a href="/u?next=jane%2Bx%40example.com">`, strings.Replace(emailTok, "@", "%40", 1), []string{"jane", "example"}},
+		{"percent-encoded plus, plain @", `/u?next=jane%2Bx@example.com`, emailTok, []string{"jane", "example"}},
+		{"references and percent mixed", `jane&#43;x%40example.com`, strings.Replace(emailTok, "@", "%40", 1), []string{"jane", "example"}},
+		{"phone with a reference", "<dd>&#43;49 30 1234 5678</dd>", phoneTok, []string{"1234 5678"}},
+		{"card with references", "<dd>4111&#32;1111&#32;1111&#32;1111</dd>", cardTok, []string{"1111"}},
+		{"secret as references", "pw=hunter2&#45;secret;", s.Token("hunter2-secret"), []string{"hunter2", "secret;"}},
+		{"secret percent-encoded", "pw=hunter2%2Dsecret", s.Token("hunter2-secret"), []string{"hunter2"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := s.Text(c.in)
+			for _, g := range c.gone {
+				if strings.Contains(out, g) {
+					t.Fatalf("%q stays in %q", g, out)
+				}
+			}
+			if !strings.Contains(out, c.tok) {
+				t.Fatalf("%q does not carry the token of the plain value %s", out, c.tok)
+			}
+			if again := New([]byte("other"), nil).Text(out); again != out {
+				t.Fatalf("not idempotent: %q -> %q", out, again)
+			}
+		})
+	}
+}
+
+// TestEncodedLeftAlone: text whose encodings spell nothing personal is
+// unchanged, the references included.
+func TestEncodedLeftAlone(t *testing.T) {
+	s := New([]byte("k"), []string{"hunter2-secret"})
+	for _, in := range []string{
+		"Fish &amp; chips &#8212; 100% fresh, &copy; 2024, a&ampx;b, 50%2",
+		`<a href="/search?q=team%20plan&amp;page=2">next &rarr;</a>`,
+		`{"label":"caf\u00e9 \ud83d\ude00","broken":"\ud83d x \u12"}`,
+		"price &#36;12.00 &#x20AC;10 &#99999999999; &#xZZ; & &; &#;",
+	} {
+		if out := s.Text(in); out != in {
+			t.Errorf("changed %q to %q", in, out)
+		}
+	}
+}
+
+// TestEncodedBodies: the same address in a body written plain and in one
+// written encoded has one token, in every content type a page sends, and
+// a sensitive key's value is tokenized in its plain form too.
+func TestEncodedBodies(t *testing.T) {
+	s := New([]byte("k"), nil)
+	tok := s.Token("jane+x@example.com")
+	bare := strings.TrimSuffix(tok, "@scrubbed.invalid")
+	cases := []struct{ name, ct, plain, encoded string }{
+		{"html", "text/html; charset=utf-8", `<p>Signed in as jane+x@example.com</p>`, `<p>Signed in as jane&#43;x@example.com</p>`},
+		{"html hex", "text/html", `<td>jane+x@example.com</td>`, `<td>jane&#x2B;x&#x40;example.com</td>`},
+		{"javascript", "application/javascript", `window.user="jane+x@example.com";`, `window.user="jane\u002bx\u0040example.com";`},
+		{"json by content", "application/json", `{"note":"jane+x@example.com"}`, `{"note":"jane\u002bx@example.com"}`},
+		{"json by key", "application/json", `{"email":"jane+x@example.com"}`, `{"email":"jane&#43;x@example.com"}`},
+		{"json html inside", "application/json", `{"html":"<b>jane+x@example.com</b>"}`, `{"html":"<b>jane&#43;x@example.com</b>"}`},
+		{"form", "application/x-www-form-urlencoded", `email=jane%2Bx%40example.com&seats=10`, `email=jane%26%2343%3Bx%40example.com&seats=10`},
+		{"form by content", "application/x-www-form-urlencoded", `note=jane%2Bx%40example.com`, `note=jane%26%2343%3Bx%40example.com`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, e := string(s.Body(c.ct, []byte(c.plain))), string(s.Body(c.ct, []byte(c.encoded)))
+			for _, out := range []string{p, e} {
+				if strings.Contains(out, "jane") || strings.Contains(out, "example.com") {
+					t.Fatalf("the address stays in %q", out)
+				}
+				if !strings.Contains(out, bare) {
+					t.Fatalf("%q does not carry the address's token %s", out, tok)
+				}
+			}
+		})
+	}
+}
+
+// TestExtraValueEncoded: a value found by its key (an extra value) is
+// replaced where a page shows it encoded, with the same token.
+func TestExtraValueEncoded(t *testing.T) {
+	s := New([]byte("k"), nil)
+	tok := s.valueToken("Jane O'Brien")
+	for _, in := range []string{"<p>Jane O'Brien</p>", "<p>Jane O&#39;Brien</p>", "<p>Jane O&apos;Brien</p>", `{"n":"Jane O\u0027Brien"}`} {
+		out := s.TextWith(in, []string{"Jane O'Brien"})
+		if strings.Contains(out, "Brien") || !strings.Contains(out, tok) {
+			t.Errorf("%q -> %q, want token %s", in, out, tok)
+		}
+		if enc := s.TextWith(in, []string{"Jane O&#39;Brien"}); enc != out {
+			t.Errorf("the extra value's spelling changes the scrub: %q vs %q", enc, out)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{"jane&#43;x@example.com", "&#x2B;&plus;%2B\\u002b\\ud83d\\ude00", "&ampx; %zz \\u12 &#;", "&#99999999;"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		d := decode(in)
+		for i := 0; i < len(d.text); i++ {
+			for j := i + 1; j <= len(d.text) && j <= i+8; j++ {
+				from, to := d.origin(i, j)
+				if from < 0 || to > len(in) || from >= to {
+					t.Fatalf("origin(%d, %d) = [%d, %d) of %q", i, j, from, to, in)
+				}
+			}
+		}
+		if !strings.ContainsAny(in, encodingMarks) && d.text != in {
+			t.Fatalf("decoded %q to %q", in, d.text)
+		}
+	})
+}
+
+// TestTypedValueInLink: a typed address (an extra value) that a link
+// carries URL-encoded is replaced with its token URL-encoded, as the
+// e-mail rule writes it: the page a replay serves (scrubbed) and the
+// page the capture saw scrub alike.
+func TestTypedValueInLink(t *testing.T) {
+	s := New([]byte("k"), nil)
+	const email = "procurement@example.com"
+	enc := strings.Replace(s.Token(email), "@", "%40", 1)
+	link := `<a href="/checkout?plan=team&amp;email=procurement%40example.com&amp;vat_id=">Edit</a>`
+	want := strings.Replace(link, "procurement%40example.com", enc, 1)
+	for _, got := range []string{s.TextWith(link, []string{email}), s.Text(link), s.TextWith(string(s.Body("text/html", []byte(link))), []string{email})} {
+		if got != want {
+			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	}
 }

@@ -9,6 +9,16 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// Fallbacks a task's planner can name: what a question the model's
+// endpoint does not answer leaves.
+const (
+	// FallbackNone stops the run (the default).
+	FallbackNone = "none"
+	// FallbackHeuristic keeps the heuristic's order for that question and
+	// goes on.
+	FallbackHeuristic = "heuristic"
+)
+
 // Proposers a task's planner can name.
 const (
 	ProposerHeuristic = "heuristic"
@@ -35,8 +45,13 @@ type Planner struct {
 	Seed        *int64  `json:"seed,omitempty"`
 	MaxTokens   int     `json:"max_tokens,omitempty"`
 	// Timeout bounds one call (DefaultModelTimeout); a call that runs
-	// over falls back to the heuristic's order.
+	// over is a question the endpoint did not answer (see Fallback).
 	Timeout Duration `json:"timeout,omitempty"`
+	// Fallback says what a question the endpoint does not answer
+	// (unreachable, over Timeout, an error status after retries) does:
+	// "none" (the default) stops the run, "heuristic" keeps the
+	// heuristic's order for it and goes on.
+	Fallback string `json:"fallback,omitempty"`
 	// PricePrompt1K and PriceCompletion1K are what a thousand prompt and
 	// completion tokens cost, in the task's cost units: charged to
 	// budgets.cost.
@@ -100,6 +115,7 @@ func (d *decoder) planner(n *yaml.Node, path string, p *Planner) {
 		"price_prompt_1k":     func(v *yaml.Node, p2 string) { d.float(v, p2, &p.PricePrompt1K) },
 		"price_completion_1k": func(v *yaml.Node, p2 string) { d.float(v, p2, &p.PriceCompletion1K) },
 		"cassettes":           func(v *yaml.Node, p2 string) { d.str(v, p2, &p.Cassettes) },
+		"fallback":            func(v *yaml.Node, p2 string) { d.str(v, p2, &p.Fallback) },
 	})
 }
 
@@ -117,13 +133,20 @@ func plannerDefaults(p *Planner) {
 	if p.Timeout == 0 {
 		p.Timeout = DefaultModelTimeout
 	}
+	if p.Fallback == "" {
+		p.Fallback = FallbackNone
+	}
 }
+
+// FallsBack reports whether a question the model's endpoint does not
+// answer leaves the heuristic's order instead of stopping the run.
+func (p Planner) FallsBack() bool { return p.Fallback == FallbackHeuristic }
 
 func (v *validator) planner(p *Planner) {
 	switch p.Proposer {
 	case ProposerHeuristic:
-		if p.Model != "" || p.BaseURL != "" || p.APIKey != nil {
-			v.fail("planner.proposer", "is heuristic, which asks no model: set proposer: llm to use model, base_url and api_key")
+		if p.Model != "" || p.BaseURL != "" || p.APIKey != nil || p.Fallback != "" {
+			v.fail("planner.proposer", "is heuristic, which asks no model: set proposer: llm to use model, base_url, api_key and fallback")
 		}
 		return
 	case ProposerLLM:
@@ -152,6 +175,11 @@ func (v *validator) planner(p *Planner) {
 	}
 	if p.Timeout < 0 {
 		v.fail("planner.timeout", "must not be negative")
+	}
+	switch p.Fallback {
+	case "", FallbackNone, FallbackHeuristic:
+	default:
+		v.fail("planner.fallback", "must be none (stop the run when the model does not answer) or heuristic (keep the heuristic's order), found %q", p.Fallback)
 	}
 	if p.PricePrompt1K < 0 {
 		v.fail("planner.price_prompt_1k", "must not be negative, found %g", p.PricePrompt1K)

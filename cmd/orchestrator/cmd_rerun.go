@@ -220,6 +220,8 @@ func rerunOutcome(code int) string {
 		return "the goal failed"
 	case orchestrator.ExitModelMiss:
 		return "a model question missed the cassette"
+	case orchestrator.ExitModelDown:
+		return "the model's endpoint did not answer"
 	}
 	return "failed"
 }

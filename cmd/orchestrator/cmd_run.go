@@ -80,7 +80,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.cold, "cold", false, "replay every branch's prefix in a fresh context (no warm continuation)")
 	fs.IntVar(&f.failureBundles, "failure-bundles", defaultFailureBundles, "when the run fails: write bundles of its best branch and of up to N failed branches under DATA_DIR/bundles/RUN_ID/ (0: none)")
 	fs.StringVar(&f.junit, "junit", "", "write a JUnit XML report of the run to FILE (for CI)")
-	fs.StringVar(&f.llm, "llm", "live", "for a task whose planner asks a model: live (ask it), record (ask it and keep every answer in the cassette) or replay (answer from the cassette only; a miss exits 9)")
+	fs.StringVar(&f.llm, "llm", "live", "for a task whose planner asks a model: live (ask it), record (ask it and keep every answer in the cassette) or replay (answer from the cassette only; a miss or an unreadable entry exits 9)")
 	fs.DurationVar(&f.waitLock, "wait-lock", 0, "when another run holds the data dir: wait up to this long for it (default: refuse at once, exit 2)")
 	fs.StringVar(&f.cassettes, "cassettes", "", "the cassette directory of the model's answers (default: the task's planner.cassettes, else TASKFILE.cassettes beside it)")
 }

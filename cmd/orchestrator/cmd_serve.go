@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/dashboard"
+	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 )
@@ -25,13 +27,15 @@ import (
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
-	addr := fs.String("addr", "127.0.0.1:8620", "listen address; a non-loopback one needs --token")
-	token := fs.String("token", "", "require this token on every request (Authorization: Bearer TOKEN or ?token=TOKEN)")
+	addr := fs.String("addr", "127.0.0.1:8620", "listen address; a non-loopback one needs a token")
+	tokenFlag := fs.String("token", "", "require this token on every request (Authorization: Bearer TOKEN or ?token=TOKEN); visible to other users in ps: prefer --token-file or "+tokenEnv)
+	tokenFile := fs.String("token-file", "", "read the token from this file (its first "+fmt.Sprint(maxTokenBytes)+" bytes, trimmed); instead of --token")
 	bundleFile := fs.String("bundle", "", "browse this bundle file instead of a data dir")
 	chromium := fs.String("chromium", "", "Chromium executable (for replays)")
 	driver := fs.String("driver", "", "Playwright driver directory (for replays)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orchestrator serve [--data-dir DIR | --bundle FILE] [--addr 127.0.0.1:8620] [--token T]")
+		fmt.Fprintln(stderr, "usage: orchestrator serve [--data-dir DIR | --bundle FILE] [--addr 127.0.0.1:8620] [--token-file FILE | --token T]")
+		fmt.Fprintln(stderr, "  without either, the token is "+tokenEnv+" when set")
 		fs.PrintDefaults()
 	}
 	pos, err := parse(fs, args, stderr)
@@ -42,7 +46,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
-	if err := dashboard.CheckAddr(*addr, *token); err != nil {
+	token, err := serveToken(*tokenFlag, *tokenFile, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := dashboard.CheckAddr(*addr, token); err != nil {
 		return badInput("--addr: %v", err)
 	}
 	st, closeFn, err := serveStores(ctx, *dataDir, *bundleFile)
@@ -52,8 +60,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer closeFn()
 	opts := []dashboard.Option{dashboard.WithBrowser(browser.Options{ChromiumPath: *chromium, DriverDir: *driver}),
 		dashboard.WithLogger(slog.New(slog.NewTextHandler(stderr, nil)))}
-	if *token != "" {
-		opts = append(opts, dashboard.WithToken(*token))
+	if token != "" {
+		opts = append(opts, dashboard.WithToken(token))
 	}
 	srv, err := dashboard.New(st, opts...)
 	if err != nil {
@@ -68,10 +76,52 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		what = "bundle " + *bundleFile
 	}
 	fmt.Fprintf(stdout, "dashboard of %s at http://%s/ (read-only; Ctrl-C stops)\n", what, ln.Addr())
-	if *token != "" {
+	if token != "" {
 		fmt.Fprintln(stdout, "every request needs the token: open the page with ?token=TOKEN")
 	}
 	return listenUntilDone(ctx, ln, srv.Handler())
+}
+
+// tokenEnv is the environment variable serve reads its token from when
+// neither --token nor --token-file is given.
+const tokenEnv = "MULTIVERSE_TOKEN"
+
+// maxTokenBytes bounds what serve reads of a token file.
+const maxTokenBytes = 4096
+
+// serveToken is the dashboard's token: --token, else the content of
+// --token-file (trimmed), else $MULTIVERSE_TOKEN (trimmed); "" for none.
+// Both flags given, or a token file that is not a regular file, is
+// empty, or is longer than maxTokenBytes, is bad input naming it.
+func serveToken(flagToken, file string, getenv func(string) string) (string, error) {
+	switch {
+	case flagToken != "" && file != "":
+		return "", badInput("--token and --token-file: give one of them")
+	case flagToken != "":
+		return flagToken, nil
+	case file != "":
+		f, err := regfile.Open(file)
+		if err != nil {
+			return "", badInput("--token-file %s: %v", file, err)
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxTokenBytes+1))
+		if err != nil {
+			return "", badInput("--token-file %s: %v", file, err)
+		}
+		if len(b) > maxTokenBytes {
+			return "", badInput("--token-file %s: longer than %d bytes: not a token file", file, maxTokenBytes)
+		}
+		tok := strings.TrimSpace(string(b))
+		if tok == "" {
+			return "", badInput("--token-file %s: empty", file)
+		}
+		if strings.ContainsAny(tok, "\r\n") {
+			return "", badInput("--token-file %s: holds more than one line", file)
+		}
+		return tok, nil
+	}
+	return strings.TrimSpace(getenv(tokenEnv)), nil
 }
 
 // serveStores opens what serve shows: a bundle, or a data dir's stores

@@ -59,14 +59,9 @@ func TestErrorLine(t *testing.T) {
 // next step where there is one.
 func TestFailureStderr(t *testing.T) {
 	dir := t.TempDir()
-	good, err := os.ReadFile("../../examples/procure-team-plan.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	unreachable := filepath.Join(dir, "unreachable.yaml")
-	if err := os.WriteFile(unreachable, []byte(strings.Replace(string(good), "http://127.0.0.1:8555/", "http://127.0.0.1:9/", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	down := refusingURL(t)
+	downAddr := strings.TrimPrefix(down, "http://")
+	unreachable := exampleAt(t, "procure-team-plan.yaml", down)
 	site := startDemoSite(t)
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -90,7 +85,7 @@ func TestFailureStderr(t *testing.T) {
 		want string
 	}{
 		{"site down", []string{"run", unreachable, "--data-dir", filepath.Join(dir, "d1"), "--workers", "1"}, orchestrator.ExitSite,
-			"orchestrator: no site answers at http://127.0.0.1:9/ (dial tcp 127.0.0.1:9: connect: connection refused): start it with `orchestrator site --addr 127.0.0.1:9`\n"},
+			"orchestrator: no site answers at " + down + "/ (dial tcp " + downAddr + ": connect: connection refused): start it with `orchestrator site --addr " + downAddr + "`\n"},
 		{"NATS port taken", []string{"run", "../../examples/procure-team-plan.yaml", "--start-url", site.srv.URL() + "/", "--nats-listen", busy,
 			"--data-dir", filepath.Join(dir, "d2"), "--quiet"}, orchestrator.ExitBadInput,
 			`orchestrator: bad input: --nats-listen "` + busy + `": bus: embedded server failed to start: cannot listen on the address: ` + busy +

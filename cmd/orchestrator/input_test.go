@@ -25,7 +25,7 @@ func TestUnreadableInput(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	good, err := os.ReadFile("../../examples/procure-team-plan.yaml")
+	good, err := os.ReadFile(exampleAt(t, "procure-team-plan.yaml", noRequestURL(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,8 @@ func TestUnreadableInput(t *testing.T) {
 // field, and the limit.
 func TestLimits(t *testing.T) {
 	dir := t.TempDir()
-	good, err := os.ReadFile("../../examples/procure-team-plan.yaml")
+	example := exampleAt(t, "procure-team-plan.yaml", noRequestURL(t))
+	good, err := os.ReadFile(example)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestLimits(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"--workers 257", []string{"run", "../../examples/procure-team-plan.yaml", "--workers", "257"},
+		{"--workers 257", []string{"run", example, "--workers", "257"},
 			"--workers 257: at most 256 in-process worker slots"},
 		{"demo --workers 257", []string{"demo", "--workers", "257"}, "--workers 257: at most 256 in-process worker slots"},
 		{"search.workers 257", []string{"run", workers},

@@ -28,7 +28,10 @@
 // the Playwright driver missing (or no workers), 6 site unreachable, 7 an
 // audit failed (ledger verify, bundle validation, a replay that diverged),
 // 8 the goal failed (goal.failure held), 9 a model planner's question its
-// cassette does not hold (--llm replay).
+// cassette does not hold or cannot read (--llm replay), 10 a task without
+// commit that stopped at a side-effect boundary, 11 a model
+// planner's endpoint that did not answer (without planner.fallback:
+// heuristic).
 //
 // A failed command prints one line to stderr, "orchestrator: " and what
 // went wrong, followed by the next step when there is one (start the demo

@@ -22,14 +22,20 @@ func TestBadInput(t *testing.T) {
 		}
 		return p
 	}
-	good, err := os.ReadFile("../../examples/procure-team-plan.yaml")
+	// Every task points at a site of its own: none to reach (bad input
+	// stops first), or one that refuses.
+	good, err := os.ReadFile(exampleAt(t, "procure-team-plan.yaml", noRequestURL(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	malformed := write("malformed.yaml", "start_url: http://127.0.0.1:1/\ngoal:\n  success:\n    - {name: x, url_matches: /x\n")
+	down, err := os.ReadFile(exampleAt(t, "procure-team-plan.yaml", refusingURL(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	malformed := write("malformed.yaml", "start_url: "+noRequestURL(t)+"/\ngoal:\n  success:\n    - {name: x, url_matches: /x\n")
 	unknown := write("unknown.yaml", strings.Replace(string(good), "url_matches: '/pricing'", "looks_like: '/pricing'", 1))
-	unreachable := write("unreachable.yaml", strings.Replace(string(good), "http://127.0.0.1:8555/", "http://127.0.0.1:9/", 1))
-	model := write("model.yaml", string(good)+"\nplanner:\n  proposer: llm\n  model: m\n  base_url: http://127.0.0.1:9/v1\n")
+	unreachable := write("unreachable.yaml", string(down))
+	model := write("model.yaml", string(good)+"\nplanner:\n  proposer: llm\n  model: m\n  base_url: "+noRequestURL(t)+"/v1\n")
 	cases := []struct {
 		name string
 		args []string

@@ -15,7 +15,7 @@ import (
 // server cannot use is bad input naming the flag, refused before the run
 // starts (the task's site is down, so a run that started would exit 6).
 func TestNATSFlags(t *testing.T) {
-	task := "../../examples/procure-team-plan.yaml"
+	task := exampleAt(t, "procure-team-plan.yaml", refusingURL(t))
 	dir := t.TempDir()
 	cases := []struct {
 		name string

@@ -79,6 +79,7 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 		fmt.Fprintf(w, "  pruned    %s\n", strings.Join(parts, ", "))
 	}
 	printCache(w, s.Cache)
+	printModel(w, s.Model)
 	printHeld(w, s)
 	if win := s.Winner; win != nil {
 		fmt.Fprintf(w, "  winner    branch %s, plan %s, J %.3f (progress %.2f)\n", win.BranchID, short(win.PlanDigest), win.Score.J, win.Score.Progress)
@@ -189,6 +190,18 @@ func short(d string) string {
 		return d[:12]
 	}
 	return d
+}
+
+// printModel counts the model planner's questions.
+func printModel(w io.Writer, m *orchestrator.ModelInfo) {
+	if m == nil {
+		return
+	}
+	line := fmt.Sprintf("  model     %d question(s) asked (%s): %d answered, %d fell back to the heuristic's order", m.Asked, m.Mode, m.Answered, m.FellBack)
+	if m.Unanswered > 0 {
+		line += fmt.Sprintf(" (%d unanswered)", m.Unanswered)
+	}
+	fmt.Fprintln(w, line)
 }
 
 // printCache says how the run used the plan cache.

@@ -17,14 +17,15 @@ import (
 // event log (its error and run_end events) when the site is unreachable.
 func TestStartURLCredentialsScrubbed(t *testing.T) {
 	dir := t.TempDir()
+	down := strings.TrimPrefix(refusingURL(t), "http://")
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"run", "../../examples/team-checkout.yaml",
-		"--start-url", "http://planted-user:planted-pass@127.0.0.1:9/checkout?plan=team",
+	code := run(context.Background(), []string{"run", exampleAt(t, "team-checkout.yaml", noRequestURL(t)),
+		"--start-url", "http://planted-user:planted-pass@" + down + "/checkout?plan=team",
 		"--data-dir", dir, "--workers", "1", "--json"}, &out, &errb)
 	if code != orchestrator.ExitSite {
 		t.Fatalf("exit %d, want %d; stderr: %s", code, orchestrator.ExitSite, errb.String())
 	}
-	if !strings.Contains(errb.String(), "127.0.0.1:9") {
+	if !strings.Contains(errb.String(), down) {
 		t.Fatalf("stderr no longer names the site: %s", errb.String())
 	}
 	var events bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/multiverse-orchestrator/multiverse/internal/porttrap"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
@@ -19,7 +20,7 @@ var sharedRun struct {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := porttrap.Run(m)
 	if sharedRun.dir != "" {
 		os.RemoveAll(sharedRun.dir)
 	}
