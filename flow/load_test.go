@@ -6,58 +6,22 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/flow"
-	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
+	"github.com/multiverse-orchestrator/multiverse/internal/regfile/regfiletest"
 )
 
 // Load reads a regular flow file and refuses, at once, a FIFO (which
 // used to block `play` forever), a device (/dev/zero used to be read
 // until the process died), a directory and a file over MaxFileSize.
 func TestLoadRefusesNonRegular(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "flow.yaml")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	huge := filepath.Join(dir, "huge.yaml")
-	f, err := os.Create(huge)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(flow.MaxFileSize + 1); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	tests := []struct {
-		name, path string
-		is         error
-		want       string
-	}{
-		{"FIFO", fifo, regfile.ErrNotRegular, fifo + " is not a regular file (a FIFO)"},
-		{"/dev/zero", "/dev/zero", regfile.ErrNotRegular, "/dev/zero is not a regular file (a character device)"},
-		{"directory", dir, regfile.ErrNotRegular, dir + " is not a regular file (a directory)"},
-		{"too large", huge, regfile.ErrTooLarge, huge + " is larger than 4194304 bytes (4194305 bytes)"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			done := make(chan error, 1)
-			go func() {
-				_, err := flow.Load(context.Background(), tc.path)
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
-					t.Fatalf("Load: %v, want %v saying %q", err, tc.is, tc.want)
-				}
-			case <-time.After(2 * time.Second):
-				t.Fatal("Load did not return within 2s")
-			}
+	for _, c := range regfiletest.Hostile(t, "flow.yaml", flow.MaxFileSize) {
+		t.Run(c.Name, func(t *testing.T) {
+			regfiletest.Refuses(t, c, func(path string) error {
+				_, err := flow.Load(context.Background(), path)
+				return err
+			})
 		})
 	}
 	t.Run("regular", func(t *testing.T) {

@@ -3,14 +3,10 @@ package replay
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
+	"github.com/multiverse-orchestrator/multiverse/internal/regfile/regfiletest"
 )
 
 // A swap's body file that is a FIFO, a device or a directory is refused
@@ -18,45 +14,15 @@ import (
 // /dev/zero to fill memory until the process died); one over the limit
 // is refused unread.
 func TestParseSwapBodyNotRegular(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "body.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	huge := filepath.Join(dir, "huge.bin")
-	f, err := os.Create(huge)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(MaxSwapBodySize + 1); err != nil { // sparse: no disk used
-		t.Fatal(err)
-	}
-	f.Close()
-	tests := []struct {
-		name, file string
-		is         error
-		want       string
-	}{
-		{"FIFO", fifo, regfile.ErrNotRegular, "is not a regular file (a FIFO)"},
-		{"/dev/zero", "/dev/zero", regfile.ErrNotRegular, "is not a regular file (a character device)"},
-		{"directory", dir, regfile.ErrNotRegular, "is not a regular file (a directory)"},
-		{"too large", huge, regfile.ErrTooLarge, fmt.Sprintf("is larger than %d bytes", MaxSwapBodySize)},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			done := make(chan error, 1)
-			go func() {
-				_, err := ParseSwap("3:GET /api/plans=" + tc.file)
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				if !errors.Is(err, ErrSwap) || !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.file+" "+tc.want) {
-					t.Fatalf("ParseSwap: %v, want ErrSwap and %v saying %q", err, tc.is, tc.file+" "+tc.want)
+	for _, c := range regfiletest.Hostile(t, "body.bin", MaxSwapBodySize) {
+		t.Run(c.Name, func(t *testing.T) {
+			regfiletest.Refuses(t, c, func(path string) error {
+				_, err := ParseSwap("3:GET /api/plans=" + path)
+				if err != nil && !errors.Is(err, ErrSwap) {
+					t.Errorf("ParseSwap: %v is not ErrSwap", err)
 				}
-			case <-time.After(2 * time.Second):
-				t.Fatal("ParseSwap did not return within 2s")
-			}
+				return err
+			})
 		})
 	}
 }
