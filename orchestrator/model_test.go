@@ -32,13 +32,15 @@ import (
 // scriptedModel is a chat-completions endpoint that answers like a
 // careful model, deterministically: it ranks the menu entries by how many
 // of the goal's words they share (ties in menu order) and proposes the
-// best three. With failing set it answers 500; with hanging set it
+// best three. With failing set it answers 500 (or failStatus when set:
+// a status the client does not ask again about); with hanging set it
 // answers nothing until the client gives up.
 type scriptedModel struct {
-	srv     *httptest.Server
-	calls   atomic.Int32
-	failing atomic.Bool
-	hanging atomic.Bool
+	srv        *httptest.Server
+	calls      atomic.Int32
+	failing    atomic.Bool
+	failStatus atomic.Int32
+	hanging    atomic.Bool
 }
 
 var (
@@ -60,7 +62,11 @@ func newScriptedModel(t *testing.T) *scriptedModel {
 			return
 		}
 		if m.failing.Load() {
-			w.WriteHeader(http.StatusInternalServerError)
+			status := int(m.failStatus.Load())
+			if status == 0 {
+				status = http.StatusInternalServerError
+			}
+			w.WriteHeader(status)
 			io.WriteString(w, `{"error":{"message":"the model is overloaded"}}`)
 			return
 		}
@@ -326,7 +332,7 @@ func TestModelDownStops(t *testing.T) {
 }
 
 // TestModelErrorFallsBack: with planner.fallback: heuristic, a model
-// that answers 500 leaves the heuristic's order: the run finds the same
+// that answers an error leaves the heuristic's order: the run finds the same
 // winner as without a model, every answer records the fallback, and the
 // summary counts them.
 func TestModelErrorFallsBack(t *testing.T) {
@@ -336,6 +342,9 @@ func TestModelErrorFallsBack(t *testing.T) {
 	s := startSite(t, sites.DefaultKnobs())
 	m := newScriptedModel(t)
 	m.failing.Store(true)
+	// 422 is not asked again (TestModelDownStops covers the retries of a
+	// 500): each question falls back after one call, without waiting.
+	m.failStatus.Store(http.StatusUnprocessableEntity)
 	dir := t.TempDir()
 	tk := modelTask(t, s, m)
 	tk.Planner.Fallback = task.FallbackHeuristic
@@ -354,14 +363,14 @@ func TestModelErrorFallsBack(t *testing.T) {
 	for _, e := range events(t, dir, sum.RunID) {
 		if e.Kind == eventlog.KindLLMResponse {
 			r, _ := pl.Decode[pl.LLMResponse](e)
-			if !strings.Contains(r.Fallback, "heuristic order") || !strings.Contains(r.Fallback, "500") || r.Cost != 0 {
+			if !strings.Contains(r.Fallback, "heuristic order") || !strings.Contains(r.Fallback, "422") || r.Cost != 0 {
 				t.Fatalf("answer %s does not record the fallback", e.Payload)
 			}
 			n++
 		}
 	}
-	if n == 0 || n*llm.DefaultAttempts != int(m.calls.Load()) {
-		t.Fatalf("%d fallbacks recorded, %d calls (%d attempts each)", n, m.calls.Load(), llm.DefaultAttempts)
+	if n == 0 || n != int(m.calls.Load()) {
+		t.Fatalf("%d fallbacks recorded, %d calls (one each)", n, m.calls.Load())
 	}
 	if mi := sum.Model; mi == nil || mi.Asked != n || mi.FellBack != n || mi.Unanswered != n || mi.Answered != 0 {
 		t.Errorf("summary model counts = %+v, %d fallbacks", mi, n)
