@@ -2,13 +2,13 @@ package commit
 
 import (
 	"context"
-	"github.com/multiverse-orchestrator/multiverse/job"
 	"net/http"
 	"net/url"
 	"slices"
 	"sort"
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/job"
 )
 
 // formIntent is the part of the intent read from the form the commit

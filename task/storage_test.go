@@ -3,10 +3,11 @@ package task
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/multiverse-orchestrator/multiverse/internal/regfile/regfiletest"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/multiverse-orchestrator/multiverse/internal/regfile/regfiletest"
 )
 
 // A storage-state file that is a FIFO, a device or a directory is refused

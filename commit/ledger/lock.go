@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/multiverse-orchestrator/multiverse/internal/flock"
 )
 
 // fileLock is a held writer lock: an open lock file with an exclusive flock.
@@ -40,7 +42,7 @@ func (l *Ledger) Lock(ctx context.Context) (unlock func() error, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("ledger: lock %s: %w", path, err)
 	}
-	busy, err := tryLockFile(f)
+	busy, err := flock.TryLock(f)
 	if err != nil || busy {
 		pid := 0
 		if busy {
@@ -53,7 +55,7 @@ func (l *Ledger) Lock(ctx context.Context) (unlock func() error, err error) {
 		return nil, fmt.Errorf("ledger: lock %s: %w", path, err)
 	}
 	if err := writePID(f); err != nil {
-		unlockFile(f) // reporting the write error
+		flock.Unlock(f) // reporting the write error
 		f.Close()
 		return nil, fmt.Errorf("ledger: lock %s: record pid: %w", path, err)
 	}
@@ -81,7 +83,7 @@ func (l *Ledger) release(fl *fileLock) error {
 		return nil
 	}
 	fl.f.Truncate(0) // best effort: leave no stale pid behind
-	uerr := unlockFile(fl.f)
+	uerr := flock.Unlock(fl.f)
 	cerr := fl.f.Close()
 	if uerr != nil {
 		return fmt.Errorf("ledger: unlock %s: %w", fl.f.Name(), uerr)

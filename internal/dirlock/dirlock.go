@@ -25,6 +25,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/internal/flock"
 )
 
 // FileName is the lock file's name in the data dir.
@@ -112,7 +114,11 @@ func Acquire(ctx context.Context, dir, command string) (*Lock, error) {
 		f.Close()
 		return nil, fmt.Errorf("dirlock: %w", err)
 	}
-	busy, err := tryLockFile(f)
+	busy, err := flock.TryLock(f)
+	if errors.Is(err, flock.ErrUnsupported) {
+		// No flock here: the lock file records its owner only.
+		busy, err = false, nil
+	}
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("dirlock: %s: %w", path, err)
@@ -170,9 +176,9 @@ func (l *Lock) Release() error {
 	f := l.f
 	l.f = nil
 	f.Truncate(0) // best effort: leave no owner behind
-	uerr := unlockFile(f)
+	uerr := flock.Unlock(f)
 	cerr := f.Close()
-	if uerr != nil && !errors.Is(uerr, errUnsupported) {
+	if uerr != nil && !errors.Is(uerr, flock.ErrUnsupported) {
 		return fmt.Errorf("dirlock: unlock %s: %w", l.path, uerr)
 	}
 	if cerr != nil {

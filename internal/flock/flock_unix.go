@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package ledger
+package flock
 
 import (
 	"errors"
@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// tryLockFile takes an exclusive flock on f without waiting. busy reports
-// that someone else holds it.
-func tryLockFile(f *os.File) (busy bool, err error) {
+// TryLock takes an exclusive lock on f without waiting; busy reports
+// that another open file description holds it.
+func TryLock(f *os.File) (busy bool, err error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return false, err
@@ -32,7 +32,8 @@ func tryLockFile(f *os.File) (busy bool, err error) {
 	return false, ferr
 }
 
-func unlockFile(f *os.File) error {
+// Unlock releases the lock TryLock took on f.
+func Unlock(f *os.File) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return err
