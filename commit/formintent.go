@@ -53,8 +53,16 @@ func (c *Committer) formIntent(ctx context.Context, sess *browser.Session) (*for
 	if err != nil || form == nil {
 		return nil, err
 	}
-	detected, why := c.KnownVolatile, "as the recorded run found them"
-	if detected == nil {
+	var detected []string
+	var why string
+	switch {
+	case c.KnownVolatile != nil:
+		detected, why = c.KnownVolatile, "as the recorded run found them"
+	case c.Network != nil:
+		// A recorded world holds no second load of the page, and a
+		// rerun's committer never asks the site itself.
+		why = "the recorded world holds no second load of the boundary page"
+	default:
 		detected, why = c.detectVolatile(ctx, sess, form)
 	}
 	rules := bodyRules{KeyField: form.KeyField, Volatile: append(slices.Clone(ct.Volatile), detected...)}

@@ -60,7 +60,7 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 		r.rec.addSpan(time.Time{}, 0, eventlog.KindRequestHeld, n.ID, span, payload.RequestHeld{Held: h})
 	}
 	if h := causedHeld(res); h != nil {
-		r.rec.addSpan(time.Time{}, 0, eventlog.KindSideEffect, n.ID, span, payload.SideEffect{Held: *h, Action: n.Action().Describe(), URL: pageURL(res)})
+		r.rec.addSpan(time.Time{}, 0, eventlog.KindSideEffect, n.ID, span, payload.SideEffect{Held: *h, Action: r.sc.Text(n.Action().Describe()), URL: pageURL(res)})
 	}
 	for _, u := range res.Unsupported {
 		r.rec.addSpan(time.Time{}, 0, eventlog.KindUnsupportedTraffic, n.ID, span, map[string]any{"what": r.sc.Text(u)})

@@ -176,7 +176,7 @@ func (r *run) sideEffectStop(search *planner.Search) error {
 	}
 	e := effects[0]
 	msg := fmt.Sprintf("%d branch(es) ended where their action would change the site; the best, %s, would send %s after %q",
-		len(effects), e.Node.ID, e.Held.Describe(), e.Node.Action().Describe())
+		len(effects), e.Node.ID, e.Held.Describe(), r.sc.Text(e.Node.Action().Describe()))
 	if len(e.Held.Fields) > 0 {
 		msg += " (fields: " + strings.Join(e.Held.Fields, ", ") + ")"
 	}

@@ -100,8 +100,9 @@ func (r *run) summarizeHeld(search *planner.Search) {
 			continue
 		}
 		byKind[k] = len(r.sum.SideEffects)
-		r.sum.SideEffects = append(r.sum.SideEffects, SideEffectSummary{BranchID: e.Node.ID, Action: e.Node.Action().Describe(),
-			Request: e.Held.Describe(), Fields: e.Held.Fields, GoalMatch: e.GoalMatch, Branches: 1, Commit: commitDraft(r.t, e)})
+		// The action and the draft may quote a typed value: scrubbed.
+		r.sum.SideEffects = append(r.sum.SideEffects, SideEffectSummary{BranchID: e.Node.ID, Action: r.sc.Text(e.Node.Action().Describe()),
+			Request: e.Held.Describe(), Fields: e.Held.Fields, GoalMatch: e.GoalMatch, Branches: 1, Commit: r.sc.Text(commitDraft(r.t, e))})
 	}
 }
 

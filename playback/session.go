@@ -45,21 +45,26 @@ func SessionOptions(f *flow.Flow, opts Options) (browser.SessionOptions, error) 
 		}
 		so.RunSeed = seed
 	}
-	for i, g := range f.Guard {
-		re, err := regexp.Compile(g.URL)
-		if err != nil {
-			return so, fmt.Errorf("playback: guard[%d] %q: %w", i, g.URL, err)
-		}
-		so.Guard = append(so.Guard, browser.GuardPattern{Method: g.Method, URL: re})
+	var err error
+	if so.Guard, err = compilePatterns("guard", f.Guard); err != nil {
+		return so, err
 	}
 	// Playback is speculation: it holds every state-changing request
 	// but those the flow allows (SessionOptions.SendWrites stays false).
-	for i, g := range f.Allow {
+	so.Allow, err = compilePatterns("allow", f.Allow)
+	return so, err
+}
+
+// compilePatterns compiles a flow's request patterns; what names the
+// list in errors.
+func compilePatterns(what string, gs []flow.Guard) ([]browser.GuardPattern, error) {
+	var out []browser.GuardPattern
+	for i, g := range gs {
 		re, err := regexp.Compile(g.URL)
 		if err != nil {
-			return so, fmt.Errorf("playback: allow[%d] %q: %w", i, g.URL, err)
+			return nil, fmt.Errorf("playback: %s[%d] %q: %w", what, i, g.URL, err)
 		}
-		so.Allow = append(so.Allow, browser.GuardPattern{Method: g.Method, URL: re})
+		out = append(out, browser.GuardPattern{Method: g.Method, URL: re})
 	}
-	return so, nil
+	return out, nil
 }

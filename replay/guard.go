@@ -46,15 +46,7 @@ func guardOf(b *bundle.Bundle, live bool, rep *Report) ([]browser.GuardPattern, 
 			rep.Notes = append(rep.Notes, "the bundle names no guarded requests: every "+strings.Join(bundle.UnsafeMethods, ", ")+" request is blocked")
 		}
 	}
-	out := make([]browser.GuardPattern, 0, len(guard))
-	for _, g := range guard {
-		re, err := regexp.Compile(g.URL)
-		if err != nil {
-			return nil, fmt.Errorf("replay: guard %q: %w", g.URL, err)
-		}
-		out = append(out, browser.GuardPattern{Method: g.Method, URL: re})
-	}
-	return out, nil
+	return compilePatterns("guard", guard)
 }
 
 // stopAtCommit cuts a commit bundle's plan at the commit boundary for a
@@ -81,11 +73,17 @@ func stopAtCommit(b *bundle.Bundle, plan branch.Plan, rep *Report) (branch.Plan,
 
 // allowOf compiles the state-changing requests the capture allowed.
 func allowOf(b *bundle.Bundle) ([]browser.GuardPattern, error) {
-	out := make([]browser.GuardPattern, 0, len(b.Manifest.Allow))
-	for _, g := range b.Manifest.Allow {
+	return compilePatterns("allow", b.Manifest.Allow)
+}
+
+// compilePatterns compiles a bundle's request patterns; what names the
+// list in errors.
+func compilePatterns(what string, gs []bundle.Guard) ([]browser.GuardPattern, error) {
+	out := make([]browser.GuardPattern, 0, len(gs))
+	for _, g := range gs {
 		re, err := regexp.Compile(g.URL)
 		if err != nil {
-			return nil, fmt.Errorf("replay: allow %q: %w", g.URL, err)
+			return nil, fmt.Errorf("replay: %s %q: %w", what, g.URL, err)
 		}
 		out = append(out, browser.GuardPattern{Method: g.Method, URL: re})
 	}
