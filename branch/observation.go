@@ -63,6 +63,10 @@ type Affordance struct {
 	Value   string   `json:"value,omitempty"`
 	Options []Option `json:"options,omitempty"`
 	Checked bool     `json:"checked,omitempty"`
+	// InputType is an input element's type attribute, lower case ("text"
+	// when absent): date, time, range, tel and the like tell the planner
+	// the format a value must be written in.
+	InputType string `json:"input_type,omitempty"`
 	// Required is the control's required attribute.
 	Required bool `json:"required,omitempty"`
 	// Region is the landmark the element sits in: header, nav, main,

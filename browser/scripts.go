@@ -371,6 +371,7 @@ const observeScript = `(arg) => {
       form,
     };
     if (tag === 'a' && el.href) a.href = el.href;
+    if (tag === 'input') a.input_type = type || 'text';
     if (tag === 'select') a.options = Array.from(el.options, o => ({ value: o.value, text: norm(o.text), selected: o.selected || undefined }));
     if (tag === 'input' || tag === 'textarea' || tag === 'select') a.value = String(el.value);
     else if (h === 'editable') a.value = norm(el.innerText);
