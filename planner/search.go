@@ -264,6 +264,9 @@ type Search struct {
 	advisor  Advisor
 	advised  map[*Node]advised        // candidates a BatchAdvisor already ordered, until expanded
 	subst    map[string]branch.Action // plan digest -> the last action forked instead
+	// commuted maps a set of commuting steps (commuteKey) to the branch
+	// that reached it first.
+	commuted map[string]*Node
 }
 
 // NewSearch creates a search for the task. newID names branches; the
@@ -271,7 +274,7 @@ type Search struct {
 func NewSearch(t *task.Task, prop *Proposer, newID func() string) *Search {
 	s := &Search{t: t, prop: prop, newID: newID, digest: t.Digest(), origin: t.Origin(),
 		width: t.Search.BeamWidth, byDigest: map[string]*Node{}, seen: map[string]*Node{}, known: map[string]bool{},
-		failed: map[string]int{}}
+		failed: map[string]int{}, commuted: map[string]*Node{}}
 	s.strategy = strategyFor(t.Search.Strategy)
 	s.width = s.strategy.initialWidth(s)
 	return s
@@ -322,6 +325,9 @@ func (s *Search) fork(parent *Node, plan branch.Plan, c Candidate) *Node {
 	n.index = -1
 	if parent != nil {
 		parent.priors += prior
+		if k := commuteKey(parent, plan[len(plan)-1]); k != "" && s.commuted[k] == nil {
+			s.commuted[k] = n
+		}
 	}
 	n.Utility -= s.softPenalty(n)
 	s.nodes = append(s.nodes, n)
@@ -522,7 +528,7 @@ func (s *Search) EndWave() Decision {
 	s.running = nil
 	sortByDigest(wave)
 	goal := s.t.Goal.Goal
-	var live, resumeAt []*Node
+	var live, resumeAt, reopen []*Node
 	for _, n := range wave {
 		o := n.Outcome
 		if o == nil {
@@ -539,6 +545,9 @@ func (s *Search) EndWave() Decision {
 		if !o.OK || o.Obs == nil {
 			n.State = StateFailed
 			s.prune(n, RuleActionFailed, map[string]any{"code": o.Code, "error": o.Msg, "step": o.Step})
+			if n.Parent != nil {
+				reopen = append(reopen, n.Parent)
+			}
 			continue
 		}
 		now := o.Obs.Predicates
@@ -679,6 +688,7 @@ func (s *Search) EndWave() Decision {
 	for _, n := range resumeAt {
 		s.resume(n)
 	}
+	s.reopen(reopen)
 	s.strategy.cut(s)
 	if s.executed >= s.t.Budgets.TotalBranches && s.frontier.Len() > 0 {
 		s.finish()
@@ -775,19 +785,40 @@ func (s *Search) expand(n *Node) {
 		if forked >= k || c.Prior < floor {
 			break
 		}
-		if d := destination(n.Outcome.Obs, c.Action); d != "" {
-			if dests[d] {
-				continue
-			}
-			dests[d] = true
+		if s.forkUnlike(n, c, dests) {
+			forked++
 		}
-		if s.fork(n, n.Plan.Extend(c.Action), c) != nil {
+	}
+	for _, c := range cands {
+		if forked > 0 || k == 0 {
+			break
+		}
+		// Nothing clears the floor (a popup's controls, say, that the
+		// goal's words do not name): the best of them is still a way on.
+		c.Reason += " (the best of what the page offers, below the floor)"
+		if s.forkUnlike(n, c, dests) {
 			forked++
 		}
 	}
 	if forked == 0 {
 		s.prune(n, RuleNoAffordances, map[string]any{"url": n.Outcome.Obs.URL, "candidates": len(cands)})
 	}
+}
+
+// forkUnlike forks c below n unless it is a permutation of a set of steps
+// the tree holds or a link to a destination (dests) another child of n
+// already leads to, and reports whether it forked.
+func (s *Search) forkUnlike(n *Node, c Candidate, dests map[string]bool) bool {
+	if s.permutation(n, c.Action) {
+		return false
+	}
+	if d := destination(n.Outcome.Obs, c.Action); d != "" {
+		if dests[d] {
+			return false
+		}
+		dests[d] = true
+	}
+	return s.fork(n, n.Plan.Extend(c.Action), c) != nil
 }
 
 // acceptSibling forks, beside a step whose native question (a confirm, a
@@ -849,6 +880,25 @@ func (s *Search) backtrack() {
 	}
 }
 
+// reopen forks, below each parent of a branch whose action failed (a
+// timeout, a detached or covered element), the next candidate its first
+// expansion left out: the failed one is no answer to what the page
+// offers, so a sibling takes its place. Each parent is reopened at most
+// BacktrackLimit times, in digest order.
+func (s *Search) reopen(parents []*Node) {
+	sortByDigest(parents)
+	for i, p := range parents {
+		if i > 0 && parents[i-1] == p {
+			continue
+		}
+		if p.State != StateExplored || p.Outcome == nil || p.Outcome.Obs == nil || p.backtracks >= BacktrackLimit {
+			continue
+		}
+		p.backtracks++
+		s.expandNext(p, 1)
+	}
+}
+
 // expandNext forks up to k candidates of n that are not children of n yet
 // (nor links to a page a child already leads to) and returns how many it
 // forked.
@@ -868,6 +918,9 @@ func (s *Search) expandNext(n *Node, k int) int {
 			break
 		}
 		if d := destination(n.Outcome.Obs, c.Action); d != "" && dests[d] {
+			continue
+		}
+		if s.permutation(n, c.Action) {
 			continue
 		}
 		c.Reason += " (tried after the first choices here ended)"
