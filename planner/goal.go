@@ -563,14 +563,14 @@ func Match(target []string, text string) float64 {
 	if slicesEqual(ws, target) {
 		return 1
 	}
-	have := make(map[string]bool, len(ws))
+	have := make(map[string]bool, 2*len(ws))
 	for _, w := range ws {
-		have[w] = true
+		have[w], have[stem(w)] = true, true
 	}
 	sum := 0.0
 	for _, t := range target {
 		switch {
-		case have[t]:
+		case have[t] || have[stem(t)]: // "recently changed" meets "Recent changes"
 			sum++
 		case partial(t, ws):
 			sum += PartialWord

@@ -92,6 +92,8 @@ func TestMatchExactOverPartial(t *testing.T) {
 		{[]string{"ok"}, "Okay then", 0.28125},
 		{[]string{"submit"}, "Cancel", 0},
 		{[]string{"gdkkq"}, "gdkkq", 1},
+		{[]string{"recently", "changed"}, "Recent changes", 0.9}, // one word normalization
+		{[]string{"add", "users"}, "Adding a user", 0.75},
 		{[]string{"送信"}, "送信する", 0.3375},
 		{nil, "x", 0},
 		{[]string{"x"}, "", 0},

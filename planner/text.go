@@ -25,17 +25,46 @@ func tokens(s string) []string {
 	return out
 }
 
-// stem folds common English suffixes so "plans" matches "plan".
+// stem folds common English suffixes so that the forms of one word meet:
+// "plans" and "plan", "changed", "changes" and "change", "recently" and
+// "recent", "adding" and "add". It is the one word normalization of the
+// planner: goal words, element names and the lexicon all go through it.
+// Words of four letters or fewer stay as they are.
 func stem(w string) string {
-	switch {
-	case len(w) > 5 && strings.HasSuffix(w, "ing"):
-		return w[:len(w)-3]
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		return w[:len(w)-3] + "y"
-	case len(w) > 4 && strings.HasSuffix(w, "es") && !strings.HasSuffix(w, "ses"):
-		return w[:len(w)-1]
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
-		return w[:len(w)-1]
+	if len(w) <= 4 {
+		if len(w) > 3 {
+			w = strings.TrimSuffix(strings.TrimSuffix(w, "s"), "e")
+		}
+		return w
+	}
+	w = unsuffix(w)
+	if strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed") {
+		w = unsuffix(w) // "settings" -> "setting" -> "sett"
+	}
+	w = strings.TrimSuffix(w, "e")
+	if n := len(w); n > 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
+		w = w[:n-1] // "stopped" -> "stopp" -> "stop"
+	}
+	return w
+}
+
+// unsuffix takes one inflectional suffix off a word, keeping at least
+// three letters.
+func unsuffix(w string) string {
+	for _, suf := range []string{"ingly", "edly", "ing", "ies", "ed", "es", "ly", "s"} {
+		if !strings.HasSuffix(w, suf) || len(w)-len(suf) < 3 {
+			continue
+		}
+		switch {
+		case suf == "s" && (strings.HasSuffix(w, "ss") || strings.HasSuffix(w, "us") || strings.HasSuffix(w, "is")):
+			return w
+		case suf == "es" && !strings.HasSuffix(w, "ches") && !strings.HasSuffix(w, "shes") && !strings.HasSuffix(w, "xes") &&
+			!strings.HasSuffix(w, "sses") && !strings.HasSuffix(w, "zes"):
+			return w[:len(w)-1] // "changes", "pages": the e belongs to the word
+		case suf == "ies":
+			return w[:len(w)-3] + "y"
+		}
+		return w[:len(w)-len(suf)]
 	}
 	return w
 }
