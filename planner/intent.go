@@ -247,6 +247,12 @@ func (p *Proposer) pick(obs *branch.Observation, st Step) map[int]float64 {
 			}
 			of = append(of, i)
 		}
+		if len(of) == 0 || spansLists(obs, of) {
+			// Nothing is named so ("the first post in the list"), or
+			// what is named stands in several lists (a table's titles
+			// and its Edit links): the Nth item of the list that fits.
+			return byPosition(obs, st, 0, target)
+		}
 		n := st.Ordinal
 		if n < 0 {
 			n = len(of) + 1 + n
@@ -277,7 +283,23 @@ func (p *Proposer) pick(obs *branch.Observation, st Step) map[int]float64 {
 			picked[i] = m * fit
 		}
 	}
+	if dir, rest := recency(target); dir != 0 && bestOf(picked) < exactName {
+		// "The most recent post": unless an element is named so (a link
+		// "Recent posts"), the newest item of the list that fits.
+		for i, m := range byPosition(obs, st, dir, rest) {
+			picked[i] = max(picked[i], m)
+		}
+	}
 	return picked
+}
+
+// bestOf is the best match of picks, 0 for none.
+func bestOf(picked map[int]float64) float64 {
+	best := 0.0
+	for _, m := range picked {
+		best = max(best, m)
+	}
+	return best
 }
 
 // within reports whether every word of ws is one of target.

@@ -1,0 +1,83 @@
+package planner
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// postsPage is a blog admin: a side menu with "Recent changes" and
+// "Settings", and a list of five posts, each a link titled by its post
+// and an "Edit" link beside it, newest first.
+func postsPage() *branch.Observation {
+	obs := &branch.Observation{URL: "http://blog.test/admin/posts"}
+	for i, n := range []string{"Recent changes", "Settings"} {
+		obs.Affordances = append(obs.Affordances, branch.Affordance{Kind: "link", Region: "nav", Form: -1, Href: fmt.Sprintf("http://blog.test/admin/m%d", i),
+			Target: branch.Target{Role: "link", Name: n, CSS: fmt.Sprintf("nav:nth-of-type(1) > ul:nth-of-type(1) > li:nth-of-type(%d) > a:nth-of-type(1)", i+1)}})
+	}
+	for i, title := range []string{"Spring menu", "Opening hours", "Our new baker", "Winter sale", "Hello world"} {
+		row := fmt.Sprintf("main:nth-of-type(1) > table:nth-of-type(1) > tbody:nth-of-type(1) > tr:nth-of-type(%d)", i+1)
+		obs.Affordances = append(obs.Affordances,
+			branch.Affordance{Kind: "link", Region: "main", Form: -1, Href: fmt.Sprintf("http://blog.test/post/%d", i),
+				Target: branch.Target{Role: "link", Name: title, CSS: row + " > td:nth-of-type(1) > a:nth-of-type(1)", Near: "Posts · " + title}},
+			branch.Affordance{Kind: "link", Region: "main", Form: -1, Href: fmt.Sprintf("http://blog.test/edit/%d", i),
+				Target: branch.Target{Role: "link", Name: "Edit", CSS: row + " > td:nth-of-type(2) > a:nth-of-type(1)", Near: "Posts · " + title}})
+	}
+	return obs
+}
+
+// TestPickByPosition: a phrase that names its element by position (an
+// ordinal, or age) picks the item at that position of the list that fits,
+// unless an element is named by those words.
+func TestPickByPosition(t *testing.T) {
+	cases := []struct {
+		goal string
+		want string // the top candidate's target
+		also string // another candidate that must be proposed, "" for none
+	}{
+		{"Open the first post in the list", "Spring menu", ""},
+		{"Open the third post", "Our new baker", ""},
+		{"Click the last post", "Hello world", ""},
+		{"Open the most recent post", "Spring menu", "Hello world"},
+		{"Open the oldest post", "Hello world", "Spring menu"},
+		{"Open recently changed", "Recent changes", ""},
+	}
+	for _, c := range cases {
+		p, err := NewProposer(&task.Task{Goal: task.Goal{Text: c.goal}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cands := p.Propose(postsPage(), History{})
+		if len(cands) == 0 {
+			t.Errorf("%q: nothing proposed", c.goal)
+			continue
+		}
+		if got := cands[0].Action.Target.Name; got != c.want {
+			t.Errorf("%q: top candidate %q (%s), want %q", c.goal, got, cands[0].Reason, c.want)
+		}
+		if c.also == "" {
+			continue
+		}
+		found := false
+		for _, x := range cands[1:] {
+			found = found || x.Action.Target.Name == c.also && x.Named
+		}
+		if !found {
+			t.Errorf("%q: %q not proposed as the list's other end", c.goal, c.also)
+		}
+	}
+}
+
+// TestPageLists: the links of a table's first column are one list, the
+// Edit links another, and a menu of two entries a third.
+func TestPageLists(t *testing.T) {
+	ls := pageLists(postsPage())
+	if len(ls) != 3 {
+		t.Fatalf("%d lists, want 3: %+v", len(ls), ls)
+	}
+	if got := len(ls[1].items); got != 5 {
+		t.Errorf("the titles' list has %d items, want 5", got)
+	}
+}
