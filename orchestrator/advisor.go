@@ -11,6 +11,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/llm"
+	"github.com/multiverse-orchestrator/multiverse/llm/advice"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
@@ -72,7 +73,7 @@ type modelAdvisor struct {
 	ctx    context.Context
 	r      *run
 	caller *llm.Caller
-	params planner.ModelParams
+	params advice.Params
 	prices [2]float64 // per 1k prompt and completion tokens
 	// fallback keeps the heuristic's order for a question the endpoint
 	// does not answer (planner.fallback: heuristic).
@@ -90,7 +91,7 @@ func modelRoute(t *task.Task, mode llm.Mode, cassettes string) *payload.ModelRou
 	}
 	p := t.Planner
 	return &payload.ModelRoute{Model: p.Model, BaseURL: p.BaseURL, Temperature: p.Temperature, Seed: p.Seed, MaxTokens: p.MaxTokens,
-		PromptVersion: planner.PromptVersion, Mode: string(mode), Cassettes: cassettes}
+		PromptVersion: advice.PromptVersion, Mode: string(mode), Cassettes: cassettes}
 }
 
 // llmMode is the run's model mode: the flag's, live by default.
@@ -155,7 +156,7 @@ func (r *run) newAdvisor(ctx context.Context) (*modelAdvisor, error) {
 	}
 	r.sum.Model = &ModelInfo{Mode: string(mode)}
 	return &modelAdvisor{ctx: ctx, r: r, caller: c,
-		params: planner.ModelParams{Model: p.Model, Temperature: p.Temperature, Seed: p.Seed, MaxTokens: p.MaxTokens},
+		params: advice.Params{Model: p.Model, Temperature: p.Temperature, Seed: p.Seed, MaxTokens: p.MaxTokens},
 		prices: [2]float64{p.PricePrompt1K, p.PriceCompletion1K}, fallback: p.FallsBack()}, nil
 }
 
@@ -204,7 +205,7 @@ func (a *modelAdvisor) AdviseAll(qs []planner.Query) []planner.Advice {
 
 // ask puts q to the model (or its cassette); safe for concurrent use.
 func (a *modelAdvisor) ask(q planner.Query) (llm.Request, *llm.Reply, error) {
-	req := planner.AdviceRequest(q, a.params)
+	req := advice.Request(q, a.params)
 	rep, err := a.caller.Call(a.ctx, req)
 	return req, rep, err
 }
@@ -237,7 +238,7 @@ func (a *modelAdvisor) settle(q planner.Query, req llm.Request, rep *llm.Reply, 
 		resp.PromptTokens, resp.CompletionTokens = rep.Usage.PromptTokens, rep.Usage.CompletionTokens
 		resp.Cost = round6(float64(rep.Usage.PromptTokens)/1000*a.prices[0] + float64(rep.Usage.CompletionTokens)/1000*a.prices[1])
 		resp.ResponseSHA256 = a.put(r.sc.Body("application/json", rep.Body))
-		parsed, perr := planner.ParseAdvice(rep.Content, q)
+		parsed, perr := advice.Parse(rep.Content, q)
 		if perr != nil {
 			resp.Fallback = "heuristic order: " + r.sc.Text(perr.Error())
 		} else {

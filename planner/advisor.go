@@ -251,3 +251,7 @@ func secretField(a branch.Affordance) bool {
 	}
 	return false
 }
+
+// FieldLabel names a field as the proposer's action labels do: its
+// quoted name, else a description of its target.
+func FieldLabel(a branch.Affordance) string { return label(a) }

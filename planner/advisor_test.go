@@ -119,58 +119,6 @@ func TestReorder(t *testing.T) {
 	}
 }
 
-func TestParseAdvice(t *testing.T) {
-	q := Query{Menu: make([]Candidate, 3), Fields: make([]branch.Affordance, 1)}
-	cases := []struct {
-		content, want, err string
-	}{
-		{`{"ranking":[2,0],"values":[]}`, "[2 0] map[]", ""},
-		{` {"ranking":[1,1,0],"values":[{"id":3,"value":"Acme"}]} `, "[1 0 3] map[3:Acme]", ""},
-		{`{"ranking":[3],"values":[{"id":3,"value":"Acme"}]}`, "[3] map[3:Acme]", ""},
-		{"```json\n{\"ranking\":[2],\"values\":[]}\n```", "[2] map[]", ""},
-		{`{"ranking":[4],"values":[]}`, "", "names 4"},
-		{`{"ranking":[-1],"values":[]}`, "", "names -1"},
-		{`{"ranking":[0],"values":[{"id":1,"value":"x"}]}`, "", "not an empty field"},
-		{`{"ranking":[0],"values":[],"why":"x"}`, "", "unknown field"},
-		{`I would click the first one`, "", "invalid character"},
-	}
-	for _, tc := range cases {
-		adv, err := ParseAdvice(tc.content, q)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%s: err = %v, want %q", tc.content, err, tc.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s: %v", tc.content, err)
-			continue
-		}
-		if got := fmt.Sprint(adv.Order, " ", adv.Values); got != tc.want {
-			t.Errorf("%s: got %s, want %s", tc.content, got, tc.want)
-		}
-	}
-}
-
-func TestAdviceRequestIsStable(t *testing.T) {
-	obs := &branch.Observation{URL: "http://shop.test/plans", Title: "Plans", Predicates: map[string]bool{"b": true, "a": false}}
-	q := Query{Goal: "buy  the\nteam plan", Done: []string{"open the start page"}, Obs: obs,
-		Menu: []Candidate{{Action: branch.Action{Kind: branch.KindClick, Label: "click \"Team\""}}}}
-	p := ModelParams{Model: "m", MaxTokens: 100}
-	a, b := AdviceRequest(q, p), AdviceRequest(q, p)
-	fa, _ := a.Fingerprint()
-	fb, _ := b.Fingerprint()
-	if fa != fb || a.PromptVersion != PromptVersion || len(PromptVersion) != 16 {
-		t.Fatalf("fingerprints %s %s, version %q", fa, fb, a.PromptVersion)
-	}
-	u := a.Messages[1].Content
-	for _, want := range []string{"Goal: buy the team plan", "1. open the start page", "Goal checks on this page: a=false b=true", `[0] click "Team"`} {
-		if !strings.Contains(u, want) {
-			t.Errorf("the prompt lacks %q:\n%s", want, u)
-		}
-	}
-}
-
 // TestSubstitute: a substituted step is forked in place of the one the
 // search chose, says so, and the search goes on from it.
 func TestSubstitute(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/llm"
+	"github.com/multiverse-orchestrator/multiverse/llm/advice"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
-	"github.com/multiverse-orchestrator/multiverse/planner"
 )
 
 // TestCassetteListPrune: list marks the entries of another prompt
@@ -19,7 +19,7 @@ func TestCassetteListPrune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []string{planner.PromptVersion, "0123456789abcdef"} {
+	for _, v := range []string{advice.PromptVersion, "0123456789abcdef"} {
 		r := llm.Request{Model: "m-1", Messages: []llm.Message{{Role: "user", Content: "q"}}, PromptVersion: v}
 		fp, _ := r.Fingerprint()
 		if err := cas.Put(llm.Entry{Fingerprint: fp, PromptVersion: v, Model: "m-1", Request: []byte(`{}`),

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/multiverse-orchestrator/multiverse/llm"
-	"github.com/multiverse-orchestrator/multiverse/planner"
+	"github.com/multiverse-orchestrator/multiverse/llm/advice"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
@@ -50,11 +50,11 @@ func cmdCassette(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return badInput("%v", err)
 	}
 	if sub == "prune" {
-		removed, err := cas.Prune(ctx, planner.PromptVersion)
+		removed, err := cas.Prune(ctx, advice.PromptVersion)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "removed %d entries of another prompt version than %s (or that do not read)\n", len(removed), planner.PromptVersion)
+		fmt.Fprintf(stdout, "removed %d entries of another prompt version than %s (or that do not read)\n", len(removed), advice.PromptVersion)
 		return nil
 	}
 	entries, err := cas.Entries(ctx)
@@ -64,9 +64,9 @@ func cmdCassette(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"dir": dir, "prompt_version": planner.PromptVersion, "entries": entries})
+		return enc.Encode(map[string]any{"dir": dir, "prompt_version": advice.PromptVersion, "entries": entries})
 	}
-	fmt.Fprintf(stdout, "%s: %d entries; this build's prompt version is %s\n", dir, len(entries), planner.PromptVersion)
+	fmt.Fprintf(stdout, "%s: %d entries; this build's prompt version is %s\n", dir, len(entries), advice.PromptVersion)
 	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "FINGERPRINT\tMODEL\tPROMPT\tBYTES\t")
 	for _, e := range entries {
@@ -74,7 +74,7 @@ func cmdCassette(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		switch {
 		case e.Err != "":
 			state = "does not read: " + e.Err
-		case e.PromptVersion != planner.PromptVersion:
+		case e.PromptVersion != advice.PromptVersion:
 			state = "stale: another prompt (prune removes it)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", short(e.Fingerprint), e.Model, e.PromptVersion, e.Bytes, state)

@@ -1,4 +1,9 @@
-package planner
+// Package advice is the language model's side of the planner's Advisor:
+// the question a model is asked about a page (its system text, the page
+// and menu written out, the answer's JSON schema) and the reading of its
+// answer. The planner knows nothing of models; the orchestrator puts an
+// llm.Caller and this package together.
+package advice
 
 import (
 	"bytes"
@@ -12,6 +17,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/llm"
+	"github.com/multiverse-orchestrator/multiverse/planner"
 )
 
 // The prompt a language-model advisor is asked with. A change of the
@@ -24,9 +30,10 @@ You are shown the task's goal, the actions taken so far, the page, and a numbere
 Rank the menu entries worth trying, best first, by how directly they advance the goal. Leave out entries that lead away from it.
 Some empty form fields may be listed after the menu: to type into one, rank its number and give the value to type.
 Only use numbers from the lists. Never give a value for a password, card or other secret field. Answer in JSON.`
-	// maxMenu bounds the entries a prompt lists; the proposer's order
-	// keeps the best ones.
-	maxMenu = 40
+	// maxMenu bounds the entries a prompt lists, fields included: the
+	// model sees the whole menu of a page (a page offers at most 120
+	// affordances), the proposer's order first.
+	maxMenu = 160
 	// maxLabel bounds the length of one entry's description.
 	maxLabel = 120
 )
@@ -41,9 +48,9 @@ var adviceSchema = json.RawMessage(`{"type":"object","additionalProperties":fals
 // answer schema and the layout of the question, read off the question
 // written for a sample page, so a change of any of them changes it.
 var PromptVersion = func() string {
-	sample := Query{Goal: "goal", Done: []string{"done"}, Obs: &branch.Observation{URL: "url", Title: "title",
+	sample := planner.Query{Goal: "goal", Done: []string{"done"}, Obs: &branch.Observation{URL: "url", Title: "title",
 		Predicates: map[string]bool{"check": true}},
-		Menu: []Candidate{{Action: branch.Action{Label: "entry"}}}, Fields: []branch.Affordance{{Kind: "textbox"}}}
+		Menu: []planner.Candidate{{Action: branch.Action{Label: "entry"}}}, Fields: []branch.Affordance{{Kind: "textbox"}}}
 	h := sha256.New()
 	h.Write([]byte("multiverse/prompt/v1\x00" + systemPrompt + "\x00"))
 	h.Write(adviceSchema)
@@ -51,24 +58,24 @@ var PromptVersion = func() string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }()
 
-// ModelParams are the decoding parameters of an advisor's requests.
-type ModelParams struct {
+// Params are the decoding parameters of an advisor's requests.
+type Params struct {
 	Model       string
 	Temperature float64
 	Seed        *int64
 	MaxTokens   int
 }
 
-// AdviceRequest writes the chat request asking a model about q. It is a
+// Request writes the chat request asking a model about q. It is a
 // pure function of q and p: the same page asked twice is the same
 // request, and so the same cassette fingerprint.
-func AdviceRequest(q Query, p ModelParams) llm.Request {
+func Request(q planner.Query, p Params) llm.Request {
 	return llm.Request{Model: p.Model, Temperature: p.Temperature, Seed: p.Seed, MaxTokens: p.MaxTokens,
 		SchemaName: "ranking", Schema: adviceSchema, PromptVersion: PromptVersion,
 		Messages: []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: userPrompt(q)}}}
 }
 
-func userPrompt(q Query) string {
+func userPrompt(q planner.Query) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Goal: %s\n", oneLine(q.Goal, 600))
 	if len(q.Done) > 0 {
@@ -102,7 +109,7 @@ func userPrompt(q Query) string {
 		b.WriteString("\nEmpty fields (rank one and give its value to type into it):\n")
 		for i := range fields {
 			f := q.Fields[i]
-			fmt.Fprintf(&b, "[%d] %s %s\n", len(q.Menu)+i, f.Kind, oneLine(label(f), maxLabel))
+			fmt.Fprintf(&b, "[%d] %s %s\n", len(q.Menu)+i, f.Kind, oneLine(planner.FieldLabel(f), maxLabel))
 		}
 	}
 	b.WriteString("\nAnswer {\"ranking\": [numbers, best first], \"values\": [{\"id\": number, \"value\": text}]}.\n")
@@ -111,7 +118,7 @@ func userPrompt(q Query) string {
 
 // shown is how many menu entries and fields a prompt lists: at most
 // maxMenu in all, the menu first.
-func shown(q Query) (menu, fields int) {
+func shown(q planner.Query) (menu, fields int) {
 	menu = min(len(q.Menu), maxMenu)
 	return menu, min(len(q.Fields), maxMenu-menu)
 }
@@ -138,15 +145,15 @@ func unfence(s string) string {
 	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "```"))
 }
 
-// ErrAdvice: a model's answer is not a ranking of the menu it was shown.
-var ErrAdvice = errors.New("planner: the answer is not a ranking of the menu")
+// ErrAnswer: a model's answer is not a ranking of the menu it was shown.
+var ErrAnswer = errors.New("advice: the answer is not a ranking of the menu")
 
-// ParseAdvice reads a model's answer to the request AdviceRequest wrote
+// Parse reads a model's answer to the request Request wrote
 // for q. A number outside what the prompt listed, a value for a menu
-// entry, or an answer that is not the schema's JSON is ErrAdvice: the
+// entry, or an answer that is not the schema's JSON is ErrAnswer: the
 // caller falls back to the proposer's order. Repeated numbers count once;
 // a field given a value but not ranked is ranked after the others.
-func ParseAdvice(content string, q Query) (Advice, error) {
+func Parse(content string, q planner.Query) (planner.Advice, error) {
 	var a struct {
 		Ranking []int `json:"ranking"`
 		Values  []struct {
@@ -157,15 +164,15 @@ func ParseAdvice(content string, q Query) (Advice, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(unfence(content))))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
-		return Advice{}, fmt.Errorf("%w: %v", ErrAdvice, err)
+		return planner.Advice{}, fmt.Errorf("%w: %v", ErrAnswer, err)
 	}
 	menu, fields := shown(q)
 	listed := func(id int) bool { return id >= 0 && id < menu || id >= len(q.Menu) && id < len(q.Menu)+fields }
-	adv := Advice{Values: map[int]string{}}
+	adv := planner.Advice{Values: map[int]string{}}
 	seen := map[int]bool{}
 	for _, id := range a.Ranking {
 		if !listed(id) {
-			return Advice{}, fmt.Errorf("%w: it names %d, which the prompt did not list", ErrAdvice, id)
+			return planner.Advice{}, fmt.Errorf("%w: it names %d, which the prompt did not list", ErrAnswer, id)
 		}
 		if !seen[id] {
 			seen[id] = true
@@ -174,7 +181,7 @@ func ParseAdvice(content string, q Query) (Advice, error) {
 	}
 	for _, v := range a.Values {
 		if v.ID < len(q.Menu) || !listed(v.ID) {
-			return Advice{}, fmt.Errorf("%w: it gives a value for %d, which is not an empty field", ErrAdvice, v.ID)
+			return planner.Advice{}, fmt.Errorf("%w: it gives a value for %d, which is not an empty field", ErrAnswer, v.ID)
 		}
 		adv.Values[v.ID] = v.Value
 		if !seen[v.ID] {
