@@ -48,6 +48,9 @@ type Proposer struct {
 	// credentials: the task can log in (auth, or a secret password
 	// input), so a login link is not a way away from the goal.
 	credentials bool
+	// lexicon weighs the stems of element names: the generic lexicon and
+	// the task's profiles (words.json).
+	lexicon map[string]float64
 }
 
 type inputRule struct {
@@ -115,13 +118,35 @@ func NewProposer(t *task.Task) (*Proposer, error) {
 			}
 		}
 	}
-	for _, w := range []string{"plan", "buy", "purchase", "subscribe", "seat", "licens", "upgrade"} {
-		if p.goal[stem(w)] || p.goal[w] {
-			p.query = "pricing"
-			break
-		}
+	if err := p.useProfiles(t.Planner.Profiles); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// useProfiles reads the generic lexicon and the task's word profiles:
+// their words weigh element names, and a profile's site search sets the
+// query typed into a site's search field when the goal holds one of its
+// words.
+func (p *Proposer) useProfiles(names []string) error {
+	p.lexicon = map[string]float64{}
+	stemmedTable(words.Lexicon, p.lexicon)
+	for _, name := range names {
+		pr, ok := words.Profiles[name]
+		if !ok {
+			return fmt.Errorf("planner: unknown word profile %q", name)
+		}
+		stemmedTable(pr.Lexicon, p.lexicon)
+		if s := pr.SiteSearch; s != nil && p.query == "" {
+			for _, w := range s.When {
+				if p.goal[stem(w)] || p.goal[w] {
+					p.query = s.Query
+					break
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // History is what the proposer needs to know about the branch so far.
@@ -631,7 +656,7 @@ func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h Hist
 		if p.goal[w] {
 			goalHits++
 		}
-		if v, ok := stemmedLexicon[w]; ok && !(p.credentials && loginWords[w]) {
+		if v, ok := p.lexicon[w]; ok && !(p.credentials && loginWords[w]) {
 			score += v * LexiconWeight
 		}
 	}

@@ -68,27 +68,3 @@ func unsuffix(w string) string {
 	}
 	return w
 }
-
-// lexicon scores words by how they usually relate to completing a
-// purchase or form flow: positive words lead forward, negative ones lead
-// away (docs, careers, legal pages).
-var lexicon = map[string]float64{
-	"pricing": 0.8, "price": 0.6, "plan": 0.5, "checkout": 0.9, "buy": 0.5, "subscribe": 0.5,
-	"continue": 0.7, "review": 0.6, "next": 0.5, "cart": 0.6, "upgrade": 0.4, "choose": 0.5,
-	"select": 0.3, "proceed": 0.6, "order": 0.2, "start": 0.05, "get": 0.05, "search": 0.1,
-	"doc": -0.1, "documentation": -0.2, "blog": -0.7, "career": -0.8, "job": -0.7, "statu": -0.6, "status": -0.6,
-	"support": -0.3, "help": -0.4, "privacy": -0.8, "term": -0.7,
-	"legal": -0.8, "cookie": -0.3, "login": -0.3, "sign": -0.2, "customer": -0.5, "about": -0.5,
-	"trial": -0.3, "back": -0.4, "edit": -0.3, "home": -0.4, "logo": -0.4, "news": -0.6, "press": -0.6,
-	"faq": -0.4, "api": -0.5, "guide": -0.5, "community": -0.6, "event": -0.6, "partner": -0.5,
-	"accept": 0.1,
-}
-
-// stemmedLexicon is lexicon keyed by stems.
-var stemmedLexicon = func() map[string]float64 {
-	m := make(map[string]float64, len(lexicon))
-	for k, v := range lexicon {
-		m[stem(k)] = v
-	}
-	return m
-}()

@@ -106,6 +106,8 @@ func (s *Site) TaskYAML(strategy string) []byte {
 	for _, k := range slices.Sorted(maps.Keys(s.Prices)) {
 		p("  %s: %g", k, s.Prices[k])
 	}
+	p("planner:")
+	p("  profiles: [purchase]")
 	p("search:")
 	if strategy != "" {
 		p("  strategy: %s", q(strategy))

@@ -1,8 +1,10 @@
 package task
 
 import (
+	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +20,10 @@ const (
 	// goes on.
 	FallbackHeuristic = "heuristic"
 )
+
+// PlannerProfiles are the word profiles planner.profiles can name (the
+// planner's word data holds one entry per name).
+var PlannerProfiles = []string{"purchase"}
 
 // Proposers a task's planner can name.
 const (
@@ -57,6 +63,11 @@ type Planner struct {
 	// budgets.cost.
 	PricePrompt1K     float64 `json:"price_prompt_1k,omitempty"`
 	PriceCompletion1K float64 `json:"price_completion_1k,omitempty"`
+	// Profiles name the word profiles the heuristic reads the page with
+	// beyond its generic words (PlannerProfiles): "purchase" adds the
+	// words of buying flows (pricing, checkout, cart) and searches a
+	// site for its pricing when the goal buys. None by default.
+	Profiles []string `json:"profiles,omitempty"`
 	// Cassettes is the cassette directory, relative to the task file;
 	// by default TASKFILE.cassettes beside it (see CassetteDir).
 	Cassettes string `json:"cassettes,omitempty"`
@@ -116,6 +127,7 @@ func (d *decoder) planner(n *yaml.Node, path string, p *Planner) {
 		"price_completion_1k": func(v *yaml.Node, p2 string) { d.float(v, p2, &p.PriceCompletion1K) },
 		"cassettes":           func(v *yaml.Node, p2 string) { d.str(v, p2, &p.Cassettes) },
 		"fallback":            func(v *yaml.Node, p2 string) { d.str(v, p2, &p.Fallback) },
+		"profiles":            func(v *yaml.Node, p2 string) { d.strings(v, p2, &p.Profiles) },
 	})
 }
 
@@ -143,6 +155,11 @@ func plannerDefaults(p *Planner) {
 func (p Planner) FallsBack() bool { return p.Fallback == FallbackHeuristic }
 
 func (v *validator) planner(p *Planner) {
+	for i, name := range p.Profiles {
+		if !slices.Contains(PlannerProfiles, name) {
+			v.fail(fmt.Sprintf("planner.profiles[%d]", i), "must be one of %s, found %q", strings.Join(PlannerProfiles, ", "), name)
+		}
+	}
 	switch p.Proposer {
 	case ProposerHeuristic:
 		if p.Model != "" || p.BaseURL != "" || p.APIKey != nil || p.Fallback != "" {
