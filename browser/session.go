@@ -155,6 +155,8 @@ type Session struct {
 	// selector is the selector string that resolved the last step's
 	// target.
 	selector string
+	// via is how the last set action put its value in (StepResult.Via).
+	via string
 
 	mu       sync.Mutex
 	net      []*netRec
