@@ -102,7 +102,16 @@ const pickerScript = `(el, arg) => {
   if (m) { if (month < 0) month = months.indexOf(m[1].toLowerCase()); if (!year) year = Number(m[2]); }
   if (month < 0) { const only = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b/i.exec(text); if (only) month = months.indexOf(only[1].toLowerCase()); }
   if (!year) { const y = /\b(\d{4})\b/.exec(text); if (y) year = Number(y[1]); }
-  return { found: true, month, year, next: !!control(root, nextRe), prev: !!control(root, prevRe), selects: !!(monthSel && yearSel) };
+  // Where a pointer clicks each month control, when nothing covers it.
+  const boxOf = (e) => {
+    if (!e) return null;
+    const r = e.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const top = doc.elementFromPoint(x, y);
+    return top && (top === e || e.contains(top)) ? { x, y } : null;
+  };
+  const fr = el.getBoundingClientRect();
+  return { found: true, month, year, next: !!control(root, nextRe), prev: !!control(root, prevRe), selects: !!(monthSel && yearSel),
+    next_at: boxOf(control(root, nextRe)), prev_at: boxOf(control(root, prevRe)), field_at: { x: fr.left, y: fr.top } };
 }`
 
 // pickerInfo is what pickerScript's "find" answers.
@@ -113,11 +122,22 @@ type pickerInfo struct {
 	Next    bool `json:"next"`
 	Prev    bool `json:"prev"`
 	Selects bool `json:"selects"`
+	// NextAt and PrevAt are where a pointer clicks the month controls,
+	// in the field's frame, nil when something covers them; FieldAt is
+	// the field's corner there (to move the points into the page).
+	NextAt  *point `json:"next_at"`
+	PrevAt  *point `json:"prev_at"`
+	FieldAt *point `json:"field_at"`
 }
 
-func findPicker(loc playwright.Locator) (pickerInfo, error) {
+type point struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+func findPicker(c *control) (pickerInfo, error) {
 	var pi pickerInfo
-	v, err := loc.Evaluate(pickerScript, []any{"find", 0})
+	v, err := c.eval(pickerScript, []any{"find", 0})
 	if err != nil {
 		return pi, err
 	}
@@ -132,8 +152,8 @@ func findPicker(loc playwright.Locator) (pickerInfo, error) {
 }
 
 // pickerElement is the picker's element for what, nil when it has none.
-func pickerElement(loc playwright.Locator, what string, day int) (playwright.ElementHandle, error) {
-	h, err := loc.EvaluateHandle(pickerScript, []any{what, day})
+func pickerElement(c *control, what string, day int) (playwright.ElementHandle, error) {
+	h, err := c.handle(pickerScript, []any{what, day})
 	if err != nil {
 		return nil, err
 	}
@@ -147,19 +167,19 @@ func pickerElement(loc playwright.Locator, what string, day int) (playwright.Ele
 // setText puts a value into a text field. A date opens the field's
 // calendar when it has one and is picked there; else it is typed in the
 // format the field shows (placeholder or pattern).
-func (s *Session) setText(ctx context.Context, loc playwright.Locator, ci controlInfo, value string, timeout *float64) (string, error) {
+func (s *Session) setText(ctx context.Context, c *control, ci controlInfo, value string, timeout *float64) (string, error) {
 	hint := dateHint(ci)
 	want, ok := parseDate(value, hint)
 	if !ok {
-		if err := loc.Fill(value, playwright.LocatorFillOptions{Timeout: timeout}); err != nil {
+		if err := c.loc.Fill(value, playwright.LocatorFillOptions{Timeout: timeout}); err != nil {
 			return "", err
 		}
 		return "type " + value, nil
 	}
-	if err := loc.Click(playwright.LocatorClickOptions{Timeout: timeout}); err != nil {
+	if err := c.loc.Click(playwright.LocatorClickOptions{Timeout: timeout}); err != nil {
 		return "", err
 	}
-	pi, err := s.waitPicker(ctx, loc)
+	pi, err := s.waitPicker(ctx, c)
 	if err != nil {
 		return "", err
 	}
@@ -168,23 +188,24 @@ func (s *Session) setText(ctx context.Context, loc playwright.Locator, ci contro
 		if text == "" {
 			text = value
 		}
-		if err := loc.Fill(text, playwright.LocatorFillOptions{Timeout: timeout}); err != nil {
+		if err := c.loc.Fill(text, playwright.LocatorFillOptions{Timeout: timeout}); err != nil {
 			return "", err
 		}
-		return "type " + text, s.checkDate(loc, ci, hint, want)
+		return "type " + text, s.checkDate(c, ci, hint, want)
 	}
 	var steps []string
 	target := want.Year()*12 + int(want.Month()) - 1
 	if pi.Selects && pi.Month >= 0 && pi.Year > 0 && target != pi.Year*12+pi.Month {
-		if err := s.pickerSelects(loc, want, timeout); err != nil {
+		if err := s.pickerSelects(c, want, timeout); err != nil {
 			return "", err
 		}
 		steps = append(steps, fmt.Sprintf("select %04d-%02d", want.Year(), int(want.Month())))
-		if pi, err = findPicker(loc); err != nil {
+		if pi, err = findPicker(c); err != nil {
 			return "", err
 		}
 	}
 	var log keyLog
+	s.fieldBox = nil
 	for n := 0; ; n++ {
 		if !pi.Found || pi.Month < 0 || pi.Year <= 0 {
 			return "", notSet("the date picker of %s shows no month and year", describeControl(ci))
@@ -200,20 +221,18 @@ func (s *Session) setText(ctx context.Context, loc playwright.Locator, ci contro
 		if target < shown {
 			what = "prev"
 		}
-		ctl, err := pickerElement(loc, what, 0)
+		clicks, err := s.clickMonth(c, pi, what, min(abs(target-shown), monthBatch), timeout)
 		if err != nil {
+			if _, ok := err.(*ActionError); ok {
+				return "", notSet("the date picker of %s shows %s and has no %s-month control", describeControl(ci), monthName(pi), what)
+			}
 			return "", err
 		}
-		if ctl == nil {
-			return "", notSet("the date picker of %s shows %s and has no %s-month control", describeControl(ci), monthName(pi), what)
+		for range clicks {
+			log.add(what)
 		}
-		err = ctl.Click(playwright.ElementHandleClickOptions{Timeout: timeout})
-		ctl.Dispose()
-		if err != nil {
-			return "", err
-		}
-		log.add(what)
-		if pi, err = findPicker(loc); err != nil {
+		n += clicks - 1
+		if pi, err = findPicker(c); err != nil {
 			return "", err
 		}
 		if pi.Found && pi.Year*12+pi.Month == shown {
@@ -221,7 +240,7 @@ func (s *Session) setText(ctx context.Context, loc playwright.Locator, ci contro
 			if err := s.advance(ctx, pickerWait); err != nil {
 				return "", err
 			}
-			if pi, err = findPicker(loc); err != nil {
+			if pi, err = findPicker(c); err != nil {
 				return "", err
 			}
 			if pi.Found && pi.Year*12+pi.Month == shown {
@@ -232,7 +251,7 @@ func (s *Session) setText(ctx context.Context, loc playwright.Locator, ci contro
 	if len(log.parts) > 0 {
 		steps = append(steps, log.parts...)
 	}
-	day, err := pickerElement(loc, "day", want.Day())
+	day, err := pickerElement(c, "day", want.Day())
 	if err != nil {
 		return "", err
 	}
@@ -245,28 +264,75 @@ func (s *Session) setText(ctx context.Context, loc playwright.Locator, ci contro
 		return "", err
 	}
 	steps = append(steps, "day "+strconv.Itoa(want.Day()))
-	return "picker " + strings.Join(steps, " "), s.checkDate(loc, ci, hint, want)
+	return "picker " + strings.Join(steps, " "), s.checkDate(c, ci, hint, want)
+}
+
+// monthBatch is how many month clicks go in a row before the picker is
+// read again.
+const monthBatch = 12
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// clickMonth clicks the picker's next or previous month control up to n
+// times in a row with the pointer where the picker says it is, else once
+// on the control's element; it returns the clicks made.
+func (s *Session) clickMonth(c *control, pi pickerInfo, what string, n int, timeout *float64) (int, error) {
+	at := pi.NextAt
+	if what == "prev" {
+		at = pi.PrevAt
+	}
+	if at != nil && pi.FieldAt != nil {
+		if s.fieldBox == nil {
+			// The field's box in the page, once: the picker's points are in
+			// the field's frame.
+			bb, err := c.loc.BoundingBox()
+			if err != nil || bb == nil {
+				return 0, notSet("the field is not on screen")
+			}
+			s.fieldBox = &point{X: bb.X - pi.FieldAt.X, Y: bb.Y - pi.FieldAt.Y}
+		}
+		for i := range n {
+			if err := s.page.Mouse().Click(at.X+s.fieldBox.X, at.Y+s.fieldBox.Y); err != nil {
+				return i, err
+			}
+		}
+		return n, nil
+	}
+	ctl, err := pickerElement(c, what, 0)
+	if err != nil {
+		return 0, err
+	}
+	if ctl == nil {
+		return 0, notSet("no %s control", what)
+	}
+	defer ctl.Dispose()
+	return 1, ctl.Click(playwright.ElementHandleClickOptions{Timeout: timeout})
 }
 
 // waitPicker looks for the calendar the click opened, giving an animated
 // one a little page time.
-func (s *Session) waitPicker(ctx context.Context, loc playwright.Locator) (pickerInfo, error) {
-	pi, err := findPicker(loc)
+func (s *Session) waitPicker(ctx context.Context, c *control) (pickerInfo, error) {
+	pi, err := findPicker(c)
 	if err != nil || pi.Found {
 		return pi, err
 	}
 	if err := s.advance(ctx, pickerWait); err != nil {
 		return pi, err
 	}
-	return findPicker(loc)
+	return findPicker(c)
 }
 
 // pickerSelects chooses the month and year in a picker's selects.
-func (s *Session) pickerSelects(loc playwright.Locator, want time.Time, timeout *float64) error {
+func (s *Session) pickerSelects(c *control, want time.Time, timeout *float64) error {
 	for _, sel := range []struct {
 		what, label string
 	}{{"year_select", strconv.Itoa(want.Year())}, {"month_select", ""}} {
-		el, err := pickerElement(loc, sel.what, 0)
+		el, err := pickerElement(c, sel.what, 0)
 		if err != nil {
 			return err
 		}
@@ -294,8 +360,8 @@ func firstLine(s string) string {
 }
 
 // checkDate checks that the field now holds the date.
-func (s *Session) checkDate(loc playwright.Locator, ci controlInfo, hint string, want time.Time) error {
-	after, err := readControl(loc)
+func (s *Session) checkDate(c *control, ci controlInfo, hint string, want time.Time) error {
+	after, err := c.read()
 	if err != nil {
 		return err
 	}

@@ -93,10 +93,46 @@ const controlScript = `(el) => {
   return out;
 }`
 
-// readControl reads the control's state.
-func readControl(loc playwright.Locator) (controlInfo, error) {
+// control is the element a set action works on: its locator for what
+// Playwright does as a person (fill, click, select), and its element
+// and frame for the many reads in between (one round trip each).
+type control struct {
+	loc   playwright.Locator
+	el    playwright.ElementHandle
+	frame playwright.Frame
+}
+
+// newControl takes hold of the locator's element.
+func newControl(loc playwright.Locator) (*control, error) {
+	el, err := loc.ElementHandle()
+	if err != nil {
+		return nil, err
+	}
+	f, err := el.OwnerFrame()
+	if err != nil || f == nil {
+		el.Dispose()
+		return nil, &ActionError{Code: branch.CodeSelectorNotFound, Msg: "set: the control is in no frame"}
+	}
+	return &control{loc: loc, el: el, frame: f}, nil
+}
+
+func (c *control) close() { c.el.Dispose() }
+
+// eval runs script(el, arg) in the control's frame.
+func (c *control) eval(script string, arg any) (any, error) {
+	return c.frame.Evaluate("([el, arg]) => ("+script+")(el, arg)", []any{c.el, arg})
+}
+
+// handle runs script(el, arg) in the control's frame and returns the
+// handle of its result.
+func (c *control) handle(script string, arg any) (playwright.JSHandle, error) {
+	return c.frame.EvaluateHandle("([el, arg]) => ("+script+")(el, arg)", []any{c.el, arg})
+}
+
+// read reads the control's state.
+func (c *control) read() (controlInfo, error) {
 	var ci controlInfo
-	v, err := loc.Evaluate(controlScript, nil)
+	v, err := c.eval(controlScript, nil)
 	if err != nil {
 		return ci, err
 	}
@@ -116,32 +152,42 @@ func notSet(format string, args ...any) *ActionError {
 
 // set executes a set action on the resolved control and returns its via.
 func (s *Session) set(ctx context.Context, loc playwright.Locator, value string, timeout *float64) (string, error) {
-	ci, err := readControl(loc)
+	c, err := newControl(loc)
+	if err != nil {
+		return "", err
+	}
+	defer c.close()
+	ci, err := c.read()
 	if err != nil {
 		return "", err
 	}
 	switch {
 	case ci.Tag == "input" && fillTypes[ci.Type]:
-		via, err := fillAndCheck(loc, ci, value, timeout)
+		if d, ok := parseDate(value, ""); ok && ci.Type == "date" {
+			// A date input's own format: what a person picks in its
+			// calendar, whatever way the date was written.
+			value = d.Format("2006-01-02")
+		}
+		via, err := fillAndCheck(c, ci, value, timeout)
 		if err == nil || ci.Type != "number" {
 			return via, err
 		}
 		// A number field that will not take typing (read-only, a
 		// stepper's own field): its arrows, as a person would.
-		return s.setByKeys(ctx, loc, value, timeout)
+		return s.setByKeys(ctx, c, value, timeout)
 	case ci.Role == "slider" || ci.Role == "spinbutton":
-		return s.setByKeys(ctx, loc, value, timeout)
+		return s.setByKeys(ctx, c, value, timeout)
 	case ci.Tag == "select":
-		if _, err := loc.SelectOption(playwright.SelectOptionValues{Values: &[]string{value}}, playwright.LocatorSelectOptionOptions{Timeout: timeout}); err != nil {
-			if _, err := loc.SelectOption(playwright.SelectOptionValues{Labels: &[]string{value}}, playwright.LocatorSelectOptionOptions{Timeout: timeout}); err != nil {
+		if _, err := c.loc.SelectOption(playwright.SelectOptionValues{Values: &[]string{value}}, playwright.LocatorSelectOptionOptions{Timeout: timeout}); err != nil {
+			if _, err := c.loc.SelectOption(playwright.SelectOptionValues{Labels: &[]string{value}}, playwright.LocatorSelectOptionOptions{Timeout: timeout}); err != nil {
 				return "", err
 			}
 		}
 		return "select " + value, nil
 	case ci.Tag == "input" && (ci.Type == "checkbox" || ci.Type == "radio"):
-		return "check " + value, loc.SetChecked(value != "false", playwright.LocatorSetCheckedOptions{Timeout: timeout})
+		return "check " + value, c.loc.SetChecked(value != "false", playwright.LocatorSetCheckedOptions{Timeout: timeout})
 	case ci.Tag == "input" && textTypes[ci.Type], ci.Tag == "textarea":
-		return s.setText(ctx, loc, ci, value, timeout)
+		return s.setText(ctx, c, ci, value, timeout)
 	}
 	return "", &ActionError{Code: branch.CodeUnsupported, Msg: fmt.Sprintf("set: %s is not a control that holds a value", describeControl(ci))}
 }
@@ -160,14 +206,16 @@ func describeControl(ci controlInfo) string {
 // fillAndCheck fills a native control and checks that it holds the
 // value (the browser drops a value out of the control's format, range
 // or step).
-func fillAndCheck(loc playwright.Locator, ci controlInfo, value string, timeout *float64) (string, error) {
-	if err := loc.Fill(value, playwright.LocatorFillOptions{Timeout: timeout}); err != nil {
+func fillAndCheck(c *control, ci controlInfo, value string, timeout *float64) (string, error) {
+	if err := c.loc.Fill(value, playwright.LocatorFillOptions{Timeout: timeout}); err != nil {
 		if strings.Contains(err.Error(), "Malformed value") {
+			// The browser emptied the control: it gets back what it held.
+			c.loc.Fill(ci.Value, playwright.LocatorFillOptions{Timeout: timeout})
 			return "", notSet("%s does not take %q: not in its format", describeControl(ci), value)
 		}
 		return "", err
 	}
-	after, err := readControl(loc)
+	after, err := c.read()
 	if err != nil {
 		return "", err
 	}
@@ -211,11 +259,14 @@ func (k *keyLog) add(key string) {
 
 func (k *keyLog) String() string { return "keys " + strings.Join(k.parts, " ") }
 
+// focusedScript reports whether the element holds the focus.
+const focusedScript = `(el) => { const a = el.ownerDocument.activeElement; return !!a && (a === el || el.contains(a)); }`
+
 // setByKeys moves a slider or spin button to the value with the keys the
 // WAI-ARIA practices give them, reading the control after every press.
 // A value that is not a number is matched against aria-valuetext.
-func (s *Session) setByKeys(ctx context.Context, loc playwright.Locator, value string, timeout *float64) (string, error) {
-	ci, err := readControl(loc)
+func (s *Session) setByKeys(ctx context.Context, c *control, value string, timeout *float64) (string, error) {
+	ci, err := c.read()
 	if err != nil {
 		return "", err
 	}
@@ -230,8 +281,18 @@ func (s *Session) setByKeys(ctx context.Context, loc playwright.Locator, value s
 	} else if strings.EqualFold(strings.TrimSpace(ci.Text), strings.TrimSpace(value)) {
 		return "already " + value, nil
 	}
-	if err := loc.Focus(playwright.LocatorFocusOptions{Timeout: timeout}); err != nil {
+	if err := c.loc.Focus(playwright.LocatorFocusOptions{Timeout: timeout}); err != nil {
 		return "", err
+	}
+	if focused, err := c.eval(focusedScript, nil); err != nil {
+		return "", err
+	} else if focused != true {
+		// Keys would go to the page (and scroll it): a thumb nobody can
+		// tab to is dragged.
+		if numeric && ci.Role == "slider" {
+			return s.setByDrag(ctx, c, ci, target, value)
+		}
+		return "", notSet("%s does not take the focus, so keys cannot move it", describeControl(ci))
 	}
 	up, down := []string{"ArrowRight", "ArrowUp"}, []string{"ArrowLeft", "ArrowDown"}
 	if ci.Role == "spinbutton" || ci.Type == "number" || ci.Vertical {
@@ -242,16 +303,18 @@ func (s *Session) setByKeys(ctx context.Context, loc playwright.Locator, value s
 	press := func(key string) (controlInfo, error) {
 		presses++
 		log.add(key)
-		if err := loc.Press(key, playwright.LocatorPressOptions{Timeout: timeout}); err != nil {
+		// The control holds the focus (checked above): the keyboard's
+		// keys go to it, as a person's would.
+		if err := s.page.Keyboard().Press(key); err != nil {
 			return controlInfo{}, err
 		}
 		if ctx.Err() != nil {
 			return controlInfo{}, ctx.Err()
 		}
-		return readControl(loc)
+		return c.read()
 	}
 	if !numeric {
-		return s.keysToText(loc, ci, value, up, press, &log)
+		return s.keysToText(c, ci, value, up, press, &log)
 	}
 	cur := ci
 	moved := false
@@ -325,7 +388,7 @@ func (s *Session) setByKeys(ctx context.Context, loc playwright.Locator, value s
 			continue
 		}
 		if !moved && ci.Role == "slider" {
-			return s.setByDrag(ctx, loc, ci, target, value)
+			return s.setByDrag(ctx, c, ci, target, value)
 		}
 		return "", notSet("%s does not move past %v towards %v", describeControl(ci), now, value)
 	}
@@ -334,7 +397,7 @@ func (s *Session) setByKeys(ctx context.Context, loc playwright.Locator, value s
 
 // keysToText steps a slider whose values are words (aria-valuetext) from
 // its start until it shows the value.
-func (s *Session) keysToText(loc playwright.Locator, ci controlInfo, value string, up []string,
+func (s *Session) keysToText(c *control, ci controlInfo, value string, up []string,
 	press func(string) (controlInfo, error), log *keyLog) (string, error) {
 	cur, err := press("Home")
 	if err != nil {
@@ -389,11 +452,11 @@ const trackScript = `(el, vertical) => {
 
 // setByDrag drags a slider's thumb along its track to the value's
 // proportion of the range, correcting once by what the slider then shows.
-func (s *Session) setByDrag(ctx context.Context, loc playwright.Locator, ci controlInfo, target float64, value string) (string, error) {
+func (s *Session) setByDrag(ctx context.Context, c *control, ci controlInfo, target float64, value string) (string, error) {
 	if ci.Min == nil || ci.Max == nil || *ci.Max <= *ci.Min {
 		return "", notSet("%s takes no keys and shows no range to drag along", describeControl(ci))
 	}
-	h, err := loc.EvaluateHandle(trackScript, ci.Vertical)
+	h, err := c.handle(trackScript, ci.Vertical)
 	if err != nil {
 		return "", err
 	}
@@ -406,7 +469,7 @@ func (s *Session) setByDrag(ctx context.Context, loc playwright.Locator, ci cont
 	if err != nil || tb == nil {
 		return "", notSet("%s has no track on screen", describeControl(ci))
 	}
-	thumb, err := loc.BoundingBox()
+	thumb, err := c.loc.BoundingBox()
 	if err != nil || thumb == nil {
 		return "", notSet("%s is not on screen", describeControl(ci))
 	}
@@ -435,7 +498,7 @@ func (s *Session) setByDrag(ctx context.Context, loc playwright.Locator, ci cont
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		got, err := readControl(loc)
+		got, err := c.read()
 		if err != nil {
 			return "", err
 		}
