@@ -2,9 +2,12 @@ package browser_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -128,5 +131,39 @@ func TestWidgetAffordances(t *testing.T) {
 		if a.Kind == "slider" && a.Target.Text != "" {
 			t.Errorf("%s: a slider is targeted by its text %q (its value, which changes)", name, a.Target.Text)
 		}
+	}
+}
+
+// TestSetIsHeldLikeAClick: a slider that saves itself (a POST on every
+// key, as settings pages do) is held when a set action moves it: the
+// step ends at the side-effect boundary naming the request, as a click
+// that sent it would, and the site receives nothing.
+func TestSetIsHeldLikeAClick(t *testing.T) {
+	var mu sync.Mutex
+	writes := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			mu.Lock()
+			writes++
+			mu.Unlock()
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>Preferences</title><span id=l>Brightness</span>
+<div id=b role=slider tabindex=0 aria-labelledby=l aria-valuemin=0 aria-valuemax=10 aria-valuenow=5 style="width:200px;height:10px"></div>
+<script>const b = document.getElementById('b');
+b.addEventListener('keydown', (e) => { const v = +b.getAttribute('aria-valuenow') + (e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0);
+  b.setAttribute('aria-valuenow', String(v)); fetch('/api/prefs', {method: 'POST', body: JSON.stringify({brightness: v})}); });</script>`)
+	}))
+	defer srv.Close()
+	s := sessionWith(t, browser.SessionOptions{Env: browser.Env{ActionTimeout: 5 * time.Second}, RunSeed: 1, Origin: srv.URL})
+	do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
+	r := do(t, s, branch.Action{Kind: branch.KindSet, Target: &branch.Target{Role: "slider", Name: "Brightness"}, Value: "7"})
+	if r.Code != branch.CodeSideEffect || !strings.Contains(r.Error, "POST /api/prefs") {
+		t.Errorf("set on a self-saving slider: %s %s %q, want the side-effect boundary naming POST /api/prefs", r.Status, r.Code, r.Error)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if writes != 0 {
+		t.Errorf("the site received %d state-changing requests", writes)
 	}
 }
