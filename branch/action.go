@@ -18,11 +18,18 @@ const (
 	KindScroll   = "scroll"
 	KindWaitFor  = "wait_for"
 	KindEval     = "eval"
+	// KindSet makes a control hold a value the way a person would: a
+	// date, time, range or colour input filled in its own format, a
+	// slider or spin button moved by keys (or dragged), a text field
+	// that opens a date picker stepped to the month and its day clicked.
+	// Value is the value in the control's format (a number for a slider
+	// or spin button, 2011-10-11 or the field's own format for a date).
+	KindSet = "set"
 )
 
 var knownKinds = map[string]bool{
 	KindNavigate: true, KindClick: true, KindType: true, KindSelect: true, KindCheck: true, KindFocus: true,
-	KindKeyPress: true, KindHover: true, KindScroll: true, KindWaitFor: true, KindEval: true,
+	KindKeyPress: true, KindHover: true, KindScroll: true, KindWaitFor: true, KindEval: true, KindSet: true,
 }
 
 // KnownKind reports whether kind is an action kind the runtime executes.
@@ -35,8 +42,9 @@ type Action struct {
 	// URL is the destination of a navigate action.
 	URL string `json:"url,omitempty"`
 	// Value is the literal text typed, the option selected, the key pressed,
-	// "true"/"false" for check, the pixel delta for scroll, or the script of
-	// eval. Empty when Input names the value instead.
+	// "true"/"false" for check, the pixel delta for scroll, the value a set
+	// action puts into its control, or the script of eval. Empty when Input
+	// names the value instead.
 	Value string `json:"value,omitempty"`
 	// Input names a task input whose value is typed or selected. The worker
 	// resolves it locally, so secrets never travel in plans, events or
@@ -138,7 +146,7 @@ func (a Action) Validate() error {
 		return fmt.Errorf("branch: unknown action kind %q", a.Kind)
 	}
 	needTarget := a.Kind == KindClick || a.Kind == KindType || a.Kind == KindSelect || a.Kind == KindCheck || a.Kind == KindFocus ||
-		a.Kind == KindHover
+		a.Kind == KindHover || a.Kind == KindSet
 	if needTarget && (a.Target == nil || a.Target.empty()) {
 		return fmt.Errorf("branch: %s action needs a target", a.Kind)
 	}
@@ -148,7 +156,7 @@ func (a Action) Validate() error {
 	if a.Kind == KindNavigate && a.URL == "" {
 		return fmt.Errorf("branch: navigate action needs a url")
 	}
-	if (a.Kind == KindType || a.Kind == KindSelect) && a.Value == "" && a.Input == "" {
+	if (a.Kind == KindType || a.Kind == KindSelect || a.Kind == KindSet) && a.Value == "" && a.Input == "" {
 		return fmt.Errorf("branch: %s action needs a value or an input", a.Kind)
 	}
 	return nil

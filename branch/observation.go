@@ -53,8 +53,10 @@ func (d Dialog) Refused() bool {
 // Affordance is one interactive element of a page, as the planner sees it.
 type Affordance struct {
 	// Kind is link, button, textbox, number, email, select, checkbox,
-	// radio, textarea, search, or one of the ARIA widget kinds (tab,
-	// treeitem, option, switch, combobox, listbox, menuitem); clickable
+	// radio, textarea, search, slider (a range input or an ARIA slider),
+	// spinbutton (an ARIA spin button; a number input stays number), or
+	// one of the ARIA widget kinds (tab, treeitem, option, switch,
+	// combobox, listbox, menuitem); clickable
 	// for other elements with a click handler, menu for an element that
 	// only opens on hover.
 	Kind    string   `json:"kind"`
@@ -67,6 +69,17 @@ type Affordance struct {
 	// when absent): date, time, range, tel and the like tell the planner
 	// the format a value must be written in.
 	InputType string `json:"input_type,omitempty"`
+	// Min, Max and Step are the bounds a value must keep, in the
+	// control's own format: an input's min, max and step attributes
+	// (range, number, date and time inputs), or a slider's or spin
+	// button's aria-valuemin and aria-valuemax (its aria-valuenow is
+	// Value). Empty when the control states none.
+	Min  string `json:"min,omitempty"`
+	Max  string `json:"max,omitempty"`
+	Step string `json:"step,omitempty"`
+	// ValueText is a slider's or spin button's aria-valuetext: the value
+	// as people read it ("Medium", "$40") when it is not the number.
+	ValueText string `json:"value_text,omitempty"`
 	// Required is the control's required attribute.
 	Required bool `json:"required,omitempty"`
 	// Region is the landmark the element sits in: header, nav, main,

@@ -44,6 +44,9 @@ func TestValidate(t *testing.T) {
 		{Action{Kind: KindClick, Target: &Target{Role: "button", Name: "Go"}}, true},
 		{Action{Kind: KindType, Target: &Target{ID: "q"}}, false},
 		{Action{Kind: KindType, Target: &Target{ID: "q"}, Input: "email"}, true},
+		{Action{Kind: KindSet, Target: &Target{ID: "volume"}, Value: "40"}, true},
+		{Action{Kind: KindSet, Target: &Target{ID: "volume"}}, false},
+		{Action{Kind: KindSet, Value: "40"}, false},
 	}
 	for i, c := range cases {
 		if err := c.a.Validate(); (err == nil) != c.ok {

@@ -18,6 +18,10 @@ const (
 	CodeRedactedValue     = "redacted_value"
 	CodeInputMissing      = "input_missing"
 	CodeGuardBlocked      = "guard_blocked"
+	// CodeValueNotSet is a set action whose control would not hold the
+	// value: out of its range, off its step, refused by the page, or a
+	// date picker that never showed the month.
+	CodeValueNotSet = "value_not_set"
 	// CodeUnresponsive is a page that stopped answering: the session's
 	// watchdog closed its context.
 	CodeUnresponsive = "page_unresponsive"
@@ -50,6 +54,10 @@ type StepResult struct {
 	End            time.Time
 	// VirtualTime is the page clock after the step settled, in ms.
 	VirtualTime int64 `json:"virtual_time_ms"`
+	// Via says how a set action put its value in, as a person could
+	// repeat it: "fill 2011-10-11", "keys End ArrowLeft×3", "drag 0.40",
+	// "picker next×2 day 11". Replays compare it.
+	Via string `json:"via,omitempty"`
 }
 
 // RedactedPlaceholder is what plans carry instead of a removed value; an

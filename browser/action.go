@@ -52,12 +52,13 @@ func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (bra
 	// A step's error quotes what the browser said (URLs, target text):
 	// scrubbed here, every caller records it as it is.
 	res.Error = s.scrubText(res.Error, nil)
+	res.Via = s.scrubText(res.Via, nil)
 	return res, err
 }
 
 func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) (branch.StepResult, error) {
 	res := branch.StepResult{Step: s.step + 1, Start: time.Now()}
-	s.selector, s.healShot = "", nil
+	s.selector, s.healShot, s.via = "", nil, ""
 	s.mu.Lock()
 	s.step++
 	s.answer = a.Dialog
@@ -68,7 +69,7 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 	}
 	s.mu.Unlock()
 	strategy, err := s.do(ctx, a, inputs)
-	res.Strategy = strategy
+	res.Strategy, res.Via = strategy, s.via
 	if err == nil {
 		err = s.settle(ctx)
 	} else if ctx.Err() == nil {
@@ -230,6 +231,12 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 		err = loc.Hover(playwright.LocatorHoverOptions{Timeout: timeout})
 	case branch.KindKeyPress:
 		err = loc.Press(value, playwright.LocatorPressOptions{Timeout: timeout})
+	case branch.KindSet:
+		s.via, err = s.set(ctx, loc, value, timeout)
+		if a.Input != "" && value != "" {
+			// The via names the input, never its value.
+			s.via = strings.ReplaceAll(s.via, value, "{input "+a.Input+"}")
+		}
 	case branch.KindWaitFor:
 		err = loc.WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateVisible, Timeout: timeout})
 	default:

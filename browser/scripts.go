@@ -328,11 +328,13 @@ const observeScript = `(arg) => {
       if (['submit', 'button', 'reset', 'image'].includes(type)) return 'button';
       if (type === 'checkbox' || type === 'radio') return type;
       if (type === 'number') return 'number';
+      if (type === 'range') return 'slider';
       if (type === 'email') return 'email';
       if (type === 'search') return 'search';
       return 'textbox';
     }
     if (role === 'link') return 'link';
+    if (role === 'slider' || role === 'spinbutton') return role;
     if (['tab', 'treeitem', 'option', 'checkbox', 'radio', 'switch', 'combobox', 'listbox'].includes(role)) return role;
     if (role.startsWith('menuitem')) return 'menuitem';
     if (role === 'textbox' || role === 'searchbox' || h === 'editable') return 'textbox';
@@ -352,7 +354,7 @@ const observeScript = `(arg) => {
     if (generic && !name) continue; // nothing to tell it by
     const r = el.getBoundingClientRect();
     const form = el.form ? forms.indexOf(el.form) : -1;
-    const clicks = !['textbox', 'textarea', 'number', 'email', 'search', 'select', 'checkbox', 'radio', 'combobox', 'listbox'].includes(kind);
+    const clicks = !['textbox', 'textarea', 'number', 'email', 'search', 'select', 'checkbox', 'radio', 'combobox', 'listbox', 'slider', 'spinbutton'].includes(kind);
     const a = {
       kind,
       target: {
@@ -376,6 +378,14 @@ const observeScript = `(arg) => {
     if (tag === 'input' || tag === 'textarea' || tag === 'select') a.value = String(el.value);
     else if (h === 'editable') a.value = norm(el.innerText);
     else if (kind === 'combobox') a.value = norm(el.innerText || el.textContent || '');
+    if (tag === 'input' && ['range', 'number', 'date', 'time', 'datetime-local', 'month', 'week'].includes(type)) {
+      // The bounds a value must keep, in the control's own format.
+      for (const k of ['min', 'max', 'step']) if (el.getAttribute(k)) a[k] = el.getAttribute(k);
+    } else if (kind === 'slider' || kind === 'spinbutton') {
+      const g = (k) => norm(el.getAttribute(k)) || undefined;
+      a.value = g('aria-valuenow') || '';
+      a.min = g('aria-valuemin'); a.max = g('aria-valuemax'); a.value_text = g('aria-valuetext');
+    }
     if (type === 'checkbox' || type === 'radio') a.checked = el.checked;
     else if (['checkbox', 'radio', 'switch', 'menuitem'].includes(kind)) a.checked = el.getAttribute('aria-checked') === 'true' || el.getAttribute('aria-pressed') === 'true';
     else if (kind === 'tab' || kind === 'option' || kind === 'treeitem') a.checked = el.getAttribute('aria-selected') === 'true';

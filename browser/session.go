@@ -155,6 +155,10 @@ type Session struct {
 	// selector is the selector string that resolved the last step's
 	// target.
 	selector string
+	// via is how the last set action put its value in (StepResult.Via);
+	// fieldBox is the frame offset of the date field it works on.
+	via      string
+	fieldBox *point
 
 	mu       sync.Mutex
 	net      []*netRec

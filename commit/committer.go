@@ -587,7 +587,7 @@ func (c *Committer) stepRecord(ctx context.Context, sess *browser.Session, a bra
 		return nil, err
 	}
 	o := snap.Obs
-	return map[string]any{"action": a, "status": r.Status, "code": r.Code, "strategy": r.Strategy, "virtual_time_ms": r.VirtualTime,
+	return map[string]any{"action": a, "status": r.Status, "code": r.Code, "strategy": r.Strategy, "via": r.Via, "virtual_time_ms": r.VirtualTime,
 		"url": o.URL, "title": o.Title, "dom_hash": o.DOMHash, "ax_hash": o.AXHash, "net_digest": o.NetDigest,
 		"dom_artifact": o.DOMArtifact, "ax_artifact": o.AXArtifact}, nil
 }

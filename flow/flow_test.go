@@ -61,6 +61,7 @@ func TestParseBad(t *testing.T) {
 		{"relative-url.yaml", `relative-url.yaml:3: actions[0].url: "/relative" is not an absolute URL`},
 		{"unknown-field.yaml", "unknown-field.yaml:5: field colour not found"},
 		{"type-no-value.yaml", "type-no-value.yaml:3: actions[0].value: a type action needs a value"},
+		{"set-no-value.yaml", "set-no-value.yaml:3: actions[0].value: a set action needs the value its control is to hold"},
 		{"redacted-with-value.yaml", "redacted-with-value.yaml:3: actions[0].value: a redacted action holds no value in the file"},
 		{"bad-guard.yaml", "bad-guard.yaml:3: guard[0].url: is not a regular expression"},
 		{"bad-dialog.yaml", `bad-dialog.yaml:3: actions[0].dialog: "maybe" is neither accept nor dismiss`},
@@ -136,5 +137,23 @@ func TestFromBranchRedactsInputs(t *testing.T) {
 				t.Fatalf("box lost: %+v", a.Target)
 			}
 		})
+	}
+}
+
+// TestParseSet: a set action is a flow action like the others: read with
+// its target and value, and the same action back for the executor.
+func TestParseSet(t *testing.T) {
+	src := "schema_version: 1\nactions:\n  - {kind: set, target: {role: slider, name: Volume}, value: \"40\"}\n" +
+		"  - {kind: set, target: {id: checkin}, value: 10/11/2011}\n"
+	f, err := flow.Parse("set.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := f.Actions[0].Branch()
+	if a.Kind != branch.KindSet || a.Value != "40" || a.Target.Role != "slider" || a.Validate() != nil {
+		t.Fatalf("set action = %+v", a)
+	}
+	if back := flow.FromBranch(a).Branch(); back.Kind != a.Kind || back.Value != a.Value || *back.Target != *a.Target {
+		t.Fatalf("round trip = %+v, want %+v", back, a)
 	}
 }

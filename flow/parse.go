@@ -143,7 +143,7 @@ func yamlError(file string, err error) error {
 
 // targetKinds are the kinds that act on an element.
 var targetKinds = map[string]bool{branch.KindClick: true, branch.KindType: true, branch.KindSelect: true,
-	branch.KindCheck: true, branch.KindFocus: true, branch.KindHover: true}
+	branch.KindCheck: true, branch.KindFocus: true, branch.KindHover: true, branch.KindSet: true}
 
 func validate(file string, f *Flow, ls lineMap) error {
 	if len(f.Actions) == 0 {
@@ -200,7 +200,7 @@ func validateEnv(e Environment) string {
 
 func validateAction(a Action) string {
 	if !branch.KnownKind(a.Kind) {
-		return fmt.Sprintf("kind: %q is not an action kind (navigate, click, type, select, check, focus, key_press, hover, scroll, wait_for)", a.Kind)
+		return fmt.Sprintf("kind: %q is not an action kind (navigate, click, type, select, check, set, focus, key_press, hover, scroll, wait_for)", a.Kind)
 	}
 	if a.Kind == branch.KindEval {
 		return "kind: eval is not played back: a flow runs what a person could do"
@@ -219,6 +219,9 @@ func validateAction(a Action) string {
 	}
 	if a.Kind == branch.KindType && a.Value == "" && !a.Redacted && a.Input == "" {
 		return "value: a type action needs a value (or redacted: true and a value supplied at play time)"
+	}
+	if a.Kind == branch.KindSet && a.Value == "" && !a.Redacted && a.Input == "" {
+		return "value: a set action needs the value its control is to hold"
 	}
 	if a.Redacted && a.Value != "" && a.Value != branch.RedactedPlaceholder {
 		return "value: a redacted action holds no value in the file"

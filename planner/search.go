@@ -623,7 +623,7 @@ func (s *Search) EndWave() Decision {
 		}
 		// Filling a form field (typing, selecting, checking) is progress
 		// on the form even before a goal predicate sees it.
-		fills := a.Input != "" || a.Kind == branch.KindType || a.Kind == branch.KindSelect || a.Kind == branch.KindCheck
+		fills := a.Input != "" || a.Kind == branch.KindType || a.Kind == branch.KindSelect || a.Kind == branch.KindCheck || a.Kind == branch.KindSet
 		// Paging on towards what the goal names is no stall either.
 		if n.Parent != nil && n.Score.Progress <= parentProgress && !fills && !n.Onward {
 			n.Stall = n.Parent.Stall + 1

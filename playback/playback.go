@@ -398,7 +398,7 @@ func (p *player) checkViewport() {
 
 // dependent kinds act on what an earlier click or navigate led to.
 func dependent(kind string) bool {
-	return kind == branch.KindType || kind == branch.KindSelect || kind == branch.KindCheck
+	return kind == branch.KindType || kind == branch.KindSelect || kind == branch.KindCheck || kind == branch.KindSet
 }
 
 // recordedDelay is the wait before an action started at cur after one

@@ -186,7 +186,7 @@ func build(ctx context.Context, src Source, rr *runRecords, branchID string, kin
 			nav = &payload.Nav{}
 		}
 		step := bundle.Step{Index: k + 1, Action: leaf.Plan[k], Status: end.Status, Code: end.Code,
-			Strategy: end.Strategy, URL: nav.URL, Title: nav.Title,
+			Strategy: end.Strategy, Via: end.Via, URL: nav.URL, Title: nav.Title,
 			DOMHash: snap.DOMHash, AXHash: snap.AXHash, NetDigest: snap.NetDigest,
 			ScreenshotHash: snap.Screenshot, Predicates: snap.Predicates}
 		step.VirtualTimeMS = vtOf(byBranch[id])
@@ -292,6 +292,7 @@ type commitStep struct {
 	Status      string        `json:"status"`
 	Code        string        `json:"code"`
 	Strategy    string        `json:"strategy"`
+	Via         string        `json:"via"`
 	VirtualTime int64         `json:"virtual_time_ms"`
 	URL         string        `json:"url"`
 	Title       string        `json:"title"`
@@ -307,7 +308,7 @@ func addCommitSteps(ctx context.Context, b *bundle.Bundle, store *artifacts.FS, 
 	for i, cs := range steps {
 		idx := len(b.Steps) + 1
 		b.Manifest.Plan = append(b.Manifest.Plan, cs.Action)
-		b.Steps = append(b.Steps, bundle.Step{Index: idx, Action: cs.Action, Status: cs.Status, Code: cs.Code, Strategy: cs.Strategy,
+		b.Steps = append(b.Steps, bundle.Step{Index: idx, Action: cs.Action, Status: cs.Status, Code: cs.Code, Strategy: cs.Strategy, Via: cs.Via,
 			VirtualTimeMS: cs.VirtualTime, URL: cs.URL, Title: cs.Title, DOMHash: cs.DOMHash, AXHash: cs.AXHash,
 			NetDigest: cs.NetDigest, ScreenshotHash: cs.Screenshot})
 		if err := attach(ctx, b, store, idx, cs.DOMArtifact, cs.AXArtifact, cs.Screenshot); err != nil {

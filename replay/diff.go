@@ -31,6 +31,9 @@ func explain(b *bundle.Bundle, step int, snap browser.Snapshot, sr StepReport, o
 	if sr.Status != sr.Want {
 		what = append(what, fmt.Sprintf("status %s (recorded %s, code %s)", sr.Status, sr.Want, sr.Code))
 	}
+	if sr.WantVia != "" && sr.Via != sr.WantVia {
+		what = append(what, fmt.Sprintf("the way the value was set (recorded %q, replayed %q)", sr.WantVia, sr.Via))
+	}
 	fmt.Fprintf(&w, " %s differ\n", strings.Join(what, ", "))
 	if sr.URL != sr.WantURL {
 		fmt.Fprintf(&w, "  url: recorded %s, replayed %s\n", sr.WantURL, sr.URL)

@@ -83,6 +83,10 @@ type StepReport struct {
 	// HealedSelector the selector string when it was a fallback.
 	Strategy       string `json:"strategy,omitempty"`
 	HealedSelector string `json:"healed_selector,omitempty"`
+	// Via and WantVia are how a set action put its value in, replayed
+	// and recorded; they must be equal.
+	Via     string `json:"via,omitempty"`
+	WantVia string `json:"want_via,omitempty"`
 }
 
 // Report is the outcome of a replay.
@@ -214,7 +218,7 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 		}
 		snap, err := sess.Observe(ctx, browser.ObserveSpec{})
 		sr := StepReport{Index: i + 1, Action: a.Describe(), Status: r.Status, Want: want.Status, Code: r.Code, WantURL: want.URL,
-			Strategy: r.Strategy, HealedSelector: r.HealedSelector}
+			Strategy: r.Strategy, HealedSelector: r.HealedSelector, Via: r.Via, WantVia: want.Via}
 		if r.Status == branch.StatusHealed {
 			rep.Healed++
 		}
@@ -229,7 +233,8 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 				sr.WantURL = foldOrigin(want.URL, m.Origin)
 			}
 		}
-		sr.Match = err == nil && sr.DOM && sr.AX && sr.Net && (r.Status == want.Status || (r.Status != branch.StatusFailed && want.Status != branch.StatusFailed))
+		sr.Match = err == nil && sr.DOM && sr.AX && sr.Net && (r.Status == want.Status || (r.Status != branch.StatusFailed && want.Status != branch.StatusFailed)) &&
+			(want.Via == "" || r.Via == want.Via)
 		if sr.Match {
 			matched++
 		} else if rep.TTD == 0 {

@@ -284,7 +284,7 @@ func (ss *session) do(a branch.Action) outcome {
 			}
 			return outcome{mult: 1}
 		}
-	case branch.KindClick, branch.KindType, branch.KindSelect, branch.KindCheck:
+	case branch.KindClick, branch.KindType, branch.KindSelect, branch.KindCheck, branch.KindSet, branch.KindFocus, branch.KindHover:
 	default:
 		return fail(branch.CodeUnsupported, "unknown action kind %s", a.Kind)
 	}
@@ -322,6 +322,13 @@ func (ss *session) do(a branch.Action) outcome {
 			out = ss.submit(ss.v.forms[c.form])
 		}
 	case branch.KindWaitFor:
+		out = outcome{mult: 1}
+	case branch.KindSet:
+		out = ss.setIn(c, value)
+	case branch.KindFocus, branch.KindHover:
+		// The simulated web has no focus styles and no hover menus (its
+		// menu opens on a click): pointing at or focusing a control that
+		// is there changes nothing.
 		out = outcome{mult: 1}
 	}
 	if out.code == "" {
@@ -436,6 +443,29 @@ func (ss *session) typeInto(c *control, value string) outcome {
 		return fail(branch.CodePageError, "Error: Element is not an <input>, <textarea> or [contenteditable] element")
 	}
 	c.value = value
+	return outcome{mult: 1}
+}
+
+// setIn makes a control hold a value, as the browser's set action does:
+// a number field takes a number only, a text field takes the text, a
+// select its option, a checkbox "true" or "false"; links and buttons
+// hold no value.
+func (ss *session) setIn(c *control, value string) outcome {
+	switch c.kind {
+	case FieldNumber:
+		if _, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err != nil {
+			return fail(branch.CodeValueNotSet, "<input type=number> does not take %q: not in its format", value)
+		}
+		c.value = strings.TrimSpace(value)
+	case FieldText, FieldEmail, FieldSearch:
+		c.value = value
+	case FieldSelect:
+		return ss.selectIn(c, value)
+	case FieldCheckbox:
+		c.checked = value != "false"
+	default:
+		return fail(branch.CodeUnsupported, "set: <%s> is not a control that holds a value", c.kind)
+	}
 	return outcome{mult: 1}
 }
 

@@ -324,3 +324,87 @@ func TestPaidLinkCostsMore(t *testing.T) {
 		t.Fatal("the paid quote is not a dead end")
 	}
 }
+
+// TestExecuteSetFocusHover: the simulated web takes set as the browser
+// does (a number field only a number, a select its option, a text field
+// its text; a button holds no value), and focus and hover change nothing
+// on a control that is there.
+func TestExecuteSetFocusHover(t *testing.T) {
+	s := findSite(t, "a one-step checkout", func(s *Site) bool { return s.Details == "" })
+	spec := mustSpec(t, s)
+	sol := mustSolution(t, s)
+	checkout := 0
+	for i, a := range sol {
+		if a.Kind == branch.KindClick && strings.HasPrefix(a.Target.TestID, "plan-") {
+			checkout = i + 1
+		}
+	}
+	at := append(branch.Plan{}, sol[:checkout]...)
+	base, _ := s.Execute(at, spec)
+	if base.Status != job.ResultOK {
+		t.Fatalf("reaching the checkout: %s", base.ErrMsg)
+	}
+	byKind := map[string]branch.Affordance{}
+	for _, a := range base.Obs.Affordances {
+		if _, ok := byKind[a.Kind]; !ok {
+			byKind[a.Kind] = a
+		}
+	}
+	for _, k := range []string{"number", "textbox", "button"} {
+		if _, ok := byKind[k]; !ok {
+			t.Fatalf("the checkout has no %s: %+v", k, base.Obs.Affordances)
+		}
+	}
+	set := func(k, v string) branch.Action {
+		tgt := byKind[k].Target
+		return branch.Action{Kind: branch.KindSet, Target: &tgt, Value: v}
+	}
+	valueOf := func(obs *branch.Observation, k string) string {
+		for _, a := range obs.Affordances {
+			if a.Target.CSS == byKind[k].Target.CSS {
+				return a.Value
+			}
+		}
+		return "<gone>"
+	}
+	cases := []struct {
+		name string
+		a    branch.Action
+		code string
+		kind string // the affordance whose value is checked
+		want string
+	}{
+		{"a number into a number field", set("number", "12"), "", "number", "12"},
+		{"words into a number field", set("number", "twelve"), branch.CodeValueNotSet, "number", byKind["number"].Value},
+		{"text into a text field", set("textbox", "Globex"), "", "textbox", "Globex"},
+		{"a button holds no value", set("button", "1"), branch.CodeUnsupported, "", ""},
+		{"no value at all", branch.Action{Kind: branch.KindSet, Target: &branch.Target{ID: "no-such-field"}, Value: "1"}, branch.CodeSelectorNotFound, "", ""},
+	}
+	for _, tc := range cases {
+		res, _ := s.Execute(append(append(branch.Plan{}, at...), tc.a), spec)
+		if tc.code != "" {
+			if res.ErrCode != tc.code {
+				t.Errorf("%s: %s %s, want %s", tc.name, res.Status, res.ErrCode, tc.code)
+			}
+			continue
+		}
+		if res.Status != job.ResultOK {
+			t.Errorf("%s: %s %s %s", tc.name, res.Status, res.ErrCode, res.ErrMsg)
+			continue
+		}
+		if got := valueOf(res.Obs, tc.kind); got != tc.want && !strings.HasPrefix(got, "tok_") {
+			t.Errorf("%s: the field holds %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	for _, kind := range []string{branch.KindFocus, branch.KindHover} {
+		tgt := byKind["textbox"].Target
+		res, _ := s.Execute(append(append(branch.Plan{}, at...), branch.Action{Kind: kind, Target: &tgt}), spec)
+		if res.Status != job.ResultOK || res.Obs.DOMHash != base.Obs.DOMHash || res.Obs.URL != base.Obs.URL {
+			t.Errorf("%s: %s %s %s; the page changed: %v", kind, res.Status, res.ErrCode, res.ErrMsg, res.Obs != nil && res.Obs.DOMHash != base.Obs.DOMHash)
+		}
+		res, _ = s.Execute(append(append(branch.Plan{}, at...), branch.Action{Kind: kind, Target: &branch.Target{ID: "no-such-field"}}), spec)
+		if res.ErrCode != branch.CodeSelectorNotFound {
+			t.Errorf("%s of a missing control: %s %s", kind, res.Status, res.ErrCode)
+		}
+	}
+}

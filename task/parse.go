@@ -212,7 +212,7 @@ func (d *decoder) task(n *yaml.Node, t *Task) {
 }
 
 var actionKinds = []string{branch.KindNavigate, branch.KindClick, branch.KindType, branch.KindSelect,
-	branch.KindCheck, branch.KindFocus, branch.KindKeyPress, branch.KindHover, branch.KindScroll, branch.KindWaitFor, branch.KindEval}
+	branch.KindCheck, branch.KindFocus, branch.KindKeyPress, branch.KindHover, branch.KindScroll, branch.KindWaitFor, branch.KindEval, branch.KindSet}
 
 func (d *decoder) goal(n *yaml.Node, path string, g *Goal) {
 	d.fields(n, path, map[string]func(*yaml.Node, string){

@@ -358,6 +358,7 @@ func TestParseAction(t *testing.T) {
 		{`{click: Annual}`, `click text="Annual"`, ""},
 		{`{type: {field: seats, value: "12"}}`, `type field=seats value="12"`, ""},
 		{`{navigate: "http://x.test/a"}`, `navigate http://x.test/a`, ""},
+		{`{set: {role: slider, name: Volume, value: "40"}}`, `set role=slider name="Volume" value="40"`, ""},
 		{`{poke: Annual}`, "", "unknown action kind"},
 		{`click`, "", "exactly one action kind"},
 		{`{click: {txt: A}}`, "", "unknown field"},

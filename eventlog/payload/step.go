@@ -15,6 +15,8 @@ type ActionEnd struct {
 	Strategy   string `json:"strategy"`
 	DurationMS int64  `json:"duration_ms"`
 	Replayed   bool   `json:"replayed"`
+	// Via is how a set action put its value in (branch.StepResult.Via).
+	Via string `json:"via,omitempty"`
 }
 
 // Kind implements Payload.

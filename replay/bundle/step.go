@@ -40,4 +40,7 @@ type Step struct {
 	ScreenshotHash string `json:"screenshot_hash,omitempty"`
 	// Predicates holds the truth of every named goal predicate.
 	Predicates map[string]bool `json:"predicates,omitempty"`
+	// Via is how a set action put its value in ("keys End ArrowLeft×3",
+	// "picker next×2 day 11"): a strict replay must do the same.
+	Via string `json:"via,omitempty"`
 }
