@@ -165,4 +165,3 @@ func statusOf(s *orchestrator.Summary) string {
 	}
 	return s.Status
 }
-
