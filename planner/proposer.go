@@ -215,6 +215,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 		add(Candidate{Action: act, Prior: FillPrior, Reason: "fills " + rule.name + " into " + label(a)})
 	}
 	p.stepCandidates(obs, h, add)
+	p.valueCandidates(obs, h, pendingForm, add)
 	behind := modal && p.behindModal(obs)
 	for _, a := range obs.Affordances {
 		if a.Region == "obscured" || p.risky(a, obs.URL) {
