@@ -195,7 +195,7 @@ const (
 	BindSure   = 0.6
 	BindMargin = 0.25
 	// BindTypeWeight weighs the type fit against the affinity.
-	BindTypeWeight = 0.3
+	BindTypeWeight = 0.6
 	// TypeFitLoose is the type fit of a typed value (a date, a number)
 	// for a plain text field, which takes it as written.
 	TypeFitLoose = 0.5

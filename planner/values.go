@@ -287,13 +287,14 @@ func lastRune(s string) rune {
 
 // patterns takes the typed values outside quotes.
 func (x *extractor) patterns() {
-	for _, v := range typedValues(x.text) {
+	vals, spans := typedSpans(x.text)
+	for _, v := range vals {
 		if x.free(v.Start, v.End) {
 			x.emit(v)
 		}
 	}
-	for _, v := range x.out {
-		x.claim(v.Start, v.End)
+	for _, sp := range spans {
+		x.claim(sp.start, sp.end)
 	}
 }
 
@@ -301,6 +302,13 @@ func (x *extractor) patterns() {
 // span once (the first shape that takes it), ambiguous dates in every
 // reading.
 func typedValues(t string) []Value {
+	vs, _ := typedSpans(t)
+	return vs
+}
+
+// typedSpans is typedValues with the spans its shapes took, a date or
+// clock that is no real one among them.
+func typedSpans(t string) ([]Value, []span) {
 	var out []Value
 	var taken []span
 	free := func(s, e int) bool {
@@ -311,6 +319,9 @@ func typedValues(t string) []Value {
 		}
 		return true
 	}
+	// shaped: a date or a clock that is no real one (31/02/2011, 25:00)
+	// is no value, and its digits are no numbers either.
+	shaped := map[*regexp.Regexp]bool{reISODate: true, reNumDate: true, reClock: true}
 	take := func(re *regexp.Regexp, read func(m []int) []Value) {
 		for _, m := range re.FindAllStringSubmatchIndex(t, -1) {
 			s, e := m[0], m[1]
@@ -319,6 +330,9 @@ func typedValues(t string) []Value {
 			}
 			vs := read(m)
 			if len(vs) == 0 {
+				if shaped[re] {
+					taken = append(taken, span{s, e})
+				}
 				continue
 			}
 			e = m[1] // read may trim the end
@@ -399,7 +413,7 @@ func typedValues(t string) []Value {
 	take(reNumber, func(m []int) []Value {
 		return []Value{{Kind: ValueNumber, Norm: plainNumber(group(m, 1))}}
 	})
-	return out
+	return out, taken
 }
 
 // textDate is a date with a month name: a full date with a year, or a
@@ -537,14 +551,14 @@ func wordTokens(t string) []gtoken {
 // clauseStop reports whether a punctuation gtoken ends a clause (a colon
 // does not: it joins a label to its value).
 func clauseStop(t gtoken) bool {
-	return t.word == "" && t.raw != ":" && t.raw != "-" && t.raw != "'" && t.raw != "’" && t.raw != "=" || phraseStops[t.word]
+	return t.word == "" && strings.Contains(".,;!?()[]{}\n", t.raw) || phraseStops[t.word]
 }
 
 // labelled takes the phrase after "label:" when no typed value starts
 // there: "from: boston to: denver".
 func (x *extractor) labelled(toks []gtoken) {
 	for k, tk := range toks {
-		if tk.raw != ":" || k == 0 || toks[k-1].word == "" {
+		if tk.raw != ":" || k == 0 || !strings.ContainsFunc(toks[k-1].word, unicode.IsLetter) {
 			continue
 		}
 		s, e := -1, -1
@@ -600,6 +614,9 @@ func (x *extractor) names(toks []gtoken) {
 		}
 		if first <= j && j+1 < len(toks) && roleNounSet[toks[j+1].word] {
 			first = j + 1
+		}
+		if first == j && roleNounSet[toks[j].word] {
+			first = j + 1 // "Tab #3": a kind of element, no name
 		}
 		if first <= j {
 			s, e := toks[first].start, toks[j].end
@@ -1140,7 +1157,7 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 	// Every field's bindings, so a value that plainly belongs to another
 	// field is not guessed into this one.
 	binds := map[int][]binding{}
-	bestOf := map[int]float64{} // value index -> its best affinity over the fields
+	bestOf := map[int]float64{} // value index -> its best score over the fields
 	for _, i := range fields {
 		a := obs.Affordances[i]
 		own := p.labelValues(a)
@@ -1171,7 +1188,7 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 			}
 			binds[i] = append(binds[i], b)
 			if k < len(pool) {
-				bestOf[k] = max(bestOf[k], aff)
+				bestOf[k] = max(bestOf[k], b.score)
 			}
 		}
 	}
@@ -1183,7 +1200,7 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 		}
 		var bs []binding
 		for _, b := range binds[i] {
-			if b.pk >= 0 && b.aff+BindMargin < bestOf[b.pk] {
+			if b.pk >= 0 && b.score+BindMargin < bestOf[b.pk] {
 				continue // it belongs to another field
 			}
 			bs = append(bs, b)
