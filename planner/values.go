@@ -1087,10 +1087,10 @@ func valueField(a branch.Affordance) bool {
 	return (textKinds[a.Kind] || a.Kind == "select") && a.Region != "obscured"
 }
 
-// holdsValue reports whether a control already holds something: text
-// typed, a range's position; a select always does.
-func holdsValue(a branch.Affordance) bool {
-	return a.Value != "" || a.Kind == "select" || inputType(a) == "range"
+// alwaysHolds reports whether a control always holds a value, so an
+// empty one cannot tell it is still to fill: a select, a range.
+func alwaysHolds(a branch.Affordance) bool {
+	return a.Kind == "select" || inputType(a) == "range" || inputType(a) == "color"
 }
 
 // fieldAction is the action that writes value into the control: typed
@@ -1137,7 +1137,7 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 	pool = append(pool, dateTimes(p.g.text, pool)...)
 	fields := []int{}
 	for i, a := range obs.Affordances {
-		if !valueField(a) || covered[i] || pending[a.Form] || !holdsValue(a) && a.Value != "" {
+		if !valueField(a) || covered[i] || pending[a.Form] || !alwaysHolds(a) && a.Value != "" {
 			continue
 		}
 		if _, ok := p.ruleFor(a); ok {
@@ -1176,7 +1176,7 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 			if k >= len(pool) {
 				aff = max(aff, labelAffinity(v))
 			}
-			if holdsValue(a) && aff == 0 && !(a.Kind == "select" && v.Kind != ValueNumber) {
+			if alwaysHolds(a) && aff == 0 && !(a.Kind == "select" && v.Kind != ValueNumber) {
 				continue // a select or slider moves only for a value meant for it
 			}
 			if a.Kind == "select" && selected(a, w) || a.Value != "" && squash(a.Value) == squash(w) {
@@ -1220,7 +1220,7 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 			}
 		}
 		sure := uniq[0].aff >= BindSure && (len(uniq) == 1 || uniq[0].score-uniq[1].score >= BindMargin)
-		if holdsValue(a) && !sure && uniq[0].aff == 0 && a.Kind != "select" {
+		if alwaysHolds(a) && !sure && uniq[0].aff == 0 && a.Kind != "select" {
 			continue
 		}
 		done[a.Form] = true
