@@ -188,6 +188,10 @@ const (
 	ValueGuessPrior = 0.7
 	ValueGuessDecay = 0.85
 	ValueBranches   = 3
+	// ValueLoosePrior is the prior of writing a value into a field that
+	// nothing in the goal names ("find movies by X" into a search box):
+	// among the page's ordinary links and buttons, not above them.
+	ValueLoosePrior = 0.25
 	// BindSure is the least affinity of a binding taken as certain, and
 	// BindMargin how far its score must lead the next value's (and how
 	// far below a value's best field another field may be and still get
@@ -215,6 +219,9 @@ const (
 	// AffinityKind weighs a label word that asks for the value's kind (a
 	// field named Date for a date) when the goal names no field.
 	AffinityKind = 0.8
+	// AffinityOption is the affinity of a value one of a select's options
+	// spells: the select offers it.
+	AffinityOption = 0.7
 	// AffinityLowerLabel is the affinity of lower-case words read after a
 	// field's own label in the goal ("with the title the godfather"):
 	// a guess, not a certainty.

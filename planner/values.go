@@ -1135,7 +1135,8 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 	covered := p.stepFields(obs)
 	pool := p.statedValues(obs)
 	pool = append(pool, dateTimes(p.g.text, pool)...)
-	fields := []int{}
+	open := map[int]bool{} // the fields values may be proposed for
+	some := false
 	for i, a := range obs.Affordances {
 		if !valueField(a) || covered[i] || pending[a.Form] || !alwaysHolds(a) && a.Value != "" {
 			continue
@@ -1143,59 +1144,63 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 		if _, ok := p.ruleFor(a); ok {
 			continue
 		}
-		fields = append(fields, i)
+		open[i], some = true, true
 	}
-	if len(fields) == 0 {
+	if !some {
 		return
 	}
 	used := map[string]bool{} // values some field holds already
 	for _, a := range obs.Affordances {
-		if a.Value != "" && (textKinds[a.Kind] && inputType(a) != "range") {
+		if a.Value != "" && textKinds[a.Kind] && !alwaysHolds(a) {
 			used[squash(a.Value)] = true
 		}
 	}
-	// Every field's bindings, so a value that plainly belongs to another
-	// field is not guessed into this one.
+	// Every field's bindings, the filled and the covered ones too: a value
+	// that plainly belongs to another field (one that holds it already,
+	// in a form the page may have scrubbed or rewritten) is not guessed
+	// into this one.
 	binds := map[int][]binding{}
-	bestOf := map[int]float64{} // value index -> its best score over the fields
-	for _, i := range fields {
-		a := obs.Affordances[i]
-		own := p.labelValues(a)
-		for k, v := range append(append([]Value(nil), pool...), own...) {
-			if used[squash(v.Text)] || used[squash(v.Norm)] {
-				continue
-			}
+	bestOf := map[int]float64{} // pool index -> its best score over the fields
+	for i, a := range obs.Affordances {
+		if !valueField(a) {
+			continue
+		}
+		vals := pool
+		if open[i] {
+			vals = append(append([]Value(nil), pool...), p.labelValues(a)...)
+		}
+		for k, v := range vals {
 			w, ok := Written(a, v)
 			if !ok {
 				w, ok = datePart(a, v)
 			}
-			if !ok || used[squash(w)] {
+			if !ok {
 				continue
 			}
 			aff := affinity(a, v)
 			if k >= len(pool) {
 				aff = max(aff, labelAffinity(v))
 			}
-			if alwaysHolds(a) && aff == 0 && !(a.Kind == "select" && v.Kind != ValueNumber) {
-				continue // a select or slider moves only for a value meant for it
-			}
-			if a.Kind == "select" && selected(a, w) || a.Value != "" && squash(a.Value) == squash(w) {
-				continue
+			if a.Kind == "select" && v.Kind != ValueNumber {
+				aff = max(aff, AffinityOption) // one of its choices spells the value
 			}
 			b := binding{v: v, pk: -1, written: w, aff: aff, score: aff + BindTypeWeight*typeFit(a, v)}
 			if k < len(pool) {
 				b.pk = k
-			}
-			binds[i] = append(binds[i], b)
-			if k < len(pool) {
 				bestOf[k] = max(bestOf[k], b.score)
 			}
+			if !open[i] || used[squash(v.Text)] || used[squash(v.Norm)] || used[squash(w)] {
+				continue
+			}
+			if alwaysHolds(a) && aff == 0 || a.Kind == "select" && selected(a, w) {
+				continue // a select or slider moves only for a value meant for it
+			}
+			binds[i] = append(binds[i], b)
 		}
 	}
 	done := map[int]bool{} // forms proposed for
-	for _, i := range fields {
-		a := obs.Affordances[i]
-		if done[a.Form] {
+	for i, a := range obs.Affordances {
+		if !open[i] || done[a.Form] {
 			continue
 		}
 		var bs []binding
@@ -1220,9 +1225,6 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 			}
 		}
 		sure := uniq[0].aff >= BindSure && (len(uniq) == 1 || uniq[0].score-uniq[1].score >= BindMargin)
-		if alwaysHolds(a) && !sure && uniq[0].aff == 0 && a.Kind != "select" {
-			continue
-		}
 		done[a.Form] = true
 		if sure {
 			uniq = uniq[:1]
@@ -1238,9 +1240,14 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 			}
 			c := Candidate{Action: act, Prior: ValueSurePrior, Named: sure,
 				Reason: fmt.Sprintf("the goal states %s %q (%s) for %s", b.v.Kind, b.v.Text, b.v.Source, label(a))}
-			if !sure {
+			switch {
+			case sure:
+			case b.aff > 0:
 				c.Prior = ValueGuessPrior * pow(ValueGuessDecay, n)
 				c.Reason += "; one of several values that may fit"
+			default:
+				c.Prior = ValueLoosePrior * pow(ValueGuessDecay, n)
+				c.Reason += "; nothing in the goal names the field"
 			}
 			add(c)
 		}

@@ -215,6 +215,13 @@ func TestProposerBindsStatedValues(t *testing.T) {
 		{"e-mail to the email field", "Sign up with the e-mail jane@example.org", "",
 			[]branch.Affordance{field("textbox", "text", "Name"), field("email", "email", "Your address")},
 			[]string{"type Your address = jane@example.org"}},
+		{"a value a filled field holds (scrubbed) is not guessed elsewhere", "Sign up with the e-mail jane@example.org", "",
+			[]branch.Affordance{field("textbox", "text", "Name"), field("email", "email", "Email", value("[email-1]"))}, nil},
+		{"a select offers the value", "Ship it to Germany", "",
+			[]branch.Affordance{field("select", "", "Country", options("France", "Germany"), value("france"))},
+			[]string{"select Country = germany"}},
+		{"nothing names the field: a loose guess", "Find movies directed by Steven Spielberg", "",
+			[]branch.Affordance{field("search", "search", "Search")}, []string{"type Search = Steven Spielberg"}},
 		{"case instruction", "Book a hotel in Paris. Type the city name in lowercase.", "",
 			[]branch.Affordance{field("textbox", "text", "City")}, []string{"type City = paris"}},
 		{"two cities, two unnamed fields: branch", "Compare Boston and Denver", "",
@@ -245,6 +252,9 @@ func TestProposerBindsStatedValues(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("value candidates %q, want %q\n%+v", got, c.want, cs)
+			}
+			if c.name == "nothing names the field: a loose guess" && cs[0].Prior != ValueLoosePrior {
+				t.Errorf("prior %.3f, want the loose %.3f", cs[0].Prior, ValueLoosePrior)
 			}
 			for i := 1; i < len(cs); i++ {
 				if cs[i].Prior >= cs[i-1].Prior {
