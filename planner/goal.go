@@ -23,6 +23,11 @@ type Goal struct {
 	Numbers []string
 	// Steps are the verb phrases, in text order.
 	Steps []Step
+	// Stated are the typed values the text states anywhere, quoted or
+	// not, with the words that name their field (see ExtractValues).
+	Stated []Value
+	// text is the goal text as given.
+	text string
 }
 
 // Step is one verb phrase of the goal.
@@ -157,7 +162,7 @@ type piece struct {
 
 // ParseGoal reads the goal text. It is pure and deterministic.
 func ParseGoal(text string) Goal {
-	g := Goal{Words: Words(text)}
+	g := Goal{Words: Words(text), Stated: ExtractValues(text), text: text}
 	pieces := lex(text)
 	for _, p := range pieces {
 		switch {

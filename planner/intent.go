@@ -375,11 +375,15 @@ func (p *Proposer) stepAction(st Step, a branch.Affordance, h History) (branch.A
 func (p *Proposer) typeAction(st Step, a branch.Affordance, h History) (branch.Action, bool) {
 	t := targetOf(a)
 	if st.Value != "" {
-		if strings.HasPrefix(Fold(a.Value), Fold(st.Value)) {
+		v, ok := inFormat(a, st.Value)
+		if !ok {
+			return branch.Action{}, false // a date input takes no "tomorrow"
+		}
+		if strings.HasPrefix(Fold(a.Value), Fold(st.Value)) || a.Value != "" && a.Value == v {
 			// It holds the value, or what a suggestion completed it to.
 			return branch.Action{}, false
 		}
-		return branch.Action{Kind: branch.KindType, Target: t, Value: st.Value, Label: fmt.Sprintf("type %q into %s", st.Value, label(a))}, true
+		return branch.Action{Kind: branch.KindType, Target: t, Value: v, Label: fmt.Sprintf("type %q into %s", v, label(a))}, true
 	}
 	for _, r := range p.inputs {
 		if len(st.Refers) == 0 || (Match(st.Refers, r.name) == 0 && !r.match.MatchString(strings.Join(st.Refers, " "))) {

@@ -173,3 +173,57 @@ const (
 	// text field to click.
 	FitRarely = 0.5
 )
+
+// Binding the values the goal states to the page's fields (values.go):
+// a field's candidates are scored by affinity (how well the words next to
+// a value in the goal name the field's label, in [0, 1]) plus
+// BindTypeWeight × type fit.
+const (
+	// ValueSurePrior is the prior of writing a value that binds clearly
+	// to a field: below a task input's fill, with the goal's own steps.
+	ValueSurePrior = 0.9
+	// ValueGuessPrior is the prior of the best of several values that may
+	// fit a field; each next one gets ValueGuessDecay times the one
+	// before, for up to ValueBranches values.
+	ValueGuessPrior = 0.7
+	ValueGuessDecay = 0.85
+	ValueBranches   = 3
+	// ValueLoosePrior is the prior of writing a value into a field that
+	// nothing in the goal names ("find movies by X" into a search box):
+	// among the page's ordinary links and buttons, not above them.
+	ValueLoosePrior = 0.25
+	// BindSure is the least affinity of a binding taken as certain, and
+	// BindMargin how far its score must lead the next value's (and how
+	// far below a value's best field another field may be and still get
+	// it).
+	BindSure   = 0.6
+	BindMargin = 0.25
+	// BindTypeWeight weighs the type fit against the affinity.
+	BindTypeWeight = 0.6
+	// TypeFitLoose is the type fit of a typed value (a date, a number)
+	// for a plain text field, which takes it as written.
+	TypeFitLoose = 0.5
+	// AffinityStem, AffinitySynonym and AffinityPartial are what a cue
+	// word counts against a label word of the same stem ("directed",
+	// "Director"), a synonym ("from", "Departure"), or one inside the
+	// other ("mail", "Email"); the word itself counts 1.
+	AffinityStem    = 0.85
+	AffinitySynonym = 0.75
+	AffinityPartial = 0.6
+	// AffinityNear scales a match with the field's neighbourhood (its
+	// heading or legend) rather than its own label.
+	AffinityNear = 0.5
+	// AffinityDistance is what each word between a cue word and its value
+	// takes away.
+	AffinityDistance = 0.2
+	// AffinityKind weighs a label word that asks for the value's kind (a
+	// field named Date for a date) when the goal names no field.
+	AffinityKind = 0.8
+	// AffinityOption is the affinity of a value one of a select's options
+	// spells: the select offers it.
+	AffinityOption = 0.7
+	// AffinityLowerLabel is the affinity of lower-case words read after a
+	// field's own label in the goal ("with the title the godfather"):
+	// a guess, not a certainty.
+	AffinityLowerLabel = 0.5
+)
