@@ -436,8 +436,8 @@ func phrase(verb string, ps []piece) Step {
 				s.Target = append(s.Target, Words(p.quoted)...)
 			}
 			continue
-		case articles[p.word] && (k == 0 || twoWordVerbs[[2]string{field[k-1].word, p.word}] == ""):
-			continue // but "Log in" names a button
+		case articles[p.word] && (k == 0 || twoWordVerbs[[2]string{field[k-1].word, p.word}] == "" && !capitalized(p.raw)):
+			continue // but "Log in" names a button, and "the To field" a field
 		}
 		if n, ok := ordinal(p.word); ok {
 			s.Ordinal, s.OrdinalWord = n, p.word
@@ -507,6 +507,16 @@ func reference(ps []piece) bool {
 		}
 	}
 	return true
+}
+
+// capitalized reports whether a word is written with a capital first
+// letter: past a phrase's first word, a capitalized "To" or "From" is a
+// name ("the To field"), not a preposition.
+func capitalized(raw string) bool {
+	for _, r := range raw {
+		return unicode.IsUpper(r)
+	}
+	return false
 }
 
 // valueOf is the literal a type step names before "into": the quoted

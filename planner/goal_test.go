@@ -22,6 +22,8 @@ func TestParseGoal(t *testing.T) {
 			[]Step{{Verb: VerbCheck, Target: []string{"checkbox"}, Ordinal: -1, OrdinalWord: "last", Role: "checkbox"}, {Verb: VerbClick, Target: []string{"ok"}}}, nil},
 		{`Enter "hunter 2" into the password field and submit`,
 			[]Step{{Verb: VerbType, Value: "hunter 2", Target: []string{"password", "field"}, Role: "textbox"}, {Verb: VerbSubmit}}, []string{"hunter 2"}},
+		{`Enter "Denver" into the To field`, // a capitalized preposition past the first word is a name
+			[]Step{{Verb: VerbType, Value: "Denver", Target: []string{"to", "field"}, Role: "textbox"}}, []string{"Denver"}},
 		{"Type 42 in the Age box",
 			[]Step{{Verb: VerbType, Value: "42", Target: []string{"age", "box"}, Role: "textbox"}}, []string{"42"}},
 		{"Enter the password into both fields.",
