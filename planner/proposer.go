@@ -242,6 +242,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	p.stepCandidates(obs, h, add)
 	p.widgetCandidates(obs, h, add) // widgets.go: sliders and spin buttons
 	p.valueCandidates(obs, h, pendingForm, add)
+	p.toggleCandidates(obs, add)
 	behind := modal && p.behindModal(obs)
 	for _, a := range obs.Affordances {
 		if a.Region == "obscured" || p.risky(a, obs.URL) {

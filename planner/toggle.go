@@ -1,0 +1,32 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+)
+
+// namedTogglePrior is the prior of ticking a box whose whole label the
+// goal holds without a verb that names it ("add the user to the group
+// Editors", "a room with breakfast and parking"): a plausible tick, for
+// the search and the predicates to settle.
+const namedTogglePrior = 0.5
+
+// toggleCandidates proposes ticking each unticked checkbox or switch (or
+// choosing each radio button) whose every label word the goal holds,
+// when no phrase of the goal already acts on it. Ticks commute, so the
+// search forks each set of them once.
+func (p *Proposer) toggleCandidates(obs *branch.Observation, add func(Candidate)) {
+	for _, a := range obs.Affordances {
+		if !toggleKinds[a.Kind] || a.Checked || a.Region == "obscured" || p.risky(a, obs.URL) {
+			continue
+		}
+		ws := Words(a.Target.Name)
+		if len(ws) == 0 || !within(ws, p.g.Words) || p.stepNames(a.Target.Name) {
+			continue
+		}
+		add(Candidate{Action: branch.Action{Kind: branch.KindCheck, Target: targetOf(a), Value: "true", Label: "check " + label(a)},
+			Prior: namedTogglePrior, Named: true, match: exactName,
+			Reason: fmt.Sprintf("the goal holds %q, the label of the %s", a.Target.Name, a.Kind)})
+	}
+}
