@@ -137,16 +137,36 @@ func (p *Proposer) useProfiles(names []string) error {
 			return fmt.Errorf("planner: unknown word profile %q", name)
 		}
 		stemmedTable(pr.Lexicon, p.lexicon)
-		if s := pr.SiteSearch; s != nil && p.query == "" {
-			for _, w := range s.When {
-				if p.goal[stem(w)] || p.goal[w] {
-					p.query = s.Query
-					break
-				}
-			}
+		if s := pr.SiteSearch; s != nil && p.query == "" && p.goalHolds(s.When) {
+			p.query = s.Query
 		}
 	}
+	if p.query == "" && p.goalHolds(words.SiteSearch.When) {
+		p.query = p.sought()
+	}
 	return nil
+}
+
+// goalHolds reports whether the goal holds one of ws (stemmed).
+func (p *Proposer) goalHolds(ws []string) bool {
+	for _, w := range ws {
+		if p.goal[stem(w)] || p.goal[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// sought is what the goal looks for by name: its first quoted string,
+// else its first capitalized name ("the page about Ada Lovelace"), ""
+// when it names nothing so.
+func (p *Proposer) sought() string {
+	for _, v := range p.g.Stated {
+		if v.Source == SourceQuoted || v.Kind == ValueName {
+			return v.Text
+		}
+	}
+	return ""
 }
 
 // History is what the proposer needs to know about the branch so far.
@@ -281,7 +301,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 				c.Prior, c.Reason = math.Max(c.Prior, TypedFormPrior), "goes on with a filled form"
 			}
 			add(c)
-		case a.Kind == "search" && p.query != "" && a.Value == "" && h.Progress == 0:
+		case p.query != "" && a.Value == "" && h.Progress == 0 && searchField(a):
 			add(Candidate{Action: branch.Action{Kind: branch.KindType, Target: targetOf(a), Value: p.query,
 				Label: fmt.Sprintf("type %q into %s", p.query, label(a))}, Prior: SiteSearchPrior, Reason: "searches the site"})
 		}
@@ -291,6 +311,25 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	waitForFields(obs, out)
 	p.rank(obs, out)
 	return out
+}
+
+// searchField reports whether a field is a site's search box: a search
+// input, or a text field whose name, label or placeholder says search.
+func searchField(a branch.Affordance) bool {
+	if a.Kind == "search" {
+		return true
+	}
+	if !textKinds[a.Kind] || a.Kind == "textarea" {
+		return false
+	}
+	for _, s := range []string{a.Target.Name, a.Target.Field, a.Target.ID, a.Target.AriaLabel} {
+		for _, w := range Words(s) {
+			if w == "search" || w == "q" || w == "query" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // keyCandidates proposes Enter in each filled text field whose form has

@@ -18,8 +18,11 @@ var wordsJSON []byte
 
 // wordData is words.json.
 type wordData struct {
-	Lexicon  wordTable          `json:"lexicon"`
-	Profiles map[string]profile `json:"profiles"`
+	Lexicon wordTable `json:"lexicon"`
+	// SiteSearch is the generic search of a site; its query is empty:
+	// the goal's own named value is typed.
+	SiteSearch siteSearch         `json:"site_search"`
+	Profiles   map[string]profile `json:"profiles"`
 }
 
 // wordTable is a table of word weights and the construction it serves.
@@ -54,6 +57,9 @@ func readWords(b []byte) (wordData, error) {
 	}
 	if d.Lexicon.Serves == "" || len(d.Lexicon.Words) == 0 {
 		return wordData{}, fmt.Errorf("planner: words.json: lexicon: serves and words are required")
+	}
+	if s := d.SiteSearch; s.Serves == "" || len(s.When) == 0 {
+		return wordData{}, fmt.Errorf("planner: words.json: site_search: serves and when are required")
 	}
 	for name, p := range d.Profiles {
 		if p.Serves == "" || p.Lexicon.Serves == "" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
@@ -31,11 +32,13 @@ func TestWordData(t *testing.T) {
 // TestReadWordsRefuses: word data with an unknown field, or a table that
 // does not say what it serves, is refused with its place named.
 func TestReadWordsRefuses(t *testing.T) {
+	const search = `"site_search":{"serves":"x","when":["find"]}`
 	cases := []struct{ data, want string }{
 		{`{"lexicon":{"serves":"x","words":{"a":1}},"extra":1}`, "unknown field"},
 		{`{"lexicon":{"words":{"a":1}}}`, "lexicon: serves"},
-		{`{"lexicon":{"serves":"x","words":{"a":1}},"profiles":{"p":{"serves":"x","lexicon":{"words":{}}}}}`, "profiles.p"},
-		{`{"lexicon":{"serves":"x","words":{"a":1}},"profiles":{"p":{"serves":"x","lexicon":{"serves":"x"},"site_search":{"serves":"x"}}}}`, "profiles.p.site_search"},
+		{`{"lexicon":{"serves":"x","words":{"a":1}}}`, "site_search: serves"},
+		{`{"lexicon":{"serves":"x","words":{"a":1}},` + search + `,"profiles":{"p":{"serves":"x","lexicon":{"words":{}}}}}`, "profiles.p"},
+		{`{"lexicon":{"serves":"x","words":{"a":1}},` + search + `,"profiles":{"p":{"serves":"x","lexicon":{"serves":"x"},"site_search":{"serves":"x"}}}}`, "profiles.p.site_search"},
 	}
 	for _, c := range cases {
 		if _, err := readWords([]byte(c.data)); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -65,5 +68,38 @@ func TestProfilesAreOptIn(t *testing.T) {
 	}
 	if _, err := NewProposer(&task.Task{Goal: goal, Planner: task.Planner{Profiles: []string{"travel"}}}); err == nil {
 		t.Error("an unknown profile was accepted")
+	}
+}
+
+// TestSiteSearchFromTheGoal: a goal that looks for something it names
+// (a capitalized name, a quoted string) types it into the site's search
+// box, whatever the box is called; a goal that names nothing so, or does
+// not look for anything, does not.
+func TestSiteSearchFromTheGoal(t *testing.T) {
+	page := &branch.Observation{URL: "http://wiki.test/", Affordances: []branch.Affordance{
+		{Kind: "textbox", InputType: "text", Region: "header", Form: 0, Target: branch.Target{Name: "Search the wiki", Field: "q", CSS: "#q"}},
+		{Kind: "link", Region: "main", Form: -1, Href: "http://wiki.test/recent", Target: branch.Target{Role: "link", Name: "Recent changes", CSS: "#r"}},
+	}}
+	cases := []struct{ goal, want string }{
+		{"Find the page about Ada Lovelace", "Ada Lovelace"},
+		{`Open the article "Analytical Engine"`, "Analytical Engine"},
+		{"Find the page about mathematics", ""},
+		{"Ada Lovelace wrote the first program", ""},
+	}
+	for _, c := range cases {
+		p, err := NewProposer(&task.Task{Goal: task.Goal{Text: c.goal}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.query != c.want {
+			t.Errorf("%q: the site search's query is %q, want %q", c.goal, p.query, c.want)
+		}
+		typed := false
+		for _, cand := range p.Propose(page, History{}) {
+			typed = typed || cand.Action.Kind == branch.KindType && cand.Action.Target.CSS == "#q" && cand.Action.Value == c.want
+		}
+		if c.want != "" && !typed {
+			t.Errorf("%q: %q is not typed into the search box", c.goal, c.want)
+		}
 	}
 }
