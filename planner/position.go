@@ -170,6 +170,10 @@ func byPosition(obs *branch.Observation, st Step, dir int, words []string) map[i
 		m := fallbackMatch * (1 - positionStep*float64(rank))
 		switch {
 		case dir != 0:
+			if at, ok := byDate(obs, items, dir); ok {
+				picked[at] = m // the items say when: no guess at the list's order
+				continue
+			}
 			first, last := items[0], items[len(items)-1]
 			if dir < 0 {
 				first, last = last, first
@@ -217,4 +221,29 @@ func spansLists(obs *branch.Observation, idx []int) bool {
 		seen = k
 	}
 	return false
+}
+
+// byDate picks the newest (dir 1) or oldest (dir -1) of a list's items by
+// the dates their text or neighbourhood shows ("Posted 2026-03-02", "Mar
+// 2, 2026"), when at least two items show a full date.
+func byDate(obs *branch.Observation, items []int, dir int) (int, bool) {
+	best, at, dated := "", -1, 0
+	for _, i := range items {
+		a := obs.Affordances[i]
+		d := ""
+		for _, v := range ExtractValues(a.Target.Name + " · " + a.Target.Near) {
+			if (v.Kind == ValueDate || v.Kind == ValueDateTime) && v.Reading == 0 && !strings.HasPrefix(v.Norm, "--") && len(v.Norm) >= 10 {
+				d = v.Norm
+				break
+			}
+		}
+		if d == "" {
+			continue
+		}
+		dated++
+		if at < 0 || dir > 0 && d > best || dir < 0 && d < best {
+			best, at = d, i
+		}
+	}
+	return at, dated >= 2
 }

@@ -81,3 +81,26 @@ func TestPageLists(t *testing.T) {
 		t.Errorf("the titles' list has %d items, want 5", got)
 	}
 }
+
+// TestPickNewestByDate: where the items show their dates, the newest and
+// the oldest are picked by date, whatever order the list runs in.
+func TestPickNewestByDate(t *testing.T) {
+	obs := &branch.Observation{URL: "http://blog.test/admin/posts"}
+	for i, p := range []struct{ title, date string }{{"Winter sale", "2026-01-14"}, {"Spring menu", "March 3, 2026"},
+		{"Hello world", "2025-11-02"}, {"Opening hours", "Feb 20, 2026"}} {
+		obs.Affordances = append(obs.Affordances, branch.Affordance{Kind: "link", Region: "main", Form: -1,
+			Href: fmt.Sprintf("http://blog.test/post/%d", i),
+			Target: branch.Target{Role: "link", Name: p.title, Near: p.title + " · Published " + p.date,
+				CSS: fmt.Sprintf("main:nth-of-type(1) > ul:nth-of-type(1) > li:nth-of-type(%d) > a:nth-of-type(1)", i+1)}})
+	}
+	for goal, want := range map[string]string{"Open the most recent post": "Spring menu", "Open the oldest post": "Hello world"} {
+		p, err := NewProposer(&task.Task{Goal: task.Goal{Text: goal}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cands := p.Propose(obs, History{})
+		if len(cands) == 0 || cands[0].Action.Target.Name != want {
+			t.Errorf("%q: top candidate %v, want %q", goal, cands, want)
+		}
+	}
+}
