@@ -118,7 +118,6 @@ const observeScript = `(arg) => {
   const offPage = (el, r) => {
     const doc = el.ownerDocument, win = doc.defaultView || window;
     const rtl = styleOf(doc.documentElement).direction === 'rtl';
-    if ((!rtl && r.right + win.scrollX <= 0) || r.bottom + win.scrollY <= 0) return true;
     let l = r.left, t = r.top, rr = r.right, b = r.bottom;
     let pos = styleOf(el).position;
     for (let a = parentOf(el); a && a !== doc.body && a !== doc.documentElement; a = parentOf(a)) {
@@ -130,14 +129,22 @@ const observeScript = `(arg) => {
       pos = st.position;
       const ox = st.overflowX, oy = st.overflowY;
       if ((ox === 'visible' && oy === 'visible') || st.display === 'inline' || st.display === 'contents') continue;
-      const ar = boxOf(a), al = ar.left + a.clientLeft, at = ar.top + a.clientTop;
-      if (ox === 'hidden' || ox === 'clip') { l = Math.max(l, al); rr = Math.min(rr, al + a.clientWidth); }
-      else if (ox !== 'visible' && !rtl && rr <= al - a.scrollLeft) return true;
-      if (oy === 'hidden' || oy === 'clip') { t = Math.max(t, at); b = Math.min(b, at + a.clientHeight); }
-      else if (oy !== 'visible' && b <= at - a.scrollTop) return true;
+      const ar = boxOf(a), al = ar.left + a.clientLeft, at = ar.top + a.clientTop, aw = a.clientWidth, ah = a.clientHeight;
+      if (ox === 'hidden' || ox === 'clip') { l = Math.max(l, al); rr = Math.min(rr, al + aw); }
+      else if (ox !== 'visible') {
+        if (!rtl && rr <= al - a.scrollLeft) return true;
+        // Reachable by scrolling this container: seen from further out,
+        // it stands where the scroll brings it, inside the container.
+        if (!rtl && (rr <= al || l >= al + aw)) { const w = Math.min(rr - l, aw); l = al; rr = al + w; }
+      }
+      if (oy === 'hidden' || oy === 'clip') { t = Math.max(t, at); b = Math.min(b, at + ah); }
+      else if (oy !== 'visible') {
+        if (b <= at - a.scrollTop) return true;
+        if (b <= at || t >= at + ah) { const h = Math.min(b - t, ah); t = at; b = at + h; }
+      }
       if (rr <= l || b <= t) return true;
     }
-    return false;
+    return (!rtl && rr + win.scrollX <= 0) || b + win.scrollY <= 0;
   };
   const visible = (el) => {
     if (!el.isConnected) return false;
