@@ -276,7 +276,7 @@ func TestNeighbourLabels(t *testing.T) {
 	for field, hint := range map[string]string{
 		"dep": "Departure", "#ret": "Return date", "from": "From", "to": "To", "yr": "Year", "pax": "Passengers",
 		"q1": "Apples Quantity", "adults": "Adults", "children": "Children", "city": "City", "ph1": "Phone", "ph2": "",
-		"ins": "Travel insurance", "promo": "", "email": "", "seat": "Seat",
+		"ins": "Travel insurance", "promo": "", "email": "", "seat": "Seat", "vol": "Volume",
 	} {
 		a, ok := byField[field]
 		if !ok {
