@@ -81,6 +81,13 @@ type Target struct {
 	// Near is a short text fingerprint of the neighbourhood (heading or
 	// legend), used for disambiguation and audits.
 	Near string `json:"near,omitempty" yaml:"near,omitempty"`
+	// Hint is what a person would call an element the page gives no
+	// accessible name: an icon-only control named from its tooltips, the
+	// words of its class and id and its icon's file name, or a field
+	// named by the label-like text before it. It is not Chromium's
+	// accessible name, so it never resolves the target: the planner
+	// matches words against it, the other strategies find the element.
+	Hint string `json:"hint,omitempty" yaml:"hint,omitempty"`
 	Box  *Box   `json:"box,omitempty" yaml:"box,omitempty"`
 }
 
@@ -104,6 +111,8 @@ func (t *Target) Describe() string {
 		return fmt.Sprintf("%q", t.AriaLabel)
 	case t.Text != "":
 		return fmt.Sprintf("%q", t.Text)
+	case t.Hint != "":
+		return strings.TrimSpace(t.Role + " ≈" + fmt.Sprintf("%q", t.Hint))
 	case t.TestID != "":
 		return "[data-testid=" + t.TestID + "]"
 	case t.ID != "":

@@ -83,7 +83,7 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	for i, v := range s.opts.Volatile {
 		volatile[i] = v
 	}
-	arg := map[string]any{"probes": probes, "text": spec.Text, "max": max, "volatile": volatile, "patterns": patternsArg()}
+	arg := map[string]any{"probes": probes, "text": spec.Text, "max": max, "volatile": volatile, "patterns": patternsArg(), "hint": hintArg()}
 	raw, err := s.page.Evaluate(observeScript, arg)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("browser: observing %s: %w", s.page.URL(), err)

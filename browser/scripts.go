@@ -103,13 +103,57 @@ const observeScript = `(arg) => {
     if (node.shadowRoot) { out.push('<#shadow>'); for (const c of node.shadowRoot.childNodes) ser(c); out.push('</#shadow>'); }
     out.push('</' + tag + '>');
   };
+  // Styles and boxes are read once per element: the script changes
+  // nothing, so they hold for the whole observation.
+  const styles = new Map(), boxes = new Map();
+  const styleOf = (e) => { let st = styles.get(e); if (!st) { st = getComputedStyle(e); styles.set(e, st); } return st; };
+  const boxOf = (e) => { let r = boxes.get(e); if (!r) { r = e.getBoundingClientRect(); boxes.set(e, r); } return r; };
+  const parentOf = (e) => e.parentElement || (e.parentNode && e.parentNode.host) || null;
+  // offPage: no scrolling brings the box into view. It lies left of or
+  // above the document's origin (a flyout parked at left:-9999em until
+  // its menu opens, a closed off-canvas drawer), an ancestor whose
+  // overflow hides what it does not show cuts it to nothing, or it lies
+  // before the start of a scroll container. What is below the fold of
+  // the page or of a scroll container can be scrolled to: it is not off.
+  const offPage = (el, r) => {
+    const doc = el.ownerDocument, win = doc.defaultView || window;
+    const rtl = styleOf(doc.documentElement).direction === 'rtl';
+    let l = r.left, t = r.top, rr = r.right, b = r.bottom;
+    let pos = styleOf(el).position;
+    for (let a = parentOf(el); a && a !== doc.body && a !== doc.documentElement; a = parentOf(a)) {
+      const st = styleOf(a);
+      // Only the chain of containing blocks clips: an absolutely placed
+      // box escapes static ancestors, a fixed one every ancestor.
+      if (pos === 'fixed' && st.transform === 'none') continue;
+      if (pos === 'absolute' && st.position === 'static' && st.transform === 'none') continue;
+      pos = st.position;
+      const ox = st.overflowX, oy = st.overflowY;
+      if ((ox === 'visible' && oy === 'visible') || st.display === 'inline' || st.display === 'contents') continue;
+      const ar = boxOf(a), al = ar.left + a.clientLeft, at = ar.top + a.clientTop, aw = a.clientWidth, ah = a.clientHeight;
+      if (ox === 'hidden' || ox === 'clip') { l = Math.max(l, al); rr = Math.min(rr, al + aw); }
+      else if (ox !== 'visible') {
+        if (!rtl && rr <= al - a.scrollLeft) return true;
+        // Reachable by scrolling this container: seen from further out,
+        // it stands where the scroll brings it, inside the container.
+        if (!rtl && (rr <= al || l >= al + aw)) { const w = Math.min(rr - l, aw); l = al; rr = al + w; }
+      }
+      if (oy === 'hidden' || oy === 'clip') { t = Math.max(t, at); b = Math.min(b, at + ah); }
+      else if (oy !== 'visible') {
+        if (b <= at - a.scrollTop) return true;
+        if (b <= at || t >= at + ah) { const h = Math.min(b - t, ah); t = at; b = at + h; }
+      }
+      if (rr <= l || b <= t) return true;
+    }
+    return (!rtl && rr + win.scrollX <= 0) || b + win.scrollY <= 0;
+  };
   const visible = (el) => {
     if (!el.isConnected) return false;
-    const r = el.getBoundingClientRect();
+    const r = boxOf(el);
     if (r.width <= 0 || r.height <= 0) return false;
+    if (r.width <= 1 && r.height <= 1) return false; // a box for screen readers only
     if (el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return false;
-    const st = getComputedStyle(el);
-    return st.visibility !== 'hidden' && st.display !== 'none';
+    const st = styleOf(el);
+    return st.visibility !== 'hidden' && st.display !== 'none' && !offPage(el, r);
   };
   const implicitRole = (el) => {
     const tag = el.localName, type = (el.getAttribute('type') || '').toLowerCase();
@@ -161,6 +205,104 @@ const observeScript = `(arg) => {
       if (img) return norm(img.getAttribute('alt'));
     }
     return norm(el.getAttribute('title') || el.getAttribute('placeholder') || '');
+  };
+  // Hints name what the page leaves unnamed (see branch.Target.Hint):
+  // never a locator, only words for the planner to match.
+  const hintData = arg.hint || { noise: [], attrs: [], skip: [] };
+  const noise = new Set(hintData.noise);
+  const hintAttrs = ['title', 'alt', 'aria-label'].concat(hintData.attrs);
+  // idWords splits an identifier into its words (camelCase, kebab,
+  // snake, digits apart) without the words that say nothing.
+  const idWords = (s) => String(s || '').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()
+    .split(/[^a-z]+/).filter(w => w.length > 1 && !noise.has(w));
+  // A class a framework stamps on everything or builds from a hash.
+  const hashedClass = (c) => hintData.skip.some(p => c.startsWith(p)) || /[A-Z]{2}/.test(c) || /[0-9].*[0-9]/.test(c);
+  // fileWords: an icon's file name, or the fragment that picks it from a
+  // sprite ("sprite.svg#trash", "#icon-more").
+  const fileWords = (u) => {
+    u = String(u || '').trim();
+    if (!u || /^data:/i.test(u)) return [];
+    const f = u.indexOf('#');
+    if (f >= 0) return idWords(u.slice(f + 1));
+    const m = /([^\/?]+?)(?:\.[a-z0-9]{2,5})?(?:\?.*)?$/i.exec(u);
+    return m ? idWords(m[1]) : [];
+  };
+  const urlIn = (css) => { const m = css && css !== 'none' && /url\(\s*["']?([^"')]+)/.exec(css); return m ? m[1] : ''; };
+  // iconHint names an icon-only control: a tooltip or alternative text
+  // on it or its icon, else the words of their classes and ids, the
+  // icon's name (data-icon) and its file name (img src, CSS background
+  // or mask image, svg use reference).
+  const iconHint = (el) => {
+    const nodes = [el];
+    for (const d of el.querySelectorAll('*')) { if (nodes.length >= 12) break; nodes.push(d); }
+    for (const n of nodes) {
+      for (const at of hintAttrs) { const v = norm(n.getAttribute(at)); if (v) return v.slice(0, 80); }
+      if (n.localName === 'title' && norm(n.textContent)) return norm(n.textContent).slice(0, 80);
+    }
+    const words = [];
+    const add = (ws) => { for (const w of ws) if (words.length < 4 && !words.includes(w)) words.push(w); };
+    for (const n of nodes) {
+      add(idWords(n.id));
+      for (const c of Array.from(n.classList || [])) if (!hashedClass(c)) add(idWords(c));
+      add(idWords(n.getAttribute('data-icon')));
+      if (n.localName === 'img') add(fileWords(n.getAttribute('src')));
+      if (n.localName === 'use') add(fileWords(n.getAttribute('href') || n.getAttribute('xlink:href')));
+      const st = styleOf(n);
+      for (const img of [st.backgroundImage, st.webkitMaskImage, st.maskImage]) add(fileWords(urlIn(img)));
+    }
+    return words.join(' ');
+  };
+  // neighbourLabel names a field that has no label of its own by the
+  // nearest label-like text before it: in its row ("<span>Departure</span>
+  // <input>"), the cell before it or its column's header, the term of a
+  // definition list, a bold text just before it; a checkbox or radio by
+  // the text right after it first. Another control in between ends the
+  // search: that text is the other control's.
+  const labelish = (t) => t.length > 0 && t.length <= 40 && t.split(' ').length <= 6;
+  const asLabel = (t) => norm(t).replace(/[\s:\uFF1A*]+$/, '');
+  const textOfSibling = (s) => {
+    if (s.nodeType === 3) return norm(s.nodeValue);
+    if (s.nodeType !== 1 || ['script', 'style', 'template', 'br'].includes(s.localName) || !s.getClientRects().length) return '';
+    if (s.matches(widgetSel) || s.querySelector(widgetSel)) return null;
+    return norm(s.innerText);
+  };
+  const cellHeader = (cell) => {
+    const table = cell.closest('table');
+    const row = table && ((table.tHead && table.tHead.rows[0]) || table.rows[0]);
+    if (!row || row === cell.parentElement || !row.querySelector('th')) return '';
+    const h = row.cells[cell.cellIndex];
+    const t = h ? asLabel(h.innerText) : '';
+    return labelish(t) ? t : '';
+  };
+  const neighbourLabel = (el, after) => {
+    if (after) {
+      for (let s = el.nextSibling, k = 0; s && k < 3; s = s.nextSibling, k++) {
+        const t = textOfSibling(s);
+        if (t === null) break;
+        if (t) { const l = asLabel(t); if (labelish(l)) return l; break; }
+      }
+    }
+    const body = el.ownerDocument.body;
+    for (let e = el, depth = 0; e && e !== body && depth < 4; e = e.parentElement, depth++) {
+      // The text before e at its level: a label, '' for none, null when
+      // another control or a long text comes first.
+      let before = '';
+      for (let s = e.previousSibling, k = 0; s && k < 6; s = s.previousSibling, k++) {
+        const t = textOfSibling(s);
+        if (t === null) { before = null; break; }
+        if (!t) continue;
+        const l = asLabel(t);
+        before = labelish(l) ? l : null;
+        break;
+      }
+      // A cell is named by the cell before it in its row and by its
+      // column's header.
+      if (e.localName === 'td' || e.localName === 'th') return [before, cellHeader(e)].filter(Boolean).join(' ');
+      if (before !== '') return before || '';
+      const p = e.parentElement;
+      if (!p || ['form', 'fieldset', 'table', 'body'].includes(p.localName)) return '';
+    }
+    return '';
   };
   const cssPath = (el) => {
     const root = rootOf(el);
@@ -293,16 +435,102 @@ const observeScript = `(arg) => {
     let generic = el.hasAttribute('onclick') || el[CLICK] === true;
     const ti = el.getAttribute('tabindex');
     if (!generic && ti !== null && ti !== '' && Number(ti) >= 0) generic = true;
-    if (!generic && getComputedStyle(el).cursor === 'pointer') generic = !(el.parentElement && getComputedStyle(el.parentElement).cursor === 'pointer');
+    if (!generic && styleOf(el).cursor === 'pointer') generic = !(el.parentElement && styleOf(el.parentElement).cursor === 'pointer');
     if (!generic || el.querySelector(widgetSel)) return '';
     return 'generic';
   };
+  // Items of a composite widget: one listener on a toolbar, a suggestion
+  // list, a tree or a table serves many items a person tells apart.
+  // Items are the elements inside that say they are clickable on their
+  // own (a click handler, their own pointer cursor, a tab stop; data
+  // attributes when several of one tag have them), else the children of
+  // a parent all of whose children that say something look alike (one
+  // tag, a shared class), and inside an item the children of its tag (a
+  // tree's nested items). Table cells are parts of a row, not items.
+  // An element's children, read through the prototype: a form's
+  // "children" is its control of that name (an input name=children).
+  const childrenOf = Object.getOwnPropertyDescriptor(Element.prototype, 'children').get;
+  const kidsOf = (e) => Array.from(childrenOf.call(e));
+  const pointerOwn = (e) => styleOf(e).cursor === 'pointer' && !(e.parentElement && styleOf(e.parentElement).cursor === 'pointer');
+  const ownClick = (e) => {
+    const ti = e.getAttribute('tabindex');
+    return e.hasAttribute('onclick') || e[CLICK] === true || (ti !== null && ti !== '' && Number(ti) >= 0) || pointerOwn(e);
+  };
+  // Data attributes frameworks and test suites put on everything.
+  const stampData = /^data-(v-|react|styled|emotion|testid|test-|cy|qa|s-)/;
+  const dataMark = (e) => { for (const a of e.attributes) if (a.name.startsWith('data-') && !stampData.test(a.name)) return true; return false; };
+  const says = (e) => !!(norm(e.textContent) || e.getAttribute('title') || e.getAttribute('aria-label'));
+  const alike = (a, b) => a.localName === b.localName && (!a.classList.length || !b.classList.length || Array.from(a.classList).some(c => b.classList.contains(c)));
+  const notItems = ['td', 'th', 'b', 'strong', 'em', 'mark', 'small', 'sup', 'sub', 'abbr', 'code', 'kbd', 'br', 'script', 'style', 'template'];
+  const maxItems = 50;
+  const itemsOf = (c) => {
+    const all = [];
+    for (const e of c.querySelectorAll('*')) { if (all.length >= 300) break; all.push(e); }
+    const marked = new Set(all.filter(ownClick));
+    const byTag = new Map();
+    for (const e of all) if (!marked.has(e) && dataMark(e)) byTag.set(e.localName, (byTag.get(e.localName) || []).concat([e]));
+    for (const es of byTag.values()) if (es.length >= 2) for (const e of es) marked.add(e);
+    let set = marked;
+    if (marked.size < 2) {
+      set = new Set();
+      const itemAbove = (p) => { for (let a = p; a && a !== c; a = a.parentElement) if (set.has(a)) return a; return null; };
+      for (const p of [c].concat(all)) {
+        const kids = kidsOf(p).filter(says);
+        if (!kids.length || notItems.includes(kids[0].localName) || !kids.every(k => alike(k, kids[0]))) continue;
+        const up = itemAbove(p);
+        if (up ? up.localName !== kids[0].localName : kids.length < 2) continue;
+        for (const k of kids) set.add(k);
+      }
+    }
+    if (set.size < 2) return null;
+    let items = all.filter(e => set.has(e)).slice(0, maxItems);
+    // The container keeps its place when its items leave much of its
+    // text unsaid (a card with two buttons).
+    const holders = new Set();
+    let said = 0;
+    for (const it of items) {
+      let top = true;
+      for (let a = it.parentElement; a && a !== c; a = a.parentElement) if (set.has(a)) { holders.add(a); top = false; }
+      if (top) said += norm(it.textContent).length;
+    }
+    // An item that holds items (a tree's folder) is clicked on its own
+    // label: the first element inside with text of its own, outside the
+    // items it holds. One whose text is bare is named by that text and
+    // offered only when its centre, where a click lands, is not over an
+    // item it holds.
+    const bare = (n) => Array.from(n.childNodes).some(x => x.nodeType === 3 && norm(x.nodeValue));
+    const swap = new Map(), named = new Set();
+    for (const h of holders) {
+      if (!bare(h)) {
+        let label = null;
+        const walk = (n) => { for (const k of kidsOf(n)) { if (label) return; if (set.has(k)) continue; if (bare(k)) { label = k; return; } walk(k); } };
+        walk(h);
+        swap.set(h, label);
+        continue;
+      }
+      const r = boxOf(h), x = r.left + r.width / 2, y = r.top + r.height / 2;
+      const over = kidsOf(h).some(k => (set.has(k) || items.some(it => k.contains(it))) && (() => { const b = boxOf(k); return x >= b.left && x <= b.right && y >= b.top && y <= b.bottom; })());
+      if (over) swap.set(h, null); else named.add(h);
+    }
+    items = items.map(it => swap.has(it) ? swap.get(it) : it).filter(Boolean);
+    // Lookalike items (an Edit in every row) are told apart by their
+    // place: their text would name several elements.
+    const count = new Map();
+    for (const it of items) { const k = norm(it.textContent); count.set(k, (count.get(k) || 0) + 1); }
+    const lookalike = new Set(items.filter(it => count.get(norm(it.textContent)) > 1));
+    return { items, set, holders: named, lookalike, keep: said < 0.7 * norm(c.textContent).length };
+  };
+  // ownText is an item's text without the items it holds.
+  const ownText = (node, set) => Array.from(node.childNodes, n => n.nodeType === 3 ? n.nodeValue :
+    n.nodeType === 1 && !set.has(n) && !['script', 'style'].includes(n.localName) ? ownText(n, set) : '').join(' ');
   const found = [];
   const max = arg.max || 120;
   const visit = (el, ctx, inside) => {
     if (found.length >= 8 * max) return;
     const h = how(el, ctx, inside);
-    if (h) found.push({ el, ctx, how: h });
+    const group = h === 'generic' ? itemsOf(el) : null;
+    if (h && (!group || group.keep)) found.push({ el, ctx, how: h });
+    if (group) for (const it of group.items) found.push({ el: it, ctx, how: 'item', group });
     const inner = inside || !!h;
     if (el.shadowRoot) {
       const sctx = Object.assign({}, ctx, { css: ctx.css + cssPath(el) + ' >> ' });
@@ -317,7 +545,7 @@ const observeScript = `(arg) => {
           css: ctx.css + cssPath(el) + ' >> internal:control=enter-frame >> ' }, false);
       }
     }
-    for (const c of el.children) visit(c, ctx, inner);
+    for (const c of kidsOf(el)) visit(c, ctx, inner);
   };
   if (document.documentElement) visit(document.documentElement, { doc: document, win: window, frame: false, x: 0, y: 0, css: '' }, false);
   const kindOf = (el, role, h) => {
@@ -338,23 +566,28 @@ const observeScript = `(arg) => {
     if (['tab', 'treeitem', 'option', 'checkbox', 'radio', 'switch', 'combobox', 'listbox'].includes(role)) return role;
     if (role.startsWith('menuitem')) return 'menuitem';
     if (role === 'textbox' || role === 'searchbox' || h === 'editable') return 'textbox';
-    if (h === 'generic') return 'clickable';
+    if (h === 'generic' || h === 'item') return 'clickable';
     return 'button';
   };
   const forms = Array.from(document.forms);
   const affordances = [], affEls = [];
-  for (const { el, ctx, how: h } of found) {
+  // A link whose href only runs a script ("#", "javascript:void(0)")
+  // acts like a button: it goes nowhere.
+  const scripted = (el) => { const h = (el.getAttribute('href') || '').trim(); return h === '' || h === '#' || h === '#!' || /^javascript:/i.test(h); };
+  for (const { el, ctx, how: h, group } of found) {
     if (affordances.length >= max) break;
     if (!visible(el) || el.disabled || el.getAttribute('aria-disabled') === 'true') continue;
     const tag = el.localName, type = (el.getAttribute('type') || '').toLowerCase();
     const role = roleOf(el) || implicitRole(el);
     const kind = kindOf(el, role, h);
-    const generic = h === 'generic';
-    const name = accName(el, generic);
-    if (generic && !name) continue; // nothing to tell it by
+    const generic = h === 'generic' || h === 'item';
+    const holder = h === 'item' && group.holders.has(el);
+    const name = holder ? norm(ownText(el, group.set)).slice(0, 120) : accName(el, generic);
+    const clicks = !['textbox', 'textarea', 'number', 'email', 'search', 'select', 'checkbox', 'radio', 'combobox', 'listbox', 'slider', 'spinbutton'].includes(kind);
+    const hint = name ? '' : clicks ? iconHint(el) : neighbourLabel(el, kind === 'checkbox' || kind === 'radio');
+    if (generic && !name && !hint) continue; // nothing to tell it by
     const r = el.getBoundingClientRect();
     const form = el.form ? forms.indexOf(el.form) : -1;
-    const clicks = !['textbox', 'textarea', 'number', 'email', 'search', 'select', 'checkbox', 'radio', 'combobox', 'listbox', 'slider', 'spinbutton'].includes(kind);
     const a = {
       kind,
       target: {
@@ -364,15 +597,16 @@ const observeScript = `(arg) => {
         name: name || undefined,
         id: el.id || undefined,
         field: el.getAttribute('name') || undefined,
-        text: clicks ? (norm(el.innerText || el.value).slice(0, 80) || undefined) : undefined,
+        text: clicks && !holder && !(group && group.lookalike.has(el)) ? (norm(el.innerText || el.value).slice(0, 80) || undefined) : undefined,
         css: ctx.css + cssPath(el),
         near: near(el) || undefined,
+        hint: hint || undefined,
         box: { x: Math.round(ctx.x + r.left), y: Math.round(ctx.y + r.top), w: Math.round(r.width), h: Math.round(r.height) },
       },
       region: obscured(el, ctx) ? 'obscured' : region(el),
       form,
     };
-    if (tag === 'a' && el.href) a.href = el.href;
+    if (tag === 'a' && el.href && !scripted(el)) a.href = el.href;
     if (tag === 'input') a.input_type = type || 'text';
     if (tag === 'select') a.options = Array.from(el.options, o => ({ value: o.value, text: norm(o.text), selected: o.selected || undefined }));
     if (tag === 'input' || tag === 'textarea' || tag === 'select') a.value = String(el.value);
@@ -398,7 +632,7 @@ const observeScript = `(arg) => {
   // (its label link), or itself when it has none.
   for (const [el, hidden] of revealers) {
     if (!hidden.length || !visible(el) || affordances.length >= max) continue;
-    const reveals = [...new Set(hidden.map(x => accName(x, true)).filter(Boolean))].slice(0, 8).map(n => n.slice(0, 40));
+    const reveals = [...new Set(hidden.map(x => accName(x, true) || iconHint(x)).filter(Boolean))].slice(0, 8).map(n => n.slice(0, 40));
     const i = affEls.findIndex(x => x === el || el.contains(x));
     if (i >= 0) { affordances[i].hover = true; affordances[i].reveals = reveals; continue; }
     const name = norm(el.innerText).slice(0, 80);

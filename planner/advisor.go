@@ -244,7 +244,7 @@ func (p *Proposer) OpenFields(obs *branch.Observation) []branch.Affordance {
 var secretWords = regexp.MustCompile(`(?i)pass|pin\b|secret|token|otp|cvv|cvc|card`)
 
 func secretField(a branch.Affordance) bool {
-	for _, s := range []string{a.Target.Name, a.Target.Field, a.Target.ID, a.Target.AriaLabel} {
+	for _, s := range []string{a.Target.Name, a.Target.Field, a.Target.ID, a.Target.AriaLabel, a.Target.Hint} {
 		if secretWords.MatchString(s) {
 			return true
 		}

@@ -118,7 +118,7 @@ func core(target []string) []string {
 // name, text, label or field name, or (less) by its neighbourhood.
 func nameMatch(words []string, a branch.Affordance) float64 {
 	best := 0.0
-	for _, s := range []string{a.Target.Name, a.Target.Text, a.Target.AriaLabel, a.Target.Field, a.Target.ID} {
+	for _, s := range []string{a.Target.Name, a.Target.Text, a.Target.AriaLabel, a.Target.Field, a.Target.ID, a.Target.Hint} {
 		if m := Match(words, s); m > best {
 			best = m
 		}
@@ -434,7 +434,7 @@ func (p *Proposer) relevance(a branch.Affordance) float64 {
 	if len(p.goalWords) == 0 {
 		return 0
 	}
-	ws := Words(a.Target.Name + " " + a.Target.Text + " " + a.Target.AriaLabel)
+	ws := Words(a.Target.Name + " " + a.Target.Text + " " + a.Target.AriaLabel + " " + a.Target.Hint)
 	have := map[string]bool{}
 	for _, w := range ws {
 		have[w] = true

@@ -564,7 +564,7 @@ func targetOf(a branch.Affordance) *branch.Target {
 // id or placeholder.
 func (p *Proposer) ruleFor(a branch.Affordance) (inputRule, bool) {
 	for _, r := range p.inputs {
-		for _, s := range []string{a.Target.Name, a.Target.Field, a.Target.ID, a.Target.AriaLabel} {
+		for _, s := range []string{a.Target.Name, a.Target.Field, a.Target.ID, a.Target.AriaLabel, a.Target.Hint} {
 			if s != "" && r.match.MatchString(s) {
 				return r, true
 			}
@@ -620,7 +620,7 @@ func (p *Proposer) risky(a branch.Affordance, page string) bool {
 			return true
 		}
 	}
-	for _, s := range []string{a.Target.Name, a.Target.Text, a.Target.AriaLabel} {
+	for _, s := range []string{a.Target.Name, a.Target.Text, a.Target.AriaLabel, a.Target.Hint} {
 		for _, re := range p.risk {
 			if s != "" && re.MatchString(s) {
 				return true
@@ -682,6 +682,9 @@ func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h Hist
 	name := a.Target.Name
 	if name == "" {
 		name = a.Target.Text
+	}
+	if name == "" {
+		name = a.Target.Hint // an icon-only control, named by its look
 	}
 	if name == "" && a.Target.AriaLabel == "" {
 		return Candidate{}, false

@@ -180,7 +180,7 @@ func (p *Proposer) numbersNear(a branch.Affordance, alone bool) []nearNumber {
 		return nil
 	}
 	labels := map[string]bool{}
-	for _, s := range []string{a.Target.Name, a.Target.AriaLabel} {
+	for _, s := range []string{a.Target.Name, a.Target.AriaLabel, a.Target.Hint} {
 		for _, w := range Words(s) {
 			if !stopwords[w] {
 				labels[w] = true

@@ -455,6 +455,7 @@ func markHolds(affs []branch.Affordance, inputs map[string]task.Input, sc *scrub
 		a := &affs[i]
 		t := &a.Target
 		t.Name, t.Text, t.AriaLabel, t.Near = sc.TextWith(t.Name, pii), sc.TextWith(t.Text, pii), sc.TextWith(t.AriaLabel, pii), sc.TextWith(t.Near, pii)
+		t.Hint = sc.TextWith(t.Hint, pii)
 		a.Href = sc.URL(a.Href)
 		for k, r := range a.Reveals {
 			a.Reveals[k] = sc.TextWith(r, pii)
