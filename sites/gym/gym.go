@@ -12,6 +12,17 @@
 // Ambiguous): several candidates look alike, and only trying tells the
 // right one.
 //
+// Pattern families (patterns.go) were written after those from widget
+// patterns real sites use, not from what the planner can do, each with
+// at least three seeded goal phrasings and a test that solves it with
+// explicit actions in Chromium.
+//
+// A third of all families are frozen evaluation families (Evaluation,
+// Split; the rule in split.go is a hash of the name, so adding a family
+// never moves another). The planner is never changed to pass an
+// evaluation family: they are measured and reported, never asserted or
+// debugged against.
+//
 // A page grades itself: when the person did what the goal asks it adds an
 // element matching SuccessSelector; a wrong step adds one matching
 // FailureSelector. Nothing outside this package knows the families.
