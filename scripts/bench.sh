@@ -17,7 +17,8 @@
 #   5. distributed: branch throughput with 1, 2 and 4 worker processes, and
 #      orchestrator CPU per 1,000 branches
 #   6. the gym: success per widget family of the default search and of a
-#      sequential greedy agent on the same episodes (GYM_SEEDS, default 10)
+#      sequential greedy agent on the same episodes (GYM_SEEDS, default 10),
+#      tuning and frozen evaluation families apart, each part's total
 set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/orchestrator ./cmd/orchestrator
@@ -254,5 +255,6 @@ done
 
 echo
 echo "== 6. Gym: small task pages as tasks without commit (goal text, the page's verdict as success and failure),"
-echo "==    default search vs a sequential greedy agent (one branch, one worker) on the same episodes"
+echo "==    default search vs a sequential greedy agent (one branch, one worker) on the same episodes;"
+echo "==    tuning and evaluation families apart (the planner is never changed to pass evaluation families)"
 go run ./cmd/gymbench -seeds "${GYM_SEEDS:-10}"

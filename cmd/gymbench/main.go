@@ -2,9 +2,12 @@
 // orchestrator, as tasks without commit (goal text, a success and a
 // failure predicate, nothing else), with the default search and with a
 // sequential greedy agent (one branch, one worker) on the same episodes,
-// and prints the success per family.
+// and prints the success per family, with tuning and evaluation
+// families (gym.Evaluation) reported apart: the planner is never changed
+// to pass the evaluation families, so their part is the measure of
+// generality.
 //
-//	gymbench [-seeds 10] [-families tabs,radio] [-json]
+//	gymbench [-seeds 10] [-part tuning|evaluation|all] [-families tabs,radio] [-json]
 package main
 
 import (
@@ -37,14 +40,45 @@ var modes = []mode{
 	{Name: "greedy", Search: "{strategy: greedy, beam_width: 1, min_beam_width: 1, workers: 1}"},
 }
 
+// Parts of the gym (gym.Split).
+const (
+	PartTuning     = "tuning"
+	PartEvaluation = "evaluation"
+)
+
 // Row is one family's result.
 type Row struct {
 	Family string `json:"family"`
+	// Part is PartTuning or PartEvaluation.
+	Part string `json:"part"`
+	// Pattern: written after the split from widget patterns of real
+	// sites (not gym.Original).
+	Pattern bool `json:"pattern,omitempty"`
 	// Ambiguous: several candidates look alike and only trying tells
 	// the right one (gym.Ambiguous).
 	Ambiguous bool           `json:"ambiguous,omitempty"`
 	Seeds     int            `json:"seeds"`
 	Solved    map[string]int `json:"solved"` // by mode
+}
+
+// Total is the success over a set of families, by mode.
+type Total struct {
+	Episodes int            `json:"episodes"`
+	Solved   map[string]int `json:"solved"`
+	// Percent is 100 * Solved / Episodes, by mode.
+	Percent map[string]float64 `json:"percent"`
+}
+
+// Report is gymbench's JSON output: the rows, the totals per part and
+// overall, and on the ambiguous families the search's success as a
+// multiple of the greedy agent's (SearchOverGreedy; absent when greedy
+// solved none).
+type Report struct {
+	Rows             []Row            `json:"rows"`
+	Parts            map[string]Total `json:"parts"`
+	All              Total            `json:"all"`
+	Ambiguous        Total            `json:"ambiguous"`
+	SearchOverGreedy *float64         `json:"search_over_greedy,omitempty"`
 }
 
 func main() {
@@ -61,12 +95,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	verbose := fs.Bool("v", false, "print each episode")
 	keep := fs.String("keep", "", "keep each episode's data dir under this directory (to read its events)")
+	part := fs.String("part", "all", "families to run: tuning, evaluation or all")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	fams := gym.Families()
-	if *only != "" {
-		fams = strings.Split(*only, ",")
+	fams, err := selectFamilies(*part, *only)
+	if err != nil {
+		return err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -78,7 +113,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	base := "http://" + ln.Addr().String()
 	var rows []Row
 	for _, f := range fams {
-		row := Row{Family: f, Ambiguous: gym.Ambiguous(f), Seeds: *seeds, Solved: map[string]int{}}
+		row := Row{Family: f, Part: partOf(f), Pattern: !gym.Original(f), Ambiguous: gym.Ambiguous(f), Seeds: *seeds, Solved: map[string]int{}}
 		for seed := int64(1); seed <= int64(*seeds); seed++ {
 			e, err := gym.New(f, seed)
 			if err != nil {
@@ -99,13 +134,96 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		rows = append(rows, row)
 	}
+	rep := report(rows)
 	if *asJSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return enc.Encode(rep)
 	}
-	printTable(out, rows)
+	printTable(out, rep)
 	return nil
+}
+
+// selectFamilies is the families a run covers: those of the part
+// (tuning, evaluation or all), narrowed to the named ones when names are
+// given; an unknown part or family is an error naming it.
+func selectFamilies(part, names string) ([]string, error) {
+	tuning, evaluation := gym.Split()
+	var fams []string
+	switch part {
+	case "all", "":
+		fams = gym.Families()
+	case PartTuning:
+		fams = tuning
+	case PartEvaluation:
+		fams = evaluation
+	default:
+		return nil, fmt.Errorf("-part %q: want tuning, evaluation or all", part)
+	}
+	if names == "" {
+		return fams, nil
+	}
+	in := map[string]bool{}
+	for _, f := range fams {
+		in[f] = true
+	}
+	known := map[string]bool{}
+	for _, f := range gym.Families() {
+		known[f] = true
+	}
+	var out []string
+	for _, f := range strings.Split(names, ",") {
+		f = strings.TrimSpace(f)
+		switch {
+		case f == "":
+			continue
+		case !known[f]:
+			return nil, fmt.Errorf("-families: %w %q", gym.ErrUnknownFamily, f)
+		case in[f]:
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-families %q: none of them is in part %q", names, part)
+	}
+	return out, nil
+}
+
+// partOf is the family's part.
+func partOf(f string) string {
+	if gym.Evaluation(f) {
+		return PartEvaluation
+	}
+	return PartTuning
+}
+
+// report sums the rows per part, overall and over the ambiguous
+// families.
+func report(rows []Row) Report {
+	rep := Report{Rows: rows, Parts: map[string]Total{}}
+	add := func(t Total, r Row) Total {
+		if t.Solved == nil {
+			t.Solved, t.Percent = map[string]int{}, map[string]float64{}
+		}
+		t.Episodes += r.Seeds
+		for _, m := range modes {
+			t.Solved[m.Name] += r.Solved[m.Name]
+			t.Percent[m.Name] = 100 * float64(t.Solved[m.Name]) / float64(t.Episodes)
+		}
+		return t
+	}
+	for _, r := range rows {
+		rep.Parts[r.Part] = add(rep.Parts[r.Part], r)
+		rep.All = add(rep.All, r)
+		if r.Ambiguous {
+			rep.Ambiguous = add(rep.Ambiguous, r)
+		}
+	}
+	if g := rep.Ambiguous.Solved["greedy"]; g > 0 {
+		x := float64(rep.Ambiguous.Solved["search"]) / float64(g)
+		rep.SearchOverGreedy = &x
+	}
+	return rep
 }
 
 // taskText is an episode as a plain task file: its goal text, and the
@@ -156,47 +274,57 @@ func episode(ctx context.Context, base string, e gym.Episode, m mode, keep strin
 	return false, "", err
 }
 
-// printTable prints a row per family, the total, and the total over the
-// ambiguous families with the search's success as a multiple of the
-// greedy agent's.
-func printTable(out io.Writer, rows []Row) {
+// printTable prints the tuning and then the evaluation families, a row
+// each (pattern families marked +, ambiguous ones *), the total of each
+// part, the total over all, and the total over the ambiguous families
+// with the search's success as a multiple of the greedy agent's.
+func printTable(out io.Writer, rep Report) {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "family\tepisodes\tsearch\tgreedy\t")
-	var all, amb Row
-	all.Solved, amb.Solved = map[string]int{}, map[string]int{}
-	for _, r := range rows {
-		name := r.Family
-		if r.Ambiguous {
-			name += " *"
+	line := func(name string, t Total) {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", name, t.Episodes, pct(t.Solved["search"], t.Episodes), pct(t.Solved["greedy"], t.Episodes))
+	}
+	for _, part := range []string{PartTuning, PartEvaluation} {
+		t, ok := rep.Parts[part]
+		if !ok {
+			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", name, r.Seeds, pct(r.Solved["search"], r.Seeds), pct(r.Solved["greedy"], r.Seeds))
-		for _, t := range []*Row{&all, &amb} {
-			if t == &amb && !r.Ambiguous {
+		fmt.Fprintf(tw, "-- %s families\t\t\t\t\n", part)
+		for _, r := range rep.Rows {
+			if r.Part != part {
 				continue
 			}
-			t.Seeds += r.Seeds
-			for m, k := range r.Solved {
-				t.Solved[m] += k
+			name := r.Family
+			if r.Pattern {
+				name += " +"
 			}
+			if r.Ambiguous {
+				name += " *"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", name, r.Seeds, pct(r.Solved["search"], r.Seeds), pct(r.Solved["greedy"], r.Seeds))
 		}
+		line(part+" total", t)
 	}
-	fmt.Fprintf(tw, "all\t%d\t%s\t%s\t\n", all.Seeds, pct(all.Solved["search"], all.Seeds), pct(all.Solved["greedy"], all.Seeds))
-	if amb.Seeds > 0 {
-		fmt.Fprintf(tw, "ambiguous (*)\t%d\t%s\t%s\t\n", amb.Seeds, pct(amb.Solved["search"], amb.Seeds), pct(amb.Solved["greedy"], amb.Seeds))
+	fmt.Fprintln(tw, "--\t\t\t\t")
+	line("all", rep.All)
+	if rep.Ambiguous.Episodes > 0 {
+		line("ambiguous (*)", rep.Ambiguous)
 	}
 	tw.Flush()
-	if amb.Seeds > 0 {
+	fmt.Fprintln(out, "+ pattern family, written after the split from widget patterns of real sites")
+	if rep.Ambiguous.Episodes > 0 {
 		ratio := "∞"
-		if g := amb.Solved["greedy"]; g > 0 {
-			ratio = fmt.Sprintf("%.2f", float64(amb.Solved["search"])/float64(g))
+		if rep.SearchOverGreedy != nil {
+			ratio = fmt.Sprintf("%.2f", *rep.SearchOverGreedy)
 		}
 		fmt.Fprintf(out, "* ambiguous: several candidates look alike and only trying tells the right one; search/greedy = %s\n", ratio)
 	}
+	fmt.Fprintln(out, "evaluation families are frozen: the planner is never changed to pass them (sites/gym/split.go)")
 }
 
 func pct(k, n int) string {
 	if n == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%d%% (%d)", 100*k/n, k)
+	return fmt.Sprintf("%.1f%% (%d)", 100*float64(k)/float64(n), k)
 }

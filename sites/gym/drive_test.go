@@ -89,16 +89,20 @@ func greedy(ctx context.Context, rt *browser.Runtime, base string, e gym.Episode
 	}
 }
 
-// TestGymGreedy drives every gym family over seeds with the proposer's
+// TestGymGreedy drives the gym families over seeds with the proposer's
 // best action each step (a sequential agent, no search) in real Chromium
-// and reports the success per family; every family must be solved on at
-// least two of three seeds, except the ambiguous ones, where only trying
-// tells the right candidate.
+// and prints the success per family. Only the original tuning families
+// are asserted (each solved on at least two of three seeds, ambiguous
+// ones aside, where only trying tells the right candidate); evaluation
+// families and the pattern families written after the split are
+// reported only, never asserted, so nobody tunes against them. The
+// pattern families run only when GYM_SEEDS is set (cmd/gymbench runs
+// them too), which keeps this test's time modest.
 func TestGymGreedy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	rt, err := browser.Launch(ctx, browser.Options{})
 	if err != nil {
@@ -107,16 +111,21 @@ func TestGymGreedy(t *testing.T) {
 	defer rt.Close()
 	srv := httptest.NewServer(gym.Handler())
 	defer srv.Close()
-	seeds := 3
+	seeds, all := 3, false
 	if s := os.Getenv("GYM_SEEDS"); s != "" {
 		fmt.Sscan(s, &seeds)
+		all = true
 	}
 	var table strings.Builder
-	fmt.Fprintf(&table, "%-14s %s\n", "family", "greedy")
+	fmt.Fprintf(&table, "%-18s %-10s %-9s %s\n", "family", "part", "asserted", "greedy")
 	for _, f := range gym.Families() {
 		if gym.Ambiguous(f) {
 			continue // a sequential agent can only guess there; the search's gym run covers them
 		}
+		if !gym.Original(f) && !all {
+			continue
+		}
+		asserted := gym.Original(f) && !gym.Evaluation(f)
 		ok := 0
 		for seed := int64(1); seed <= int64(seeds); seed++ {
 			e, err := gym.New(f, seed)
@@ -129,16 +138,20 @@ func TestGymGreedy(t *testing.T) {
 			}
 			if won {
 				ok++
-			} else {
+			} else if asserted {
 				t.Logf("%s/%d failed: %q did %q", f, seed, e.Goal, did)
 			}
 		}
-		fmt.Fprintf(&table, "%-14s %d/%d\n", f, ok, seeds)
-		if 3*ok < 2*seeds {
+		part := "tuning"
+		if gym.Evaluation(f) {
+			part = "evaluation"
+		}
+		fmt.Fprintf(&table, "%-18s %-10s %-9v %d/%d\n", f, part, asserted, ok, seeds)
+		if asserted && 3*ok < 2*seeds {
 			t.Errorf("%s: greedy reached the goal on %d of %d seeds", f, ok, seeds)
 		}
 	}
-	t.Logf("gym, proposer's best action each step:\n%s", table.String())
+	t.Logf("gym, proposer's best action each step (only asserted rows can fail the test):\n%s", table.String())
 }
 
 // refused reports whether a step's native question was answered no.

@@ -12,6 +12,17 @@
 // Ambiguous): several candidates look alike, and only trying tells the
 // right one.
 //
+// Pattern families (patterns.go) were written after those from widget
+// patterns real sites use, not from what the planner can do, each with
+// at least three seeded goal phrasings and a test that solves it with
+// explicit actions in Chromium.
+//
+// A third of all families are frozen evaluation families (Evaluation,
+// Split; the rule in split.go is a hash of the name, so adding a family
+// never moves another). The planner is never changed to pass an
+// evaluation family: they are measured and reported, never asserted or
+// debugged against.
+//
 // A page grades itself: when the person did what the goal asks it adds an
 // element matching SuccessSelector; a wrong step adds one matching
 // FailureSelector. Nothing outside this package knows the families.
@@ -47,6 +58,13 @@ type Episode struct {
 	// Path is the page's URL path on the Handler.
 	Path string
 	html string
+	// phrasing is the index of the goal template the seed chose, of
+	// phrasings (0 for families with one template or none recorded).
+	phrasing, phrasings int
+	// solve is what a person does to reach the goal, wrong an attempt
+	// that shows the failure verdict (nil where the family has none);
+	// only this package's tests read them, to prove each page fair.
+	solve, wrong []step
 }
 
 // family renders a page body and goal from a seeded generator.
@@ -100,8 +118,11 @@ var families = map[string]family{
 
 // Families lists the family names, sorted.
 func Families() []string {
-	out := make([]string, 0, len(families))
+	out := make([]string, 0, len(families)+len(patterns))
 	for f := range families {
+		out = append(out, f)
+	}
+	for f := range patterns {
 		out = append(out, f)
 	}
 	sort.Strings(out)
@@ -112,14 +133,23 @@ func Families() []string {
 // gives the same page and goal.
 func New(name string, seed int64) (Episode, error) {
 	f, ok := families[name]
-	if !ok {
+	p, isPattern := patterns[name]
+	if !ok && !isPattern {
 		return Episode{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownFamily, name, strings.Join(Families(), ", "))
 	}
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	r := rand.New(rand.NewSource(seed ^ int64(h.Sum64()>>1)))
+	e := Episode{Family: name, Seed: seed, Path: fmt.Sprintf("/gym/%s/%d", name, seed)}
+	if isPattern {
+		sp := p(r)
+		e.Goal, e.html = sp.goal, page(r, sp.body)
+		e.phrasing, e.phrasings, e.solve, e.wrong = sp.phrasing, sp.phrasings, sp.solve, sp.wrong
+		return e, nil
+	}
 	goal, body := f(r)
-	return Episode{Family: name, Seed: seed, Goal: goal, Path: fmt.Sprintf("/gym/%s/%d", name, seed), html: page(r, body)}, nil
+	e.Goal, e.html = goal, page(r, body)
+	return e, nil
 }
 
 // HTML is the episode's page.
@@ -129,6 +159,13 @@ func (e Episode) HTML() string { return e.html }
 func Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+		if len(parts) == 3 && parts[0] == "gym" && parts[1] == "icons" && strings.HasSuffix(parts[2], ".svg") {
+			// Icon files of the icon-only controls: the file's name is
+			// all that tells one from another, as on many sites.
+			w.Header().Set("Content-Type", "image/svg+xml")
+			fmt.Fprint(w, iconSVG)
+			return
+		}
 		if len(parts) != 3 || parts[0] != "gym" {
 			http.NotFound(w, req)
 			return
@@ -147,6 +184,9 @@ func Handler() http.Handler {
 		fmt.Fprint(w, e.html)
 	})
 }
+
+// iconSVG is the picture served for every /gym/icons/NAME.svg.
+const iconSVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="3" y="3" width="10" height="10" rx="2" fill="#555"/></svg>`
 
 // verdict is the script every page shares: the first verdict stays.
 const verdict = `<script>
