@@ -256,6 +256,10 @@ func TestVisibilityFromGeometry(t *testing.T) {
 	if _, ok := byLabel(after, "Library"); ok {
 		t.Error("pointing at Posts shows the Media flyout")
 	}
+	// An entry of a nested menu is read with the menus it sits in.
+	if cat, _ := byLabel(after, "Categories"); !strings.HasPrefix(cat.Target.Near, "Posts") {
+		t.Errorf("Categories' neighbourhood %q does not name its menu, Posts", cat.Target.Near)
+	}
 }
 
 // TestNeighbourLabels: a field without a label of its own is hinted by

@@ -352,7 +352,32 @@ const observeScript = `(arg) => {
       t = norm(s.nodeType === 3 ? s.nodeValue : s.nodeType === 1 ? s.innerText : '').slice(-60);
     }
     if (t && t !== parts[0]) parts.push(t);
+    const path = menuPath(el);
+    if (path) parts.unshift(path);
     return parts.join(' · ');
+  };
+  // menuPath names the menus an element of a nested list sits in, outer
+  // first ("Users > Posts"): the label of each list item that holds the
+  // element's own list, without the lists it holds. A side menu's "Add
+  // New" under "Users" is told from the one under "Posts" so.
+  const subSel = 'ul,ol,[role=menu],[role=group],[role=tree],[role=listbox]';
+  const leadText = (li) => {
+    let out = '';
+    for (const c of li.childNodes) {
+      if (c.nodeType === 3) out += ' ' + c.nodeValue;
+      else if (c.nodeType === 1 && !c.matches(subSel) && !c.querySelector(subSel)) out += ' ' + (c.innerText || c.textContent || '');
+    }
+    return norm(out).slice(0, 40);
+  };
+  const menuPath = (el) => {
+    const own = el.closest('li,[role=menuitem],[role=treeitem]');
+    const names = [];
+    for (let li = own && own.parentElement && own.parentElement.closest('li,[role=menuitem],[role=treeitem]'); li && names.length < 3;
+      li = li.parentElement && li.parentElement.closest('li,[role=menuitem],[role=treeitem]')) {
+      const n = leadText(li);
+      if (n) names.unshift(n);
+    }
+    return names.join(' > ');
   };
   // An open modal dialog hides everything outside it, on screen or not.
   const modal = Array.from(document.querySelectorAll('[aria-modal="true"],dialog[open]')).find(visible);

@@ -439,6 +439,12 @@ func (p *Proposer) relevance(a branch.Affordance) float64 {
 	for _, w := range ws {
 		have[w] = true
 	}
+	around := map[string]bool{}
+	for _, w := range Words(a.Target.Near) {
+		if !have[w] {
+			around[stem(w)] = true
+		}
+	}
 	sum := 0.0
 	for _, g := range p.goalWords {
 		switch {
@@ -446,7 +452,15 @@ func (p *Proposer) relevance(a branch.Affordance) float64 {
 			sum++
 		case partial(g, ws):
 			sum += PartialWord
+		case around[stem(g)]:
+			// Among lookalikes ("Add New" under Users, under Posts), the
+			// one whose menu, row or section the goal names.
+			sum += nearRelevance
 		}
 	}
 	return sum
 }
+
+// nearRelevance is what a goal word in an element's neighbourhood (not
+// its name) adds to its relevance: less than a partial word of its name.
+const nearRelevance = 0.25

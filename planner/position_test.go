@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
@@ -101,6 +102,27 @@ func TestPickNewestByDate(t *testing.T) {
 		cands := p.Propose(obs, History{})
 		if len(cands) == 0 || cands[0].Action.Target.Name != want {
 			t.Errorf("%q: top candidate %v, want %q", goal, cands, want)
+		}
+	}
+}
+
+// TestLookalikesByTheirMenu: of several links named alike ("Add New"),
+// the one whose menu the goal names comes first.
+func TestLookalikesByTheirMenu(t *testing.T) {
+	obs := &branch.Observation{URL: "http://cms.test/wp-admin/"}
+	for i, menu := range []string{"Posts", "Media", "Pages", "Users", "Plugins"} {
+		obs.Affordances = append(obs.Affordances, branch.Affordance{Kind: "link", Region: "nav", Form: -1,
+			Href:   fmt.Sprintf("http://cms.test/wp-admin/new-%d", i),
+			Target: branch.Target{Role: "link", Name: "Add New", Near: menu + " · Add New", CSS: fmt.Sprintf("#m%d > a", i)}})
+	}
+	for goal, want := range map[string]string{"Add a new user": "Users", "Create a new page": "Pages", "Click Add New in the Plugins menu": "Plugins"} {
+		p, err := NewProposer(&task.Task{Goal: task.Goal{Text: goal}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cands := p.Propose(obs, History{})
+		if len(cands) == 0 || !strings.HasPrefix(cands[0].Action.Target.Near, want) {
+			t.Errorf("%q: top candidate %+v, want the Add New of %s", goal, cands[0].Action.Target, want)
 		}
 	}
 }
