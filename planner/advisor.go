@@ -193,10 +193,16 @@ func Reorder(menu []Candidate, fields []branch.Affordance, adv Advice) []Candida
 			continue
 		}
 		f := fields[i-len(menu)]
-		t := f.Target
-		out = append(out, Candidate{Action: branch.Action{Kind: branch.KindType, Target: &t, Value: v,
-			Label: fmt.Sprintf("type %q into %s", v, label(f))},
-			Prior: FillPrior, Reason: fmt.Sprintf("types the value %s proposed into %s (ranked %d)", by, label(f), rank+1)})
+		act, ok := fieldAction(f, v)
+		if !ok && (settableKinds[f.Kind] || inputFormats[f.InputType] != nil) {
+			continue // not a value the control takes
+		}
+		if !ok {
+			t := f.Target
+			act = branch.Action{Kind: branch.KindType, Target: &t, Value: v, Label: fmt.Sprintf("type %q into %s", v, label(f))}
+		}
+		out = append(out, Candidate{Action: act,
+			Prior: FillPrior, Reason: fmt.Sprintf("writes the value %s proposed into %s (ranked %d)", by, label(f), rank+1)})
 	}
 	for i, c := range menu {
 		if !used[i] {
@@ -223,8 +229,17 @@ func (p *Proposer) OpenFields(obs *branch.Observation) []branch.Affordance {
 	}
 	var out []branch.Affordance
 	for _, a := range obs.Affordances {
-		switch a.Kind {
-		case "textbox", "email", "search", "textarea", "number":
+		switch {
+		case textKinds[a.Kind]:
+		case settableKinds[a.Kind] || inputFormats[a.InputType] != nil:
+			// A slider, a date or a time: it always holds a value.
+			if a.Region == "obscured" || secretField(a) {
+				continue
+			}
+			if _, ok := p.ruleFor(a); !ok {
+				out = append(out, a)
+			}
+			continue
 		default:
 			continue
 		}

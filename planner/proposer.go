@@ -308,6 +308,8 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	}
 	keyCandidates(obs, modal, behind, add)
 	p.hoverCandidates(obs, add)
+	p.rest(obs, add) // menu.go: the rest of what the page offers
+	out = p.safeOnly(obs, out)
 	waitForFields(obs, out)
 	p.rank(obs, out)
 	return out

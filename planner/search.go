@@ -239,7 +239,7 @@ type Decision struct {
 // orchestrator is its single owner.
 type Search struct {
 	t        *task.Task
-	prop     *Proposer
+	prop     Menu
 	newID    func() string
 	digest   string
 	origin   string
@@ -269,9 +269,17 @@ type Search struct {
 	commuted map[string]*Node
 }
 
-// NewSearch creates a search for the task. newID names branches; the
-// search never invents ids itself.
-func NewSearch(t *task.Task, prop *Proposer, newID func() string) *Search {
+// Menu is what the search asks of a page: every safe action on it, the
+// heuristic's ranking first (Proposer.Propose), and the empty fields an
+// Advisor may give values for. *Proposer is the product's.
+type Menu interface {
+	Propose(obs *branch.Observation, h History) []Candidate
+	OpenFields(obs *branch.Observation) []branch.Affordance
+}
+
+// NewSearch creates a search for the task over a page menu (a
+// *Proposer). newID names branches; the search never invents ids itself.
+func NewSearch(t *task.Task, prop Menu, newID func() string) *Search {
 	s := &Search{t: t, prop: prop, newID: newID, digest: t.Digest(), origin: t.Origin(),
 		width: t.Search.BeamWidth, byDigest: map[string]*Node{}, seen: map[string]*Node{}, known: map[string]bool{},
 		failed: map[string]int{}, commuted: map[string]*Node{}}

@@ -161,7 +161,7 @@ func submitButton(name string) branch.Affordance {
 func valueActions(cs []Candidate) []Candidate {
 	var out []Candidate
 	for _, c := range cs {
-		if c.Action.Kind == branch.KindType || c.Action.Kind == branch.KindSelect || c.Action.Kind == branch.KindSet {
+		if (c.Action.Kind == branch.KindType || c.Action.Kind == branch.KindSelect || c.Action.Kind == branch.KindSet) && c.Reason != restReason {
 			out = append(out, c)
 		}
 	}
