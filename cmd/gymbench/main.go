@@ -103,6 +103,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *keep != "" {
+		if err := os.MkdirAll(*keep, 0o755); err != nil {
+			return fmt.Errorf("-keep: %w", err)
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
