@@ -263,6 +263,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	p.widgetCandidates(obs, h, add) // widgets.go: sliders and spin buttons
 	p.valueCandidates(obs, h, pendingForm, add)
 	p.toggleCandidates(obs, add)
+	p.suggestionCandidates(obs, add)
 	behind := modal && p.behindModal(obs)
 	for _, a := range obs.Affordances {
 		if a.Region == "obscured" || p.risky(a, obs.URL) {
