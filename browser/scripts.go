@@ -508,7 +508,9 @@ const observeScript = `(arg) => {
       }
     }
     if (set.size < 2) return null;
-    let items = all.filter(e => set.has(e)).slice(0, maxItems);
+    // Hidden items are never offered: the bound counts the ones shown (a
+    // menu bar's last menu, open, after the closed ones).
+    let items = all.filter(e => set.has(e) && visible(e)).slice(0, maxItems);
     // The container keeps its place when its items leave much of its
     // text unsaid (a card with two buttons).
     const holders = new Set();

@@ -158,6 +158,7 @@ type piece struct {
 	raw    string // the word as written
 	stop   bool   // ends a phrase: punctuation or a conjunction
 	list   bool   // a stop that goes on with a list: a comma or "and"
+	path   bool   // a stop of a menu path ("File > Export"): what follows names an entry
 }
 
 // ParseGoal reads the goal text. It is pure and deterministic.
@@ -201,10 +202,15 @@ func lex(text string) []piece {
 			}
 			raw := string(rs[i:j])
 			w := Fold(strings.ReplaceAll(raw, "'", ""))
-			out = append(out, piece{word: w, raw: raw, stop: w == "and" || w == "then", list: w == "and"})
+			out = append(out, piece{word: w, raw: raw, stop: w == "and" || w == "then", list: w == "and" || w == "then"})
 			i = j
 		case r == '.' || r == ',' || r == ';' || r == ':' || r == '!' || r == '?' || r == '(' || r == ')':
 			out = append(out, piece{stop: true, list: r == ','})
+			i++
+		case r == '>' || r == '→' || r == '»' || r == '›' || r == '▸':
+			// A menu path, "File > Export > PDF": each name is a step
+			// of the verb before it, in order.
+			out = append(out, piece{stop: true, list: true, path: true})
 			i++
 		default:
 			i++
@@ -308,6 +314,9 @@ func steps(pieces []piece) []Step {
 	prev, listed := "", false
 	for i := 0; i < len(pieces); {
 		v, n := verbAt(pieces, i)
+		if i > 0 && pieces[i-1].path {
+			v, n = "", 0 // "Edit > Select > All": an entry named like a verb
+		}
 		if n == 0 {
 			// A list goes on with the verb before it: "select A, B and C".
 			if !listed || prev == "" || pieces[i].stop || pieces[i].word == "" && pieces[i].quoted == "" {
@@ -436,14 +445,18 @@ func phrase(verb string, ps []piece) Step {
 				s.Target = append(s.Target, Words(p.quoted)...)
 			}
 			continue
-		case articles[p.word] && (k == 0 || twoWordVerbs[[2]string{field[k-1].word, p.word}] == "" && !capitalized(p.raw)):
-			continue // but "Log in" names a button, and "the To field" a field
+		case articles[p.word] && !(capitalized(p.raw) && len(field) == 1) &&
+			(k == 0 || twoWordVerbs[[2]string{field[k-1].word, p.word}] == "" && !capitalized(p.raw)):
+			continue // but "Log in" names a button, "the To field" a field, "Edit > All" an entry
 		}
 		if n, ok := ordinal(p.word); ok {
 			s.Ordinal, s.OrdinalWord = n, p.word
 			continue
 		}
-		if r, ok := roleNouns[p.word]; ok && r != "" && s.Role == "" {
+		if capitalized(p.raw) && len(field) == 1 {
+			// "Open File > Export": a capitalized word alone names an
+			// entry, not a kind of element.
+		} else if r, ok := roleNouns[p.word]; ok && r != "" && s.Role == "" {
 			s.Role = r
 		} else if r, ok := roleNouns[strings.TrimSuffix(p.word, "s")]; ok && r != "" && s.Role == "" {
 			s.Role = r

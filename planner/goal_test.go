@@ -24,6 +24,14 @@ func TestParseGoal(t *testing.T) {
 			[]Step{{Verb: VerbType, Value: "hunter 2", Target: []string{"password", "field"}, Role: "textbox"}, {Verb: VerbSubmit}}, []string{"hunter 2"}},
 		{`Enter "Denver" into the To field`, // a capitalized preposition past the first word is a name
 			[]Step{{Verb: VerbType, Value: "Denver", Target: []string{"to", "field"}, Role: "textbox"}}, []string{"Denver"}},
+		{"Choose Format > Align > Left.", // a menu path: one step per entry, in order
+			[]Step{{Verb: VerbSelect, Target: []string{"format"}}, {Verb: VerbSelect, Target: []string{"align"}}, {Verb: VerbSelect, Target: []string{"left"}}}, nil},
+		{"Open File → Export → PDF", // a capitalized word alone names an entry, not a kind
+			[]Step{{Verb: VerbOpen, Target: []string{"file"}}, {Verb: VerbOpen, Target: []string{"export"}}, {Verb: VerbOpen, Target: []string{"pdf"}}}, nil},
+		{"Select Edit > Select > All", // entries named like a verb or an article
+			[]Step{{Verb: VerbSelect, Target: []string{"edit"}}, {Verb: VerbSelect, Target: []string{"select"}}, {Verb: VerbSelect, Target: []string{"all"}}}, nil},
+		{"Click Format, then Align, then Left",
+			[]Step{{Verb: VerbClick, Target: []string{"format"}}, {Verb: VerbClick, Target: []string{"align"}}, {Verb: VerbClick, Target: []string{"left"}}}, nil},
 		{"Type 42 in the Age box",
 			[]Step{{Verb: VerbType, Value: "42", Target: []string{"age", "box"}, Role: "textbox"}}, []string{"42"}},
 		{"Enter the password into both fields.",
