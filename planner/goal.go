@@ -317,6 +317,13 @@ func steps(pieces []piece) []Step {
 		if i > 0 && pieces[i-1].path {
 			v, n = "", 0 // "Edit > Select > All": an entry named like a verb
 		}
+		if n == 0 && namesItsControl(pieces, i) {
+			// "..., then save.": the word is the step and names its button.
+			out = append(out, Step{Verb: VerbClick, Target: []string{pieces[i].word}})
+			prev, listed = VerbClick, false
+			i++
+			continue
+		}
 		if n == 0 {
 			// A list goes on with the verb before it: "select A, B and C".
 			if !listed || prev == "" || pieces[i].stop || pieces[i].word == "" && pieces[i].quoted == "" {
@@ -350,6 +357,23 @@ func steps(pieces []piece) []Step {
 		i = j
 	}
 	return out
+}
+
+// controlVerbs are verbs a control is named by: said alone as a step
+// ("fill in the form, then save"), the verb is the click on the button
+// that bears its name.
+var controlVerbs = map[string]bool{"save": true, "publish": true, "send": true, "apply": true, "confirm": true,
+	"register": true, "subscribe": true, "archive": true, "continue": true, "proceed": true, "finish": true,
+	"reply": true, "upload": true, "download": true, "export": true, "print": true, "share": true, "update": true}
+
+// namesItsControl reports whether pieces[i] is a control verb said alone
+// as a step: at the start or after a stop, and followed by a stop or the
+// end.
+func namesItsControl(pieces []piece, i int) bool {
+	if !controlVerbs[pieces[i].word] || i > 0 && (!pieces[i-1].stop || pieces[i-1].path) {
+		return false
+	}
+	return i+1 == len(pieces) || pieces[i+1].stop
 }
 
 // pronouns stand for the thing named before them.

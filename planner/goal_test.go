@@ -32,6 +32,8 @@ func TestParseGoal(t *testing.T) {
 			[]Step{{Verb: VerbSelect, Target: []string{"edit"}}, {Verb: VerbSelect, Target: []string{"select"}}, {Verb: VerbSelect, Target: []string{"all"}}}, nil},
 		{"Click Format, then Align, then Left",
 			[]Step{{Verb: VerbClick, Target: []string{"format"}}, {Verb: VerbClick, Target: []string{"align"}}, {Verb: VerbClick, Target: []string{"left"}}}, nil},
+		{`Enter "Do GmbH" as the company, then save.`, // a verb said alone names its button
+			[]Step{{Verb: VerbType, Value: "Do GmbH", Target: []string{"company"}}, {Verb: VerbClick, Target: []string{"save"}}}, []string{"Do GmbH"}},
 		{"Type 42 in the Age box",
 			[]Step{{Verb: VerbType, Value: "42", Target: []string{"age", "box"}, Role: "textbox"}}, []string{"42"}},
 		{"Enter the password into both fields.",
