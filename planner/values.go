@@ -1338,8 +1338,14 @@ func (p *Proposer) names(obs *branch.Observation, v Value) bool {
 		return false
 	}
 	ws := Words(v.Text)
+	shown := false // an element of the page bears the value's words
+	for _, a := range obs.Affordances {
+		shown = shown || nameMatch(ws, a) > 0 && !textKinds[a.Kind]
+	}
 	for _, st := range p.g.Steps {
-		if st.Verb != VerbType && within(ws, st.Target) {
+		// "Choose Spokane as your destination" on a page that shows no
+		// Spokane yet: a value to write, for the field the page offers.
+		if st.Verb != VerbType && within(ws, st.Target) && shown {
 			return true
 		}
 	}
