@@ -345,7 +345,8 @@ const observeScript = `(arg) => {
     // A cell is read with its row: the button in the last column belongs
     // to the name in the first.
     if (block && block.matches('td,th,[role=cell],[role=gridcell]')) block = block.closest('tr,[role=row]') || block;
-    let t = block ? norm(block.innerText).slice(0, 80) : '';
+    // A row's text reaches its date and status columns.
+    let t = block ? norm(block.innerText).slice(0, 160) : '';
     for (let s = el.previousSibling; !t && s; s = s.previousSibling) {
       // Another control is not the text a person reads with this one.
       if (s.nodeType === 1 && (s.matches(widgetSel) || s.querySelector(widgetSel))) break;

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -34,6 +35,9 @@ const (
 	positionAlike    = 0.15
 )
 
+// recordDigits are the digits of a record's id in an element id.
+var recordDigits = regexp.MustCompile(`[0-9]+`)
+
 // listOf is a list of the page: the affordance indexes of its items, in
 // document order.
 type listOf struct {
@@ -54,13 +58,20 @@ func pageLists(obs *branch.Observation) []listOf {
 		}
 		parts := strings.Split(a.Target.CSS, " > ")
 		for j, p := range parts {
-			at := strings.Index(p, ":nth-of-type(")
-			if at < 0 {
+			gen := ""
+			if at := strings.Index(p, ":nth-of-type("); at >= 0 {
+				gen = p[:at] + ":nth-of-type(*)"
+			} else if j < len(parts)-1 && strings.HasPrefix(p, "#") && strings.ContainsAny(p, "0123456789") {
+				// A row named by its record ("#post-141"): rows differ
+				// in the number.
+				gen = recordDigits.ReplaceAllString(p, "#")
+			}
+			if gen == "" {
 				continue
 			}
 			g := make([]string, len(parts))
 			copy(g, parts)
-			g[j] = p[:at] + ":nth-of-type(*)"
+			g[j] = gen
 			k := a.Kind + "|" + strings.Join(g, " > ")
 			groups[k] = append(groups[k], i)
 			keys[i] = append(keys[i], k)

@@ -126,3 +126,23 @@ func TestLookalikesByTheirMenu(t *testing.T) {
 		}
 	}
 }
+
+// TestListOfRecords: rows named by their records' ids ("#post-141") are
+// one list, and the newest is picked by the date each row shows.
+func TestListOfRecords(t *testing.T) {
+	obs := &branch.Observation{URL: "http://blog.test/wp-admin/edit.php"}
+	for _, p := range []struct{ id, title, date string }{{"141", "Tempor", "2011/07/27"}, {"114", "Nulla", "2011/07/02"}, {"129", "Elit", "2011/05/31"}} {
+		obs.Affordances = append(obs.Affordances, branch.Affordance{Kind: "link", Region: "main", Form: -1, Hover: true,
+			Href:   "http://blog.test/wp-admin/post.php?post=" + p.id,
+			Target: branch.Target{Role: "link", Name: p.title, Near: p.title + " Edit | Trash | View Ben Okafor Published " + p.date + " at 12:00 pm",
+				CSS: "#post-" + p.id + " > td:nth-of-type(1) > strong:nth-of-type(1) > a:nth-of-type(1)"}})
+	}
+	p, err := NewProposer(&task.Task{Goal: task.Goal{Text: "In the post list, open the most recent post."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands := p.Propose(obs, History{})
+	if len(cands) == 0 || cands[0].Action.Target.Name != "Tempor" || cands[0].Action.Kind != branch.KindClick {
+		t.Fatalf("top candidate %+v, want a click on Tempor, the newest", cands)
+	}
+}
