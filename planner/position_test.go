@@ -133,7 +133,7 @@ func TestListOfRecords(t *testing.T) {
 	obs := &branch.Observation{URL: "http://blog.test/wp-admin/edit.php"}
 	for _, p := range []struct{ id, title, date string }{{"141", "Tempor", "2011/07/27"}, {"114", "Nulla", "2011/07/02"}, {"129", "Elit", "2011/05/31"}} {
 		obs.Affordances = append(obs.Affordances, branch.Affordance{Kind: "link", Region: "main", Form: -1, Hover: true,
-			Href:   "http://blog.test/wp-admin/post.php?post=" + p.id,
+			Href: "http://blog.test/wp-admin/post.php?post=" + p.id,
 			Target: branch.Target{Role: "link", Name: p.title, Near: p.title + " Edit | Trash | View Ben Okafor Published " + p.date + " at 12:00 pm",
 				CSS: "#post-" + p.id + " > td:nth-of-type(1) > strong:nth-of-type(1) > a:nth-of-type(1)"}})
 	}
