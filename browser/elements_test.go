@@ -307,3 +307,20 @@ func TestNeighbourLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestWrappedLinkIsNotObscured: a link that wraps onto two lines is hit
+// on its first line, where a click lands; the middle of its box, between
+// the lines, shows its cell, not something covering it.
+func TestWrappedLinkIsNotObscured(t *testing.T) {
+	_, affs := elementsPage(t, "wrap.html")
+	a, ok := byLabel(affs, "A title long enough to wrap onto a second line")
+	if !ok {
+		t.Fatalf("the wrapped link is not offered:%s", dump(affs))
+	}
+	if a.Target.Box == nil || a.Target.Box.H < 25 {
+		t.Fatalf("the link does not wrap (box %+v): the page tests nothing", a.Target.Box)
+	}
+	if a.Region == "obscured" {
+		t.Error("the wrapped link counts as obscured")
+	}
+}

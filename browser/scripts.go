@@ -388,7 +388,10 @@ const observeScript = `(arg) => {
   };
   const obscured = (el, ctx) => {
     if (modal && !within(modal, el)) return true;
-    const r = el.getBoundingClientRect();
+    // A link that wraps to two lines is hit on its first line (where a
+    // click lands), not at the middle of its box, between the lines.
+    const rects = el.getClientRects();
+    const r = rects.length ? rects[0] : el.getBoundingClientRect();
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
     if (x < 0 || y < 0 || x >= ctx.win.innerWidth || y >= ctx.win.innerHeight) return false;
     const root = rootOf(el);
