@@ -313,7 +313,7 @@ func TestNeighbourLabels(t *testing.T) {
 // the lines, shows its cell, not something covering it.
 func TestWrappedLinkIsNotObscured(t *testing.T) {
 	_, affs := elementsPage(t, "wrap.html")
-	a, ok := byLabel(affs, "A title long enough to wrap onto a second line")
+	a, ok := byLabel(affs, "Tempor Consequat Senectus Irure Ab")
 	if !ok {
 		t.Fatalf("the wrapped link is not offered:%s", dump(affs))
 	}
