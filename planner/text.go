@@ -5,10 +5,7 @@ import (
 	"unicode"
 )
 
-var stopwords = map[string]bool{"the": true, "a": true, "an": true, "for": true, "with": true, "and": true,
-	"to": true, "of": true, "in": true, "on": true, "at": true, "by": true, "our": true, "my": true, "your": true,
-	"keep": true, "it": true, "is": true, "be": true, "this": true, "that": true, "from": true, "or": true,
-	"company": true, "team's": true, "all": true}
+var stopwords = words.Stopwords.set()
 
 // tokens splits text into lower-case stemmed words without stopwords.
 func tokens(s string) []string {
