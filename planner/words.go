@@ -80,6 +80,11 @@ func (t wordTable) check() error {
 	if t.Serves == "" || len(t.Words) == 0 {
 		return errors.New("serves and words are required")
 	}
+	for _, w := range sortedKeys(t.Words) {
+		if err := checkWord(w, 1); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -103,6 +108,9 @@ func (ps profiles) check() error {
 		p := ps[name]
 		if p.Serves == "" || p.Lexicon.Serves == "" {
 			return fmt.Errorf("%s: serves is required", name)
+		}
+		if err := p.Lexicon.check(); err != nil {
+			return fmt.Errorf("%s: lexicon: %w", name, err)
 		}
 		if s := p.SiteSearch; s != nil && (s.Serves == "" || s.Query == "" || len(s.When) == 0) {
 			return fmt.Errorf("%s: site_search: serves, when and query are required", name)
