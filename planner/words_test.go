@@ -2,6 +2,7 @@ package planner
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -159,4 +160,35 @@ func TestSiteSearchFromTheGoal(t *testing.T) {
 			t.Errorf("%q: %q is not typed into the search box", c.goal, c.want)
 		}
 	}
+}
+
+// FuzzReadWords: the word data decoder never panics, and data it accepts
+// round-trips: written back out and read again, it reads the same.
+func FuzzReadWords(f *testing.F) {
+	f.Add(wordsJSON)
+	for _, s := range []string{
+		`{}`, `[]`, `null`, `{"lexicon":{"serves":"x","words":{"a":1}},"extra":1}`,
+		`{"verbs":{"serves":"x","words":{"click":["press","press"]}}}`,
+		`{"two_word_verbs":{"serves":"x","words":{"login":["log  in"]}}}`,
+		`{"months":{"serves":"x","words":{"may":5.5}}}`, `{"profiles":{"p":null}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := readWords(b)
+		if err != nil {
+			return
+		}
+		out, err := json.Marshal(d)
+		if err != nil {
+			t.Fatalf("accepted data does not write back: %v", err)
+		}
+		again, err := readWords(out)
+		if err != nil {
+			t.Fatalf("accepted data written back is refused: %v\n%s", err, out)
+		}
+		if !reflect.DeepEqual(d, again) {
+			t.Fatalf("accepted data reads differently written back:\n%s", out)
+		}
+	})
 }
