@@ -123,7 +123,7 @@ var (
 
 // Shapes of typed values, tried in this order; a span found by one is
 // not read again by a later one.
-const monthRE = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
+var monthRE = wordAlternation(monthNames)
 
 var (
 	reURL      = regexp.MustCompile(`(?i)\b(?:https?://|www\.)[^\s<>"'“”]+`)
@@ -135,7 +135,7 @@ var (
 	reMonthYr  = regexp.MustCompile(`(?i)\b(` + monthRE + `)\.?,?\s+(\d{4})\b`)
 	reClock    = regexp.MustCompile(`(?i)\b(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([ap])\.?m\b\.?)?`)
 	reHourAMPM = regexp.MustCompile(`(?i)\b(\d{1,2})\s*([ap])\.?m\b\.?`)
-	reTimeWord = regexp.MustCompile(`(?i)\b(noon|midday|midnight)\b`)
+	reTimeWord = regexp.MustCompile(`(?i)\b(` + wordAlternation(timeWords) + `)\b`)
 	rePhone    = regexp.MustCompile(`(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.\-])\d{3}[\s.\-]\d{4}\b`)
 	reAmountL  = regexp.MustCompile(`([$€£¥])\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)`)
 	reAmountR  = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b`)

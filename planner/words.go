@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -456,6 +457,18 @@ func kindLists(t wordLists) map[ValueKind][]string {
 		m[ValueKind(k)] = ws
 	}
 	return m
+}
+
+// wordAlternation is a regular expression group, (?:a|b|...), that
+// matches any key of a table: longer words first, so "september" is
+// preferred to "sep" where both match.
+func wordAlternation[V any](m map[string]V) string {
+	ws := sortedKeys(m)
+	sort.SliceStable(ws, func(i, j int) bool { return len(ws[i]) > len(ws[j]) })
+	for i, w := range ws {
+		ws[i] = regexp.QuoteMeta(w)
+	}
+	return "(?:" + strings.Join(ws, "|") + ")"
 }
 
 // stemmedSet is a set of the stems of a table's words.
