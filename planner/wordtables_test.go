@@ -4,7 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -125,4 +127,27 @@ func orLiteral(name string) string {
 		return "a literal"
 	}
 	return name
+}
+
+// TestGrammarNamesTheTables: the goal grammar in doc.go names every
+// table of words.json, and every table name it uses is one.
+func TestGrammarNamesTheTables(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := map[string]bool{}
+	v := reflect.TypeOf(wordData{})
+	for i := 0; i < v.NumField(); i++ {
+		name, _, _ := strings.Cut(v.Field(i).Tag.Get("json"), ",")
+		tables[name] = true
+		if !regexp.MustCompile(`\b` + name + `\b`).Match(doc) {
+			t.Errorf("doc.go does not name the table %s", name)
+		}
+	}
+	for _, name := range regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`).FindAllString(string(doc), -1) {
+		if !tables[name] && name != "snake_case" {
+			t.Errorf("doc.go names %s, which is no table of words.json", name)
+		}
+	}
 }
