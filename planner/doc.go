@@ -36,20 +36,27 @@
 //	piece      = quoted | number | word | stop ;
 //	quoted     = open-quote text close-quote ;     (: "…" '…' “…” ‘…’ «…» „…“ `…` 「…」 :)
 //	number     = word that parses as a number once "," are dropped ;   (: Goal.Numbers :)
-//	stop       = "." | "," | ";" | ":" | "!" | "?" | "(" | ")" | "and" | "then" ;
-//	list-stop  = "," | "and" ;                    (: a stop after which a list goes on :)
+//	stop       = "." | "," | ";" | ":" | "!" | "?" | "(" | ")" | "and" | "then" | path-stop ;
+//	list-stop  = "," | "and" | "then" | path-stop ;   (: a stop after which a list goes on :)
+//	path-stop  = ">" | "→" | "»" | "›" | "▸" ;    (: a menu path, "File > Export > PDF" :)
 //
 // Steps (steps, phrase, setPhrase). A step runs from its verb to the next
 // stop, or to the next verb that is not also a role noun ("check the
 // switch" is one step).
 //
-//	steps      = { step | list-item | other-piece } ;
-//	step       = verb body ;
+//	steps      = { step | control-step | list-item | other-piece } ;
+//	step       = verb body ;                      (: no verb is read right after a path-stop:
+//	                                                 "Edit > Select > All" names entries :)
+//	control-step = control_verbs ;                (: alone, at the start or after a stop that is
+//	                                                 no path-stop, and before a stop or the end:
+//	                                                 "..., then save." is a click step, target "save" :)
 //	verb       = two_word_verbs | verbs [ "ing" | "ed" | "es" | "s" ] ;
 //	             (: also the verb with a final "e" dropped before "ing"/"ed"/"s":
 //	                "typing", "closed"; the group key is Step.Verb :)
 //	list-item  = body ;                           (: after a list-stop that ends a step:
-//	                                                 takes that step's verb, "select A, B and C" :)
+//	                                                 takes that step's verb, "select A, B and C",
+//	                                                 "open File > Export > PDF" (one step per entry),
+//	                                                 "click A, then B" :)
 //	body       = { piece - stop - (verb - role_nouns) } ;
 //	by-step    = step "by" step ;                 (: "close the dialog by clicking OK": the first
 //	                                                 step is dropped, the second stands for it :)
@@ -74,9 +81,13 @@
 //	target     = { quoted | ordinal | role-noun | kept-article | word - articles } ;
 //	ordinal    = ordinals | digits ( "st" | "nd" | "rd" | "th" ) ;   (: Step.Ordinal, not in Target :)
 //	role-noun  = role_nouns [ "s" ] ;             (: the first sets Step.Role; stays in Target;
-//	                                                 check/uncheck turn the role textbox into checkbox :)
+//	                                                 check/uncheck turn the role textbox into checkbox;
+//	                                                 a capitalized word that is the whole target is
+//	                                                 a name, no role noun :)
 //	kept-article = articles ;                     (: past the first word, when capitalized ("the To
-//	                                                 field") or when it ends a two-word verb ("Log in") :)
+//	                                                 field") or when it ends a two-word verb ("Log in");
+//	                                                 a capitalized one that is the whole target
+//	                                                 ("Edit > All") :)
 //	key-target = keys [ "key" ] ;                 (: a click step whose whole target this is: Step.Key;
 //	                                                 "press Tab" then names no tab :)
 //	pronoun    = pronouns ;                       (: a target of one pronoun is the previous step's

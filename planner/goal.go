@@ -329,9 +329,7 @@ func steps(pieces []piece) []Step {
 // controlVerbs are verbs a control is named by: said alone as a step
 // ("fill in the form, then save"), the verb is the click on the button
 // that bears its name.
-var controlVerbs = map[string]bool{"save": true, "publish": true, "send": true, "apply": true, "confirm": true,
-	"register": true, "subscribe": true, "archive": true, "continue": true, "proceed": true, "finish": true,
-	"reply": true, "upload": true, "download": true, "export": true, "print": true, "share": true, "update": true}
+var controlVerbs = words.ControlVerbs.set()
 
 // namesItsControl reports whether pieces[i] is a control verb said alone
 // as a step: at the start or after a stop, and followed by a stop or the

@@ -37,6 +37,7 @@ type wordData struct {
 	Stopwords    wordSet    `json:"stopwords"`
 	Verbs        wordGroups `json:"verbs"`
 	TwoWordVerbs wordGroups `json:"two_word_verbs"`
+	ControlVerbs wordSet    `json:"control_verbs"`
 	Keys         wordGroups `json:"keys"`
 	Ordinals     wordNumber `json:"ordinals"`
 	RoleNouns    wordGroups `json:"role_nouns"`
