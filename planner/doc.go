@@ -110,7 +110,7 @@
 //	           | clock | hour-ampm | time_words | phone | amount | number ;
 //	url        = ( "http://" | "https://" | "www." ) non-space { non-space } ;  (: trailing
 //	                                                 punctuation dropped :)
-//	iso-date   = yyyy "-" m "-" d ;
+//	iso-date   = yyyy date-sep m date-sep d ;     (: date-sep = "-" | "/" | "." :)
 //	num-date   = a sep b sep ( yyyy | yy ) ;      (: one sep of "/" "." "-"; "." reads day first,
 //	                                                 the others month first and then day first:
 //	                                                 an ambiguous date in both readings :)
