@@ -57,7 +57,7 @@ type Step struct {
 }
 
 // keyNames are the keys a goal may ask to press, by their folded names.
-var keyNames = map[string]string{"enter": "Enter", "return": "Enter", "escape": "Escape", "esc": "Escape", "tab": "Tab"}
+var keyNames = words.Keys.byWord()
 
 // keyOf is the key a click phrase's target names ("enter", "escape key"),
 // "" when it names none.
@@ -87,56 +87,23 @@ const (
 )
 
 // verbWords maps folded words to their canonical verb.
-var verbWords = map[string]string{
-	"click": VerbClick, "press": VerbClick, "tap": VerbClick, "hit": VerbClick, "follow": VerbClick,
-	"select": VerbSelect, "choose": VerbSelect, "pick": VerbSelect,
-	"enter": VerbType, "type": VerbType, "fill": VerbType, "write": VerbType, "input": VerbType,
-	"check": VerbCheck, "tick": VerbCheck, "mark": VerbCheck,
-	"uncheck": VerbUncheck, "untick": VerbUncheck, "unmark": VerbUncheck,
-	"expand": VerbExpand, "collapse": VerbExpand, "toggle": VerbExpand,
-	"open": VerbOpen, "go": VerbOpen, "navigate": VerbOpen, "switch": VerbOpen, "visit": VerbOpen,
-	"close": VerbClose, "dismiss": VerbClose,
-	"login": VerbLogin, "signin": VerbLogin,
-	"focus":  VerbFocus,
-	"submit": VerbSubmit,
-	// "search for X": type X into the search field.
-	"search": VerbType,
-	"enable": VerbCheck, "disable": VerbUncheck,
-	// "set the quantity to 3": type 3 into the quantity field.
-	"set": VerbType,
-}
+var verbWords = words.Verbs.byWord()
 
 // twoWordVerbs are verbs written as two words.
-var twoWordVerbs = map[[2]string]string{
-	{"log", "in"}: VerbLogin, {"sign", "in"}: VerbLogin, {"log", "on"}: VerbLogin,
-	{"look", "for"}: VerbType, {"look", "up"}: VerbType,
-	{"turn", "on"}: VerbCheck, {"turn", "off"}: VerbUncheck, {"switch", "on"}: VerbCheck, {"switch", "off"}: VerbUncheck,
-}
+var twoWordVerbs = words.TwoWordVerbs.byPair()
 
 // ordinalWords are ordinals written as words.
-var ordinalWords = map[string]int{
-	"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-	"eighth": 8, "ninth": 9, "tenth": 10, "last": -1,
-}
+var ordinalWords = words.Ordinals.Words
 
 // roleNouns name kinds of element; a target that holds one asks for an
 // element of that kind.
-var roleNouns = map[string]string{
-	"textbox": "textbox", "field": "textbox", "input": "textbox", "textfield": "textbox", "textarea": "textbox",
-	"box":      "textbox",
-	"checkbox": "checkbox", "checkboxe": "checkbox", "radio": "radio", "button": "button", "link": "link",
-	"tab": "tab", "option": "option", "item": "", "menu": "menuitem", "node": "treeitem", "folder": "treeitem",
-	"file": "treeitem", "switch": "switch", "dropdown": "select", "list": "select", "suggestion": "option",
-}
+var roleNouns = words.RoleNouns.byWord()
 
 // articles are dropped from targets; they never name an element.
-var articles = map[string]bool{"the": true, "a": true, "an": true, "on": true, "at": true, "button's": true,
-	"then": true, "and": true, "please": true, "of": true, "labelled": true, "labeled": true, "named": true, "called": true,
-	"with": true, "as": true, "text": true, "from": true, "for": true, "by": true, "in": true, "into": true,
-	"inside": true, "using": true, "within": true, "under": true, "to": true, "about": true, "below": true, "above": true, "that": true, "says": true, "both": true, "all": true, "each": true, "every": true}
+var articles = words.Articles.set()
 
 // intoWords separate the value of a type step from the field it goes to.
-var intoWords = map[string]bool{"into": true, "in": true, "to": true, "inside": true, "using": true}
+var intoWords = words.IntoWords.set()
 
 var folder = cases.Fold()
 
@@ -362,9 +329,7 @@ func steps(pieces []piece) []Step {
 // controlVerbs are verbs a control is named by: said alone as a step
 // ("fill in the form, then save"), the verb is the click on the button
 // that bears its name.
-var controlVerbs = map[string]bool{"save": true, "publish": true, "send": true, "apply": true, "confirm": true,
-	"register": true, "subscribe": true, "archive": true, "continue": true, "proceed": true, "finish": true,
-	"reply": true, "upload": true, "download": true, "export": true, "print": true, "share": true, "update": true}
+var controlVerbs = words.ControlVerbs.set()
 
 // namesItsControl reports whether pieces[i] is a control verb said alone
 // as a step: at the start or after a stop, and followed by a stop or the
@@ -377,7 +342,7 @@ func namesItsControl(pieces []piece, i int) bool {
 }
 
 // pronouns stand for the thing named before them.
-var pronouns = map[string]bool{"it": true, "them": true, "this": true, "that": true, "one": true}
+var pronouns = words.Pronouns.set()
 
 // pronoun reports whether a target is only a pronoun ("click it").
 func pronoun(target []string) bool { return len(target) == 1 && pronouns[target[0]] }
@@ -510,7 +475,7 @@ func generic(field []piece) bool {
 }
 
 // quantifiers say a value goes into every field named.
-var quantifiers = map[string]bool{"both": true, "all": true, "each": true, "every": true}
+var quantifiers = words.Quantifiers.set()
 
 // namer returns the words before a value that name its field ("the
 // password "x"": password), without articles, determiners and the value.
@@ -530,7 +495,7 @@ func namer(ps []piece, value string) []piece {
 
 // determiners introduce a reference to a value, not a literal: "the
 // password", "your email".
-var determiners = map[string]bool{"the": true, "your": true, "my": true, "our": true, "their": true, "this": true, "that": true}
+var determiners = words.Determiners.set()
 
 // reference reports whether the words before "into" name a value instead
 // of spelling it.

@@ -103,8 +103,7 @@ func pageLists(obs *branch.Observation) []listOf {
 
 // recencyWords say that the goal picks by age: +1 the newest, -1 the
 // oldest. "Most" before them is a word of the phrase, not of the name.
-var recencyWords = map[string]int{"latest": 1, "newest": 1, "recent": 1, "recently": 1,
-	"oldest": -1, "earliest": -1}
+var recencyWords = words.RecencyWords.Words
 
 // recency splits a target into how it picks by age (0 for none) and the
 // words that name the element.

@@ -188,7 +188,7 @@ type History struct {
 }
 
 // loginWords are the lexicon stems that lead to a login.
-var loginWords = map[string]bool{stem("login"): true, stem("sign"): true}
+var loginWords = stemmedSet(words.LoginWords)
 
 // hasCredentials reports whether the task holds what logs in: an auth
 // section, or a secret input that names a password.
@@ -407,8 +407,7 @@ func (p *Proposer) stepNames(name string) bool {
 }
 
 // dismissWords name buttons that close a modal without taking its offer.
-var dismissWords = map[string]bool{"close": true, "cancel": true, "dismiss": true, "no": true, "not": true, "later": true,
-	"skip": true, "×": true, "✕": true, "x": true}
+var dismissWords = words.DismissWords.set()
 
 // dismisses reports whether a button's name starts with a dismiss word.
 func dismisses(a branch.Affordance) bool {
@@ -473,8 +472,7 @@ func waitForFields(obs *branch.Observation, out []Candidate) {
 }
 
 // pagerWords name controls that page on through a list.
-var pagerWords = map[string]bool{"next": true, "more": true, "load": true, "show": true, "page": true, "older": true,
-	"›": true, "»": true, "→": true, ">": true, "forward": true, "see": true, "view": true, "all": true, "results": true}
+var pagerWords = words.PagerWords.set()
 
 // pager reports whether an affordance pages on: every word of its name is
 // a pager word, and one of them says next or more.

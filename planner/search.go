@@ -976,7 +976,7 @@ func sameState(a, b *Node) bool {
 
 // trackingParams are query parameters that say where a link was, not
 // where it goes.
-var trackingParams = map[string]bool{"ref": true, "source": true, "src": true, "from": true, "campaign": true}
+var trackingParams = words.TrackingParams.set()
 
 // destination is the URL a link action leads to, without fragment and
 // tracking parameters ("" for anything else): two links with the same

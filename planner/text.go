@@ -2,19 +2,15 @@ package planner
 
 import (
 	"strings"
-	"unicode"
 )
 
-var stopwords = map[string]bool{"the": true, "a": true, "an": true, "for": true, "with": true, "and": true,
-	"to": true, "of": true, "in": true, "on": true, "at": true, "by": true, "our": true, "my": true, "your": true,
-	"keep": true, "it": true, "is": true, "be": true, "this": true, "that": true, "from": true, "or": true,
-	"company": true, "team's": true, "all": true}
+var stopwords = words.Stopwords.set()
 
-// tokens splits text into lower-case stemmed words without stopwords.
+// tokens splits text into folded (Words), stemmed words without
+// stopwords: the goal's words and an element's name meet by the one
+// normalization of the planner, Fold, then stem.
 func tokens(s string) []string {
-	f := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	f := Words(s)
 	out := f[:0]
 	for _, w := range f {
 		if stopwords[w] || len(w) < 2 {
@@ -27,8 +23,9 @@ func tokens(s string) []string {
 
 // stem folds common English suffixes so that the forms of one word meet:
 // "plans" and "plan", "changed", "changes" and "change", "recently" and
-// "recent", "adding" and "add". It is the one word normalization of the
-// planner: goal words, element names and the lexicon all go through it.
+// "recent", "adding" and "add". With Fold before it (tokens, Match) it is
+// the one word normalization of the planner: goal words, element names
+// and the lexicon all go through it.
 // Words of four letters or fewer stay as they are.
 func stem(w string) string {
 	if len(w) <= 4 {

@@ -87,89 +87,43 @@ type Value struct {
 	Case string
 }
 
-// Word tables of the value reader: each entry names the construction it
-// serves. They are data; the code below only reads them.
+// Word tables of the value reader, loaded from words.json: each table
+// there names the construction it serves; the code below only reads them.
 var (
 	// nameJoiners join capitalized words into one name: "Rio de
 	// Janeiro", "Bank of America".
-	nameJoiners = map[string]bool{"de": true, "da": true, "del": true, "della": true, "di": true, "du": true, "des": true,
-		"la": true, "le": true, "van": true, "von": true, "der": true, "den": true, "of": true, "y": true, "al": true, "bin": true}
+	nameJoiners = words.NameJoiners.set()
 	// prepositions end a phrase value ("from: Boston on Monday") and let
 	// a capitalized word at a sentence start be a name ("To Denver").
-	prepositions = map[string]bool{"from": true, "to": true, "by": true, "on": true, "at": true, "in": true, "into": true,
-		"for": true, "with": true, "of": true, "as": true, "via": true, "near": true, "under": true, "about": true,
-		"between": true, "before": true, "after": true, "until": true, "till": true, "since": true, "during": true}
+	prepositions = words.Prepositions.set()
 	// phraseStops end a phrase value besides prepositions and verbs.
-	phraseStops = map[string]bool{"and": true, "then": true, "or": true, "but": true, "please": true, "so": true}
+	phraseStops = words.PhraseStops.set()
 	// labelFillers are skipped between a field's label and its value
 	// ("the title is X", "year: 1995", "city name X").
-	labelFillers = map[string]bool{"is": true, "be": true, "equal": true, "equals": true, "should": true, "must": true,
-		"name": true, "field": true, "box": true, "value": true, "of": true, "the": true, "a": true, "an": true, "=": true}
+	labelFillers = words.LabelFillers.set()
 	// cueSkip are words that never name a field: articles and the like.
-	cueSkip = map[string]bool{"the": true, "a": true, "an": true, "please": true, "your": true, "my": true, "our": true,
-		"this": true, "that": true, "these": true, "those": true, "some": true, "any": true, "it": true, "is": true}
+	cueSkip = words.CueSkip.set()
 	// afterCue are the words after a value that introduce the name of its
 	// field: "enter 04/05/2016 as the date", "type Jo into the name box".
-	afterCue = map[string]bool{"as": true, "into": true}
+	afterCue = words.AfterCue.set()
 	// cueSynonyms map a goal's cue word to label words that mean the same
 	// field: "from Boston" fills "Departure city", "by X" an "Author".
-	cueSynonyms = map[string][]string{
-		"from":      {"origin", "departure", "depart", "departing", "source", "leaving", "start"},
-		"to":        {"destination", "arrival", "arrive", "arriving", "going", "target", "end"},
-		"by":        {"author", "director", "artist", "creator", "writer", "composer", "maker"},
-		"directed":  {"director"},
-		"written":   {"author", "writer"},
-		"starring":  {"actor", "cast", "star"},
-		"called":    {"name", "title"},
-		"named":     {"name", "title"},
-		"titled":    {"title", "name"},
-		"on":        {"date", "day"},
-		"at":        {"time"},
-		"e":         {"email", "mail"},
-		"mail":      {"email"},
-		"phone":     {"tel", "telephone", "mobile", "cell"},
-		"telephone": {"tel", "phone"},
-		"mobile":    {"phone", "tel"},
-		"born":      {"birth", "birthday", "dob"},
-		"costing":   {"price", "amount", "cost"},
-		"city":      {"town"},
-		"town":      {"city"},
-	}
+	cueSynonyms = words.CueSynonyms.Words
 	// kindCues are label words that ask for a kind of value: a date
 	// fits a field named "Date" though the goal names no field.
-	kindCues = map[ValueKind][]string{
-		ValueDate:   {"date", "day", "when", "dob", "birthday", "birth"},
-		ValueTime:   {"time", "hour", "when", "at"},
-		ValueEmail:  {"email", "mail"},
-		ValuePhone:  {"phone", "tel", "telephone", "mobile", "cell"},
-		ValueURL:    {"url", "website", "site", "web", "link", "homepage"},
-		ValueAmount: {"amount", "price", "cost", "total", "budget", "payment", "sum"},
-	}
+	kindCues = kindLists(words.KindCues)
 	// caseWords are the phrases that ask for a letter case, as folded
 	// word sequences after "in" ("in lowercase", "in all caps").
-	caseWords = []struct {
-		words []string
-		kase  string
-	}{
-		{[]string{"lowercase"}, CaseLower}, {[]string{"lower", "case"}, CaseLower}, {[]string{"lowercase", "letters"}, CaseLower},
-		{[]string{"small", "letters"}, CaseLower}, {[]string{"lower", "case", "letters"}, CaseLower},
-		{[]string{"uppercase"}, CaseUpper}, {[]string{"upper", "case"}, CaseUpper}, {[]string{"uppercase", "letters"}, CaseUpper},
-		{[]string{"capitals"}, CaseUpper}, {[]string{"capital", "letters"}, CaseUpper}, {[]string{"all", "caps"}, CaseUpper},
-		{[]string{"caps"}, CaseUpper}, {[]string{"all", "capitals"}, CaseUpper}, {[]string{"block", "capitals"}, CaseUpper},
-		{[]string{"upper", "case", "letters"}, CaseUpper},
-		{[]string{"title", "case"}, CaseTitle},
-	}
+	caseWords = casePhrases(words.Cases)
 	// monthNames are the months by their folded names and abbreviations.
-	monthNames = map[string]int{"january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
-		"may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9, "sep": 9, "sept": 9,
-		"october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12}
+	monthNames = words.Months.Words
 	// timeWords are times written as words.
-	timeWords = map[string]string{"noon": "12:00", "midday": "12:00", "midnight": "00:00"}
+	timeWords = words.TimeWords.Words
 )
 
 // Shapes of typed values, tried in this order; a span found by one is
 // not read again by a later one.
-const monthRE = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
+var monthRE = wordAlternation(monthNames)
 
 var (
 	reURL      = regexp.MustCompile(`(?i)\b(?:https?://|www\.)[^\s<>"'“”]+`)
@@ -181,7 +135,7 @@ var (
 	reMonthYr  = regexp.MustCompile(`(?i)\b(` + monthRE + `)\.?,?\s+(\d{4})\b`)
 	reClock    = regexp.MustCompile(`(?i)\b(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([ap])\.?m\b\.?)?`)
 	reHourAMPM = regexp.MustCompile(`(?i)\b(\d{1,2})\s*([ap])\.?m\b\.?`)
-	reTimeWord = regexp.MustCompile(`(?i)\b(noon|midday|midnight)\b`)
+	reTimeWord = regexp.MustCompile(`(?i)\b(` + wordAlternation(timeWords) + `)\b`)
 	rePhone    = regexp.MustCompile(`(?:\+\d{1,3}[\s.\-]?)?(?:\(\d{3}\)\s?|\b\d{3}[\s.\-])\d{3}[\s.\-]\d{4}\b`)
 	reAmountL  = regexp.MustCompile(`([$€£¥])\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)`)
 	reAmountR  = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b`)

@@ -36,8 +36,7 @@ var settableKinds = map[string]bool{"slider": true, "spinbutton": true}
 
 // widgetNouns are the words a goal names a slider or spin button by
 // when it does not name its label ("move the slider to 65").
-var widgetNouns = map[string]string{"slider": "slider", "range": "slider", "spinner": "spinbutton",
-	"spinbutton": "spinbutton", "stepper": "spinbutton"}
+var widgetNouns = words.WidgetNouns.byWord()
 
 // inputFormats are the formats of the native inputs a set action fills
 // directly: the value must already be written so.
