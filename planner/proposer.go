@@ -368,9 +368,27 @@ func keyCandidates(obs *branch.Observation, modal, behind bool, add func(Candida
 	add(c)
 }
 
-// hoverCandidates proposes pointing at each closed hover menu.
+// hoverCandidates proposes pointing at each closed hover menu. A menu
+// that reveals a control the goal names comes first, unless every row of
+// a list reveals one like it (an Edit in each): then the reveal tells
+// nothing, and the menu whose own element a step picks (by name or by
+// position) comes first.
 func (p *Proposer) hoverCandidates(obs *branch.Observation, add func(Candidate)) {
+	revealers := map[string]int{} // revealed name -> menus that reveal it
 	for _, a := range obs.Affordances {
+		if a.Hover && a.Region != "obscured" {
+			for _, r := range a.Reveals {
+				revealers[Fold(r)]++
+			}
+		}
+	}
+	picked := map[int]bool{}
+	for _, st := range p.g.Steps {
+		for i, m := range p.pick(obs, st) {
+			picked[i] = picked[i] || m > 0
+		}
+	}
+	for i, a := range obs.Affordances {
 		if !a.Hover || a.Region == "obscured" {
 			continue
 		}
@@ -383,6 +401,10 @@ func (p *Proposer) hoverCandidates(obs *branch.Observation, add func(Candidate))
 		for _, r := range a.Reveals {
 			if !p.stepNames(r) {
 				continue
+			}
+			if revealers[Fold(r)] > 1 && !picked[i] {
+				c.Reason = fmt.Sprintf("opens one of %d menus that hold %q", revealers[Fold(r)], r)
+				break
 			}
 			c.Prior, c.Named, c.match = HoverRevealPrior, true, 1
 			c.Reason = fmt.Sprintf("opens the menu that holds %q, which the goal names", r)
