@@ -47,9 +47,10 @@
 //	steps      = { step | control-step | list-item | other-piece } ;
 //	step       = verb body ;                      (: no verb is read right after a path-stop:
 //	                                                 "Edit > Select > All" names entries :)
-//	control-step = control_verbs ;                (: alone, at the start or after a stop that is
+//	control-step = control_verbs [ pronouns ] ;   (: alone, at the start or after a stop that is
 //	                                                 no path-stop, and before a stop or the end:
-//	                                                 "..., then save." is a click step, target "save" :)
+//	                                                 "..., then save." and "... and edit it" are
+//	                                                 click steps, targets "save" and "edit" :)
 //	verb       = two_word_verbs | verbs [ "ing" | "ed" | "es" | "s" ] ;
 //	             (: also the verb with a final "e" dropped before "ing"/"ed"/"s":
 //	                "typing", "closed"; the group key is Step.Verb :)

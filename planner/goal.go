@@ -289,6 +289,9 @@ func steps(pieces []piece) []Step {
 			out = append(out, Step{Verb: VerbClick, Target: []string{pieces[i].word}})
 			prev, listed = VerbClick, false
 			i++
+			if i < len(pieces) && pronouns[pieces[i].word] {
+				i++
+			}
 			continue
 		}
 		if n == 0 {
@@ -337,6 +340,9 @@ var controlVerbs = words.ControlVerbs.set()
 func namesItsControl(pieces []piece, i int) bool {
 	if !controlVerbs[pieces[i].word] || i > 0 && (!pieces[i-1].stop || pieces[i-1].path) {
 		return false
+	}
+	if i+1 < len(pieces) && pronouns[pieces[i+1].word] {
+		i++ // "edit it": the control of the thing named before
 	}
 	return i+1 == len(pieces) || pieces[i+1].stop
 }

@@ -382,10 +382,19 @@ func (p *Proposer) hoverCandidates(obs *branch.Observation, add func(Candidate))
 			}
 		}
 	}
-	picked := map[int]bool{}
+	picked := map[int]bool{} // elements a step picks over the others
 	for _, st := range p.g.Steps {
-		for i, m := range p.pick(obs, st) {
-			picked[i] = picked[i] || m > 0
+		ms := p.pick(obs, st)
+		best, second := 0.0, 0.0
+		for _, m := range ms {
+			if m > best {
+				best, second = m, best
+			} else if m > second {
+				second = m
+			}
+		}
+		for i, m := range ms {
+			picked[i] = picked[i] || m > 0 && m == best && best > second
 		}
 	}
 	for i, a := range obs.Affordances {
