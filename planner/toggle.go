@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 )
@@ -12,6 +13,11 @@ import (
 // the search and the predicates to settle.
 const namedTogglePrior = 0.5
 
+// requiredTogglePrior is the prior of ticking a box its form requires (a
+// required attribute, or a label marked with an asterisk: "I agree to the
+// terms *"): a form is refused without it, whatever the goal says.
+const requiredTogglePrior = 0.7
+
 // toggleCandidates proposes ticking each unticked checkbox or switch (or
 // choosing each radio button) whose every label word the goal holds,
 // when no phrase of the goal already acts on it. Ticks commute, so the
@@ -19,6 +25,11 @@ const namedTogglePrior = 0.5
 func (p *Proposer) toggleCandidates(obs *branch.Observation, add func(Candidate)) {
 	for _, a := range obs.Affordances {
 		if !toggleKinds[a.Kind] || a.Checked || a.Region == "obscured" || p.risky(a, obs.URL) {
+			continue
+		}
+		if a.Kind == "checkbox" && (a.Required || strings.HasSuffix(strings.TrimSpace(a.Target.Name), "*")) {
+			add(Candidate{Action: branch.Action{Kind: branch.KindCheck, Target: targetOf(a), Value: "true", Label: "check " + label(a)},
+				Prior: requiredTogglePrior, Reason: "its form requires it"})
 			continue
 		}
 		ws := Words(a.Target.Name)

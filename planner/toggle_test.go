@@ -35,3 +35,26 @@ func TestToggleNamedByTheGoal(t *testing.T) {
 		}
 	}
 }
+
+// TestRequiredBoxIsTicked: a box its form requires (the attribute, or an
+// asterisk on its label) is a candidate tick the goal need not mention.
+func TestRequiredBoxIsTicked(t *testing.T) {
+	page := &branch.Observation{URL: "http://site.test/contact", Affordances: []branch.Affordance{
+		{Kind: "checkbox", Region: "main", Form: 0, Target: branch.Target{Role: "checkbox", Name: "I agree to the privacy policy *", CSS: "#consent"}},
+		{Kind: "checkbox", Region: "main", Form: 0, Required: true, Target: branch.Target{Role: "checkbox", Name: "I am over 18", CSS: "#age"}},
+		{Kind: "checkbox", Region: "main", Form: 0, Target: branch.Target{Role: "checkbox", Name: "Send me offers", CSS: "#offers"}},
+	}}
+	p, err := NewProposer(&task.Task{Goal: task.Goal{Text: "Contact the site about Press"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticks := map[string]bool{}
+	for _, c := range p.Propose(page, History{}) {
+		if c.Action.Kind == branch.KindCheck && c.Reason != restReason {
+			ticks[c.Action.Target.CSS] = true
+		}
+	}
+	if !ticks["#consent"] || !ticks["#age"] || ticks["#offers"] {
+		t.Errorf("ticks %v, want the two required boxes only", ticks)
+	}
+}

@@ -530,11 +530,25 @@ func (x *extractor) labelled(toks []gtoken) {
 			}
 			e = t.end
 		}
-		if s >= 0 && x.free(s, e) {
+		if s >= 0 && x.free(s, e) && !labelThenName(x.text[s:e]) {
 			x.emit(Value{Kind: ValueText, Source: SourceLabel, Text: x.text[s:e], Start: s, End: e, Norm: x.text[s:e]})
 			x.claim(s, e)
 		}
 	}
+}
+
+// labelThenName reports whether a phrase is a lower-case word and a
+// capitalized name ("name Fatima Khan" after "Press:"): a label of its
+// own and its value, which the name reader takes with the word as its
+// cue, not one value of the label before the colon.
+func labelThenName(phrase string) bool {
+	ws := strings.Fields(phrase)
+	if len(ws) < 2 {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(ws[0])
+	second, _ := utf8.DecodeRuneInString(ws[1])
+	return unicode.IsLower(first) && unicode.IsUpper(second)
 }
 
 // names takes runs of capitalized words: not the first word of a
@@ -1351,9 +1365,10 @@ func (p *Proposer) labelValues(a branch.Affordance) []Value {
 		}
 		text := p.g.text[s:e]
 		v := Value{Kind: ValueText, Source: SourceLabel, Text: text, Norm: text, Start: s, End: e, Cue: []string{t.word}}
-		// A typed value there keeps its type ("year 1995").
+		// A typed value there keeps its type and its whole extent ("year
+		// 1995", "email jo.li@x.org": not the word before the dot).
 		for _, sv := range p.g.Stated {
-			if sv.Start == s && sv.End == e {
+			if sv.Start == s && (sv.End == e || sv.End > e && sv.Source == SourcePattern) {
 				v = sv
 				v.Cue = append([]string{t.word}, sv.Cue...)
 				v.Source = SourceLabel
