@@ -229,12 +229,14 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	filledForm := map[int]bool{}
 	pendingForm := map[int]bool{}
 	typed := map[int]bool{} // forms with a text field holding a value
-	blank := map[int]bool{} // forms with an empty text field
+	blank := map[int]bool{}  // forms with an empty text field
+	needed := map[int]bool{} // forms with an empty text field they require
 	for _, a := range obs.Affordances {
 		switch a.Kind {
 		case "textbox", "number", "email", "search", "textarea":
 			if a.Value == "" {
 				blank[a.Form] = true
+				needed[a.Form] = needed[a.Form] || a.Required || strings.HasSuffix(strings.TrimSpace(a.Target.Name), "*")
 			} else {
 				typed[a.Form] = true
 			}
@@ -296,8 +298,9 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 				// Nothing the goal names is here: it may be further on.
 				c.Prior, c.Reason, c.Onward = math.Max(c.Prior, PagerPrior), "pages on: what the goal names is not on this page", true
 			}
-			if a.Kind == "button" && a.Form >= 0 && typed[a.Form] && !blank[a.Form] && !pendingForm[a.Form] {
-				// Every text field of its form holds a value now: the
+			if a.Kind == "button" && a.Form >= 0 && typed[a.Form] && (!blank[a.Form] || a.Submit && !needed[a.Form]) && !pendingForm[a.Form] {
+				// Every text field of its form holds a value now (or
+				// every one it requires, for its submit button): the
 				// form's button is how it goes on (a search, a step).
 				c.Prior, c.Reason = math.Max(c.Prior, TypedFormPrior), "goes on with a filled form"
 			}
