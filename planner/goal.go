@@ -131,7 +131,7 @@ type piece struct {
 // ParseGoal reads the goal text. It is pure and deterministic.
 func ParseGoal(text string) Goal {
 	g := Goal{Words: Words(text), Stated: ExtractValues(text), text: text}
-	pieces := lex(text)
+	pieces := lex(text, g.Stated)
 	for _, p := range pieces {
 		switch {
 		case p.quoted != "":
@@ -147,10 +147,22 @@ func ParseGoal(text string) Goal {
 // quotes pairs opening and closing quote marks.
 var quotes = map[rune]rune{'"': '"', '\'': '\'', '“': '”', '‘': '’', '«': '»', '„': '“', '`': '`', '「': '」'}
 
-// lex splits the text into words, quoted strings and phrase stops.
-func lex(text string) []piece {
+// lex splits the text into words, quoted strings and phrase stops. A
+// comma inside a stated date or time ("September 23, 2012") stops
+// nothing.
+func lex(text string, stated []Value) []piece {
 	var out []piece
 	rs := []rune(text)
+	inDate := map[int]bool{} // rune index -> inside a stated date or time
+	ri := 0
+	for bi := range text {
+		for _, v := range stated {
+			if (v.Kind == ValueDate || v.Kind == ValueTime || v.Kind == ValueDateTime) && bi >= v.Start && bi < v.End {
+				inDate[ri] = true
+			}
+		}
+		ri++
+	}
 	for i := 0; i < len(rs); {
 		r := rs[i]
 		if closing, ok := quotes[r]; ok && (i == 0 || !isWordRune(rs[i-1])) {
@@ -171,6 +183,8 @@ func lex(text string) []piece {
 			w := Fold(strings.ReplaceAll(raw, "'", ""))
 			out = append(out, piece{word: w, raw: raw, stop: w == "and" || w == "then", list: w == "and" || w == "then"})
 			i = j
+		case r == ',' && inDate[i]:
+			i++
 		case r == '.' || r == ',' || r == ';' || r == ':' || r == '!' || r == '?' || r == '(' || r == ')':
 			out = append(out, piece{stop: true, list: r == ','})
 			i++
@@ -279,6 +293,7 @@ func verbOf(w string) string {
 func steps(pieces []piece) []Step {
 	var out []Step
 	prev, listed := "", false
+	setting := false // the list's verb is "set": each item is "X to V"
 	for i := 0; i < len(pieces); {
 		v, n := verbAt(pieces, i)
 		if i > 0 && pieces[i-1].path {
@@ -312,8 +327,12 @@ func steps(pieces []piece) []Step {
 		}
 		means := j < len(pieces) && !pieces[j].stop && pieces[j-1].word == "by"
 		st := phrase(v, pieces[i+n:j])
-		if n == 1 && pieces[i].word == "set" {
-			st = setPhrase(pieces[i+1 : j])
+		if n == 1 {
+			setting = pieces[i].word == "set"
+		}
+		if setting {
+			// "set the date to X and the time to Y"
+			st = setPhrase(pieces[i+n : j])
 		}
 		if (n > 0 || len(st.Target) > 0) && !means {
 			// "close the dialog by clicking OK": the step after "by" is

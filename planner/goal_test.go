@@ -34,6 +34,9 @@ func TestParseGoal(t *testing.T) {
 			[]Step{{Verb: VerbClick, Target: []string{"format"}}, {Verb: VerbClick, Target: []string{"align"}}, {Verb: VerbClick, Target: []string{"left"}}}, nil},
 		{`Enter "Do GmbH" as the company, then save.`, // a verb said alone names its button
 			[]Step{{Verb: VerbType, Value: "Do GmbH", Target: []string{"company"}}, {Verb: VerbClick, Target: []string{"save"}}}, []string{"Do GmbH"}},
+		{"Set the date to September 23, 2012 and the time to 5:50 pm, then press Save.", // a date's comma stops nothing; "set" goes on
+			[]Step{{Verb: VerbType, Target: []string{"date"}, Value: "September 23 2012"}, {Verb: VerbType, Target: []string{"time"}, Value: "5:50 pm"},
+				{Verb: VerbClick, Target: []string{"save"}}}, []string{"September 23 2012", "5:50 pm", "23", "2012"}},
 		{"Type 42 in the Age box",
 			[]Step{{Verb: VerbType, Value: "42", Target: []string{"age", "box"}, Role: "textbox"}}, []string{"42"}},
 		{"Enter the password into both fields.",

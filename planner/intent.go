@@ -383,6 +383,9 @@ func (p *Proposer) typeAction(st Step, a branch.Affordance, h History) (branch.A
 			// It holds the value, or what a suggestion completed it to.
 			return branch.Action{}, false
 		}
+		if inputFormats[a.InputType] != nil {
+			return setAction(a, v) // a date, a time: set in the control's own format
+		}
 		return branch.Action{Kind: branch.KindType, Target: t, Value: v, Label: fmt.Sprintf("type %q into %s", v, label(a))}, true
 	}
 	for _, r := range p.inputs {

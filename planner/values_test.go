@@ -233,7 +233,7 @@ func TestProposerBindsStatedValues(t *testing.T) {
 			[]branch.Affordance{field("textbox", "text", "Origin"), field("textbox", "text", "Destination")},
 			[]string{"type Destination = Denver"}},
 		{"a step's time in the control's format", "Set the time to 8:04 PM", "",
-			[]branch.Affordance{field("textbox", "time", "Time")}, []string{"type Time = 20:04"}},
+			[]branch.Affordance{field("textbox", "time", "Time")}, []string{"set Time = 20:04"}},
 		{"a button's name is no value", "Click the Submit button", "",
 			[]branch.Affordance{field("textbox", "text", "Comment"), submitButton("Submit")}, nil},
 		{"a value naming an element is no value", "Open Settings and press Save", "",
