@@ -228,7 +228,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	// page order; one canonical order keeps the tree narrow.
 	filledForm := map[int]bool{}
 	pendingForm := map[int]bool{}
-	typed := map[int]bool{} // forms with a text field holding a value
+	typed := map[int]bool{}  // forms with a text field holding a value
 	blank := map[int]bool{}  // forms with an empty text field
 	needed := map[int]bool{} // forms with an empty text field they require
 	for _, a := range obs.Affordances {
