@@ -1041,12 +1041,23 @@ func typeFit(a branch.Affordance, v Value) float64 {
 		if a.Kind == "select" {
 			return 1
 		}
-		if v.Kind == ValueText || v.Kind == ValueName {
+		if v.Kind == ValueText || v.Kind == ValueName || namedForKind(a, v.Kind) {
 			return 1
 		}
 		return TypeFitLoose
 	}
 	return 1
+}
+
+// namedForKind reports whether a text field's name asks for a kind of
+// value (kind_cues): "Appointment date" asks for a date.
+func namedForKind(a branch.Affordance, k ValueKind) bool {
+	for _, w := range Words(a.Target.Name + " " + a.Target.Hint + " " + a.Target.Field + " " + a.Target.ID) {
+		if slices.Contains(kindCues[k], w) {
+			return true
+		}
+	}
+	return false
 }
 
 // valueField reports whether an affordance is a control a stated value
@@ -1069,6 +1080,10 @@ func fieldAction(a branch.Affordance, value string) (branch.Action, bool) {
 	t := targetOf(a)
 	switch {
 	case settableKinds[a.Kind] || inputFormats[a.InputType] != nil:
+		return setAction(a, value)
+	case a.Kind == "textbox" && (a.InputType == "" || a.InputType == "text") && dateValue.MatchString(value):
+		// A date into a text field: it may open a date picker, and it
+		// takes the date in the format its placeholder shows.
 		return setAction(a, value)
 	case a.Kind == "select":
 		text := value
