@@ -302,13 +302,14 @@ func bestOf(picked map[int]float64) float64 {
 	return best
 }
 
-// within reports whether every word of ws is one of target.
+// within reports whether every word of ws is one of target, or a form
+// of one ("Plugins" is within "new plugin").
 func within(ws, target []string) bool {
 	if len(ws) == 0 {
 		return false
 	}
 	for _, w := range ws {
-		if !slices.Contains(target, w) {
+		if !slices.Contains(target, w) && !slices.ContainsFunc(target, func(t string) bool { return stem(t) == stem(w) }) {
 			return false
 		}
 	}
