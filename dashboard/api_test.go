@@ -78,8 +78,10 @@ func TestRunAPI(t *testing.T) {
 		}
 	}
 	c := d.sum.Branches
+	// Branches forked but never run are pruned as not selected when the
+	// search ends, or still open.
 	if count[dashboard.StatusWinner] != 1 || count[dashboard.StatusPruned] != c.Pruned || count[dashboard.StatusFailed] != c.Failed ||
-		count[dashboard.StatusOpen] != c.Forked-c.Executed {
+		count[dashboard.StatusOpen] > c.Forked-c.Executed {
 		t.Errorf("statuses %v, want 1 winner and the summary's counts %+v", count, c)
 	}
 	if got.Run.Outcome != "committed" || got.Order == "" || got.Seq < 10 {

@@ -161,6 +161,6 @@
 //
 // The other tables of words.json serve the proposer's reading of pages:
 // stopwords (tokens), lexicon and profiles (activate), login_words,
-// dismiss_words, pager_words, widget_nouns, tracking_params and
+// dismiss_words, pager_words, widget_nouns, stepper_words, tracking_params and
 // site_search; each says where.
 package planner

@@ -266,6 +266,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	p.valueCandidates(obs, h, pendingForm, add)
 	p.toggleCandidates(obs, add)
 	p.suggestionCandidates(obs, add)
+	p.stepperCandidates(obs, add)
 	behind := modal && p.behindModal(obs)
 	for _, a := range obs.Affordances {
 		if a.Region == "obscured" || p.risky(a, obs.URL) {

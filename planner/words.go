@@ -67,6 +67,7 @@ type wordData struct {
 	PagerWords     wordSet    `json:"pager_words"`
 	RecencyWords   wordNumber `json:"recency_words"`
 	WidgetNouns    wordGroups `json:"widget_nouns"`
+	StepperWords   wordGroups `json:"stepper_words"`
 	TrackingParams wordSet    `json:"tracking_params"`
 
 	Profiles profiles `json:"profiles"`

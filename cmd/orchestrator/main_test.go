@@ -35,7 +35,7 @@ func TestBadInput(t *testing.T) {
 	malformed := write("malformed.yaml", "start_url: "+noRequestURL(t)+"/\ngoal:\n  success:\n    - {name: x, url_matches: /x\n")
 	unknown := write("unknown.yaml", strings.Replace(string(good), "url_matches: '/pricing'", "looks_like: '/pricing'", 1))
 	unreachable := write("unreachable.yaml", string(down))
-	model := write("model.yaml", string(good)+"\nplanner:\n  proposer: llm\n  model: m\n  base_url: "+noRequestURL(t)+"/v1\n")
+	model := write("model.yaml", strings.Replace(string(good), "\nplanner:\n", "\nplanner:\n  proposer: llm\n  model: m\n  base_url: "+noRequestURL(t)+"/v1\n", 1))
 	cases := []struct {
 		name string
 		args []string
