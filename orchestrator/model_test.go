@@ -117,7 +117,8 @@ func modelTask(t *testing.T, s *site, m *scriptedModel) *task.Task {
 	tk := demoTask(t, s.srv.URL())
 	seed := int64(11)
 	tk.Planner = task.Planner{Proposer: task.ProposerLLM, Model: "scripted-1", BaseURL: m.srv.URL + "/v1", Temperature: 0, Seed: &seed,
-		MaxTokens: 256, Timeout: task.Duration(10 * time.Second), PricePrompt1K: 0.01, PriceCompletion1K: 0.03}
+		MaxTokens: 256, Timeout: task.Duration(10 * time.Second), PricePrompt1K: 0.01, PriceCompletion1K: 0.03,
+		Profiles: tk.Planner.Profiles}
 	return tk
 }
 

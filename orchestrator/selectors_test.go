@@ -2,6 +2,7 @@ package orchestrator_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,9 @@ func TestInvalidSelectorFailsBeforeExploring(t *testing.T) {
 	if orchestrator.ExitCode(err) != orchestrator.ExitBadInput {
 		t.Fatalf("exit code %d (%v), want %d", orchestrator.ExitCode(err), err, orchestrator.ExitBadInput)
 	}
-	if want := checkoutTask + ":68: commit.confirm.token: \"[[[[\" is not a valid CSS selector"; !strings.Contains(err.Error(), want) {
+	src, _ := examples.FS.ReadFile(checkoutTask)
+	line := 1 + strings.Count(string(src[:strings.Index(string(src), "token: '[data-testid=order-id]'")]), "\n")
+	if want := fmt.Sprintf("%s:%d: commit.confirm.token: \"[[[[\" is not a valid CSS selector", checkoutTask, line); !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %q does not contain %q", err, want)
 	}
 	if n := len(s.v.Orders()); n != 0 {

@@ -25,10 +25,14 @@ const restReason = "the page offers it"
 const menuOptions = 12
 
 // rest adds the page's other actions: the other state of each checkbox,
-// switch and radio button, and each option of each select.
+// switch and radio button, and each option of each select. A control a
+// task input fills is not offered otherwise: its value is the task's.
 func (p *Proposer) rest(obs *branch.Observation, add func(Candidate)) {
 	for _, a := range obs.Affordances {
 		if a.Region == "obscured" {
+			continue
+		}
+		if _, ok := p.ruleFor(a); ok {
 			continue
 		}
 		switch {

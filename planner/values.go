@@ -1127,6 +1127,9 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 		if !valueField(a) || covered[i] || pending[a.Form] || !alwaysHolds(a) && a.Value != "" {
 			continue
 		}
+		if searchField(a) {
+			continue // a site's search box: the site search and "search for X" type there
+		}
 		if _, ok := p.ruleFor(a); ok {
 			continue
 		}

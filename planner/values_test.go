@@ -221,7 +221,7 @@ func TestProposerBindsStatedValues(t *testing.T) {
 			[]branch.Affordance{field("select", "", "Country", options("France", "Germany"), value("france"))},
 			[]string{"select Country = germany"}},
 		{"nothing names the field: a loose guess", "Find movies directed by Steven Spielberg", "",
-			[]branch.Affordance{field("search", "search", "Search")}, []string{"type Search = Steven Spielberg"}},
+			[]branch.Affordance{field("textbox", "text", "Keywords")}, []string{"type Keywords = Steven Spielberg"}},
 		{"case instruction", "Book a hotel in Paris. Type the city name in lowercase.", "",
 			[]branch.Affordance{field("textbox", "text", "City")}, []string{"type City = paris"}},
 		{"two cities, two unnamed fields: branch", "Compare Boston and Denver", "",
