@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -83,7 +85,7 @@ func (t wordTable) check() error {
 	if t.Serves == "" || len(t.Words) == 0 {
 		return errors.New("serves and words are required")
 	}
-	for _, w := range sortedKeys(t.Words) {
+	for _, w := range slices.Sorted(maps.Keys(t.Words)) {
 		if err := checkWord(w, 1); err != nil {
 			return err
 		}
@@ -183,7 +185,7 @@ func (t wordGroups) check() error {
 		return err
 	}
 	of := map[string]string{}
-	for _, key := range sortedKeys(t.Words) {
+	for _, key := range slices.Sorted(maps.Keys(t.Words)) {
 		if len(t.Words[key]) == 0 {
 			return fmt.Errorf("%q: no words", key)
 		}
@@ -235,7 +237,7 @@ func (t wordLists) check() error {
 	if err := checkServes(t.Serves, len(t.Words)); err != nil {
 		return err
 	}
-	for _, key := range sortedKeys(t.Words) {
+	for _, key := range slices.Sorted(maps.Keys(t.Words)) {
 		if err := checkWord(key, 1); err != nil {
 			return err
 		}
@@ -261,7 +263,7 @@ func (t wordNumber) check() error {
 	if err := checkServes(t.Serves, len(t.Words)); err != nil {
 		return err
 	}
-	for _, w := range sortedKeys(t.Words) {
+	for _, w := range slices.Sorted(maps.Keys(t.Words)) {
 		if err := checkWord(w, 1); err != nil {
 			return err
 		}
@@ -282,7 +284,7 @@ func (t wordMap) check() error {
 	if err := checkServes(t.Serves, len(t.Words)); err != nil {
 		return err
 	}
-	for _, w := range sortedKeys(t.Words) {
+	for _, w := range slices.Sorted(maps.Keys(t.Words)) {
 		if err := checkWord(w, 1); err != nil {
 			return err
 		}
@@ -319,15 +321,6 @@ func checkWord(w string, max int) error {
 	return nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // checker is a table that checks its own entries.
 type checker interface{ check() error }
 
@@ -350,7 +343,7 @@ func readWords(b []byte) (wordData, error) {
 		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
 		known[name] = true
 	}
-	for _, name := range sortedKeys(raw) {
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		if !known[name] {
 			return wordData{}, fmt.Errorf("planner: words.json: unknown field %q: no such table", name)
 		}
@@ -386,10 +379,10 @@ func (d wordData) checkKeys() error {
 		keys  []string
 		known []string
 	}{
-		{"verbs", sortedKeys(d.Verbs.Words), verbs},
-		{"two_word_verbs", sortedKeys(d.TwoWordVerbs.Words), verbs},
-		{"cases", sortedKeys(d.Cases.Words), []string{CaseLower, CaseUpper, CaseTitle}},
-		{"kind_cues", sortedKeys(d.KindCues.Words), kinds},
+		{"verbs", slices.Sorted(maps.Keys(d.Verbs.Words)), verbs},
+		{"two_word_verbs", slices.Sorted(maps.Keys(d.TwoWordVerbs.Words)), verbs},
+		{"cases", slices.Sorted(maps.Keys(d.Cases.Words)), []string{CaseLower, CaseUpper, CaseTitle}},
+		{"kind_cues", slices.Sorted(maps.Keys(d.KindCues.Words)), kinds},
 	} {
 		for _, k := range c.keys {
 			if !containsString(c.known, k) {
@@ -397,17 +390,17 @@ func (d wordData) checkKeys() error {
 			}
 		}
 	}
-	for _, w := range sortedKeys(d.Verbs.byWord()) {
+	for _, w := range slices.Sorted(maps.Keys(d.Verbs.byWord())) {
 		if strings.Contains(w, " ") {
 			return fmt.Errorf("verbs: %q is not one word (two_word_verbs holds phrases)", w)
 		}
 	}
-	for _, w := range sortedKeys(d.TwoWordVerbs.byWord()) {
+	for _, w := range slices.Sorted(maps.Keys(d.TwoWordVerbs.byWord())) {
 		if len(strings.Fields(w)) != 2 {
 			return fmt.Errorf("two_word_verbs: %q is not two words", w)
 		}
 	}
-	for _, w := range sortedKeys(d.Months.Words) {
+	for _, w := range slices.Sorted(maps.Keys(d.Months.Words)) {
 		if n := d.Months.Words[w]; n < 1 || n > 12 {
 			return fmt.Errorf("months: %q is month %d", w, n)
 		}
@@ -438,7 +431,7 @@ var words = func() wordData {
 // order (case, then the table's order).
 func casePhrases(t wordGroups) []casePhrase {
 	var out []casePhrase
-	for _, kase := range sortedKeys(t.Words) {
+	for _, kase := range slices.Sorted(maps.Keys(t.Words)) {
 		for _, p := range t.Words[kase] {
 			out = append(out, casePhrase{words: strings.Fields(p), kase: kase})
 		}
@@ -465,7 +458,7 @@ func kindLists(t wordLists) map[ValueKind][]string {
 // matches any key of a table: longer words first, so "september" is
 // preferred to "sep" where both match.
 func wordAlternation[V any](m map[string]V) string {
-	ws := sortedKeys(m)
+	ws := slices.Sorted(maps.Keys(m))
 	sort.SliceStable(ws, func(i, j int) bool { return len(ws[i]) > len(ws[j]) })
 	for i, w := range ws {
 		ws[i] = regexp.QuoteMeta(w)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -40,7 +42,7 @@ func TestPatternsAreFair(t *testing.T) {
 	if v := os.Getenv("GYM_SEEDS"); v != "" {
 		fmt.Sscan(v, &seeds)
 	}
-	for _, f := range sortedKeys(patterns) {
+	for _, f := range slices.Sorted(maps.Keys(patterns)) {
 		t.Run(f, func(t *testing.T) {
 			for seed := int64(1); seed <= seeds; seed++ {
 				e, err := New(f, seed)

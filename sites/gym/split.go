@@ -2,7 +2,6 @@ package gym
 
 import (
 	"hash/fnv"
-	"sort"
 )
 
 // The gym is written by the same team as the planner, so a planner tuned
@@ -52,14 +51,4 @@ func Split() (tuning, evaluation []string) {
 func Original(family string) bool {
 	_, ok := families[family]
 	return ok
-}
-
-// sortedKeys lists a family map's names, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

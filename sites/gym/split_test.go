@@ -1,7 +1,9 @@
 package gym
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,7 +45,7 @@ func TestPatternsAreSeeded(t *testing.T) {
 	if len(patterns) < 15 {
 		t.Fatalf("%d pattern families, want at least 15", len(patterns))
 	}
-	for _, f := range sortedKeys(patterns) {
+	for _, f := range slices.Sorted(maps.Keys(patterns)) {
 		t.Run(f, func(t *testing.T) {
 			if Original(f) {
 				t.Fatalf("%s is both an original and a pattern family", f)
