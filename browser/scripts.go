@@ -352,10 +352,12 @@ const observeScript = `(arg) => {
       if (s.nodeType === 1 && (s.matches(widgetSel) || s.querySelector(widgetSel))) break;
       t = norm(s.nodeType === 3 ? s.nodeValue : s.nodeType === 1 ? s.innerText : '').slice(-60);
     }
-    // A control whose own neighbourhood says no word (a stepper's plus
-    // beside its count) is read with the small row around it ("Adults
-    // - 2 +").
-    for (let a = el.parentElement, up = 0; !/\p{L}{2}/u.test(t) && a && up < 3 && a !== document.body; a = a.parentElement, up++) {
+    // An icon-only control whose neighbourhood says no word (a stepper's
+    // plus beside its count) is read with the small row around it
+    // ("Adults - 2 +"); a control with words of its own is not (a tab is
+    // not read with its siblings).
+    const mute = !norm(el.innerText || el.value || '') && !el.getAttribute('aria-label');
+    for (let a = el.parentElement, up = 0; mute && !/\p{L}{2}/u.test(t) && a && up < 3 && a !== document.body; a = a.parentElement, up++) {
       const at = norm(a.innerText);
       if (at.length <= 80 && /\p{L}{2}/u.test(at)) t = at;
     }

@@ -257,4 +257,6 @@ echo
 echo "== 6. Gym: small task pages as tasks without commit (goal text, the page's verdict as success and failure),"
 echo "==    default search vs a sequential greedy agent (one branch, one worker) on the same episodes;"
 echo "==    tuning and evaluation families apart (the planner is never changed to pass evaluation families)"
+echo "==    (first: a person's solution of every pattern family, explicit actions in Chromium, sees each page's success verdict)"
+GYM_SEEDS=3 go test -count=1 -run '^TestPatternsAreFair$' ./sites/gym/ >/dev/null && echo "pattern families: fair on 3 seeds" || { echo "pattern families: a solution failed (go test -run TestPatternsAreFair -v ./sites/gym/)"; }
 go run ./cmd/gymbench -seeds "${GYM_SEEDS:-10}"
