@@ -60,4 +60,3 @@ func TestRequestIsStable(t *testing.T) {
 		}
 	}
 }
-
