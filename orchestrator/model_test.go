@@ -114,11 +114,20 @@ func newScriptedModel(t *testing.T) *scriptedModel {
 
 // modelTask is the demo task with a model planner on m.
 func modelTask(t *testing.T, s *site, m *scriptedModel) *task.Task {
-	tk := demoTask(t, s.srv.URL())
+	tk := narrowDemoTask(t, s)
 	seed := int64(11)
 	tk.Planner = task.Planner{Proposer: task.ProposerLLM, Model: "scripted-1", BaseURL: m.srv.URL + "/v1", Temperature: 0, Seed: &seed,
 		MaxTokens: 256, Timeout: task.Duration(10 * time.Second), PricePrompt1K: 0.01, PriceCompletion1K: 0.03,
 		Profiles: tk.Planner.Profiles}
+	return tk
+}
+
+// narrowDemoTask is the demo task with a narrow search (two children a
+// branch, a beam of two): the model tests need a run that asks questions
+// and reaches the commit boundary, not the demo's whole tree.
+func narrowDemoTask(t *testing.T, s *site) *task.Task {
+	tk := demoTask(t, s.srv.URL())
+	tk.Search.BeamWidth, tk.Search.MinBeamWidth, tk.Search.MaxChildren = 2, 1, 2
 	return tk
 }
 
@@ -353,7 +362,7 @@ func TestModelErrorFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run with a failing model: %v", err)
 	}
-	plain, err := runTask(t, demoTask(t, s.srv.URL()), t.TempDir(), true)
+	plain, err := runTask(t, narrowDemoTask(t, s), t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}

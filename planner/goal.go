@@ -28,6 +28,15 @@ type Goal struct {
 	Stated []Value
 	// text is the goal text as given.
 	text string
+	// spots are the goal's words with where each stands, in text order:
+	// what places a demand of the goal before or after a step.
+	spots []spot
+}
+
+// spot is a word of the goal and its rune offset in the text.
+type spot struct {
+	word string
+	at   int
 }
 
 // Step is one verb phrase of the goal.
@@ -54,6 +63,9 @@ type Step struct {
 	// Key is the keyboard key a press names ("press Enter", "hit the
 	// Escape key"): Enter, Escape or Tab, "" for none.
 	Key string
+	// At is the rune offset in the goal text where the phrase starts:
+	// the goal's order of its demands (see goalOrder).
+	At int
 }
 
 // keyNames are the keys a goal may ask to press, by their folded names.
@@ -126,6 +138,7 @@ type piece struct {
 	stop   bool   // ends a phrase: punctuation or a conjunction
 	list   bool   // a stop that goes on with a list: a comma or "and"
 	path   bool   // a stop of a menu path ("File > Export"): what follows names an entry
+	at     int    // rune offset in the text
 }
 
 // ParseGoal reads the goal text. It is pure and deterministic.
@@ -141,6 +154,11 @@ func ParseGoal(text string) Goal {
 		}
 	}
 	g.Steps = steps(pieces)
+	for _, p := range pieces {
+		if p.word != "" {
+			g.spots = append(g.spots, spot{p.word, p.at})
+		}
+	}
 	return g
 }
 
@@ -167,7 +185,7 @@ func lex(text string, stated []Value) []piece {
 		r := rs[i]
 		if closing, ok := quotes[r]; ok && (i == 0 || !isWordRune(rs[i-1])) {
 			if j := indexRune(rs, i+1, closing); j > i+1 {
-				out = append(out, piece{quoted: string(rs[i+1 : j])})
+				out = append(out, piece{quoted: string(rs[i+1 : j]), at: i})
 				i = j + 1
 				continue
 			}
@@ -181,17 +199,17 @@ func lex(text string, stated []Value) []piece {
 			}
 			raw := string(rs[i:j])
 			w := Fold(strings.ReplaceAll(raw, "'", ""))
-			out = append(out, piece{word: w, raw: raw, stop: w == "and" || w == "then", list: w == "and" || w == "then"})
+			out = append(out, piece{word: w, raw: raw, stop: w == "and" || w == "then", list: w == "and" || w == "then", at: i})
 			i = j
 		case r == ',' && inDate[i]:
 			i++
 		case r == '.' || r == ',' || r == ';' || r == ':' || r == '!' || r == '?' || r == '(' || r == ')':
-			out = append(out, piece{stop: true, list: r == ','})
+			out = append(out, piece{stop: true, list: r == ',', at: i})
 			i++
 		case r == '>' || r == '→' || r == '»' || r == '›' || r == '▸':
 			// A menu path, "File > Export > PDF": each name is a step
 			// of the verb before it, in order.
-			out = append(out, piece{stop: true, list: true, path: true})
+			out = append(out, piece{stop: true, list: true, path: true, at: i})
 			i++
 		default:
 			i++
@@ -301,7 +319,7 @@ func steps(pieces []piece) []Step {
 		}
 		if n == 0 && namesItsControl(pieces, i) {
 			// "..., then save.": the word is the step and names its button.
-			out = append(out, Step{Verb: VerbClick, Target: []string{pieces[i].word}})
+			out = append(out, Step{Verb: VerbClick, Target: []string{pieces[i].word}, At: pieces[i].at})
 			prev, listed = VerbClick, false
 			i++
 			if i < len(pieces) && pronouns[pieces[i].word] {
@@ -334,6 +352,7 @@ func steps(pieces []piece) []Step {
 			// "set the date to X and the time to Y"
 			st = setPhrase(pieces[i+n : j])
 		}
+		st.At = pieces[i].at
 		if (n > 0 || len(st.Target) > 0) && !means {
 			// "close the dialog by clicking OK": the step after "by" is
 			// how this one is done, and stands for it.

@@ -159,9 +159,13 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 	// Earlier steps first: "check the box, then press OK". A phrase with
 	// something still to do on this page keeps the later ones below it,
 	// however well they are named.
-	ceiling := noCeiling
+	// The discount counts the phrases still to do on this page before
+	// this one, not its place in the goal: once "tick A" is done, "tick B"
+	// is the first step left and is proposed as the first, so a chain of
+	// commuting steps keeps its prior however long it is.
+	ceiling, before := noCeiling, 0
 	for k, st := range p.g.Steps {
-		order := max(0, 1-StepDiscount*float64(k))
+		order := max(0, 1-StepDiscount*float64(before))
 		top := 0.0
 		if c, ok := keyStep(st, obs, order, ceiling); ok {
 			top = c.Prior
@@ -182,10 +186,12 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			}
 			prior := min(StepPriorBase+StepPriorSpan*m*fit*order, ceiling-StepGap)
 			top = max(top, prior)
-			add(Candidate{Action: act, Prior: prior, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " ")), Named: true, match: m})
+			add(Candidate{Action: act, Prior: prior, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " ")), Named: true, match: m,
+				from: placed(st.At), phrase: true})
 		}
 		if top > 0 {
 			ceiling = min(ceiling, top)
+			before++
 		}
 	}
 }
@@ -203,7 +209,7 @@ func keyStep(st Step, obs *branch.Observation, order, ceiling float64) (Candidat
 		key, prior, why = "Escape", StepPriorBase+EscapeStepSpan*order, "the goal says close, and a modal is open"
 	}
 	act := branch.Action{Kind: branch.KindKeyPress, Value: key, Label: "press " + key}
-	return Candidate{Action: act, Prior: min(prior, ceiling-StepGap), Reason: why, Named: true}, true
+	return Candidate{Action: act, Prior: min(prior, ceiling-StepGap), Reason: why, Named: true, from: placed(st.At), phrase: true}, true
 }
 
 // modalOpen reports whether the page shows a modal dialog.

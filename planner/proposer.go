@@ -27,6 +27,11 @@ type Candidate struct {
 	Onward bool
 	// match is how well the goal names the element, for Named ones.
 	match float64
+	// from is one plus the rune offset in the goal text of the part of
+	// the goal the candidate serves, 0 for none; phrase marks a
+	// candidate of a verb phrase (see goalOrder).
+	from   int
+	phrase bool
 }
 
 // Proposer ranks affordances against a task. It is pure and safe for
@@ -316,6 +321,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	p.rest(obs, add) // menu.go: the rest of what the page offers
 	out = p.safeOnly(obs, out)
 	waitForFields(obs, out)
+	goalOrder(out)
 	p.rank(obs, out)
 	return out
 }

@@ -38,7 +38,7 @@ func (p *Proposer) stepperCandidates(obs *branch.Observation, add func(Candidate
 				continue
 			}
 			add(Candidate{Action: branch.Action{Kind: branch.KindClick, Target: targetOf(a), Label: fmt.Sprintf("click %s %s", a.Kind, label(a))},
-				Prior: stepperPrior, Named: true, match: exactName,
+				Prior: stepperPrior, Named: true, match: exactName, from: placed(set.at),
 				Reason: fmt.Sprintf("moves the count of %s from %d towards %d", strings.Join(target, " "), have, want)})
 		}
 	}
@@ -79,6 +79,7 @@ func stepperCount(near string, target []string) (int, bool) {
 type countSet struct {
 	target []string
 	want   int
+	at     int // where the goal says it (rune offset)
 }
 
 // countsSet are the counts the goal sets: by a step ("set adults to 4")
@@ -88,7 +89,7 @@ func (p *Proposer) countsSet() []countSet {
 	for _, st := range p.g.Steps {
 		want, err := strconv.Atoi(strings.TrimSpace(st.Value))
 		if target := core(st.Target); st.Verb == VerbType && err == nil && len(target) > 0 {
-			out = append(out, countSet{target, want})
+			out = append(out, countSet{target, want, st.At})
 		}
 	}
 	for _, v := range p.g.Stated {
@@ -96,7 +97,7 @@ func (p *Proposer) countsSet() []countSet {
 		if v.Kind != ValueNumber || err != nil || len(v.Cue) == 0 || stopwords[v.Cue[0]] {
 			continue
 		}
-		out = append(out, countSet{v.Cue[:1], want})
+		out = append(out, countSet{v.Cue[:1], want, p.g.runeAt(v.Start)})
 	}
 	return out
 }

@@ -37,7 +37,7 @@ func (p *Proposer) suggestionCandidates(obs *branch.Observation, add func(Candid
 				continue
 			}
 			add(Candidate{Action: branch.Action{Kind: branch.KindClick, Target: targetOf(s), Label: fmt.Sprintf("click %s %s", s.Kind, label(s))},
-				Prior: suggestionPrior, Named: true, match: exactName,
+				Prior: suggestionPrior, Named: true, match: exactName, from: placed(p.g.where(Words(f.Value))),
 				Reason: fmt.Sprintf("chooses the suggestion %s for what %s holds", label(s), label(f))})
 		}
 	}

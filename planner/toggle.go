@@ -13,6 +13,13 @@ import (
 // the search and the predicates to settle.
 const namedTogglePrior = 0.5
 
+// laterTogglePrior is the prior of each further box the goal names: ticks
+// commute, so the search takes them in one canonical order (page order)
+// and keeps the others as alternatives below it. Without the order, every
+// box is as good as every other at every depth, and a beam spends its
+// budget on the sets of few ticks instead of going on to all of them.
+const laterTogglePrior = 0.4
+
 // requiredTogglePrior is the prior of ticking a box its form requires (a
 // required attribute, or a label marked with an asterisk: "I agree to the
 // terms *"): a form is refused without it, whatever the goal says.
@@ -23,6 +30,7 @@ const requiredTogglePrior = 0.7
 // when no phrase of the goal already acts on it. Ticks commute, so the
 // search forks each set of them once.
 func (p *Proposer) toggleCandidates(obs *branch.Observation, add func(Candidate)) {
+	prior := namedTogglePrior
 	for _, a := range obs.Affordances {
 		if !toggleKinds[a.Kind] || a.Checked || a.Region == "obscured" || p.risky(a, obs.URL) {
 			continue
@@ -37,7 +45,8 @@ func (p *Proposer) toggleCandidates(obs *branch.Observation, add func(Candidate)
 			continue
 		}
 		add(Candidate{Action: branch.Action{Kind: branch.KindCheck, Target: targetOf(a), Value: "true", Label: "check " + label(a)},
-			Prior: namedTogglePrior, Named: true, match: exactName,
+			Prior: prior, Named: true, match: exactName, from: placed(p.g.where(ws)),
 			Reason: fmt.Sprintf("the goal holds %q, the label of the %s", a.Target.Name, a.Kind)})
+		prior = laterTogglePrior
 	}
 }

@@ -1231,6 +1231,9 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 				Reason: fmt.Sprintf("the goal states %s %q (%s) for %s", b.v.Kind, b.v.Text, b.v.Source, label(a))}
 			switch {
 			case sure:
+				if b.pk >= 0 {
+					c.from = placed(p.g.runeAt(b.v.Start))
+				}
 			case b.aff > 0:
 				c.Prior = ValueGuessPrior * pow(ValueGuessDecay, n)
 				c.Reason += "; one of several values that may fit"
