@@ -3,10 +3,12 @@ package e2e_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
@@ -60,12 +62,36 @@ func TestBinaryRunsFromAnywhere(t *testing.T) {
 // binary builds the orchestrator into a temporary directory and returns
 // a function running it in dir with the environment less the driver's
 // variables and XDG_CACHE_HOME, plus extra.
+// built is the orchestrator binary, built once for the whole test
+// binary (linking it is the slow part of these tests); TestMain removes
+// its directory.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+func orchestratorBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "multiverse-e2e-bin-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "orchestrator")
+		if out, err := exec.Command("go", "build", "-o", built.bin, "../cmd/orchestrator").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("%w\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatalf("build: %v", built.err)
+	}
+	return built.bin
+}
+
 func binary(t *testing.T, dir string, extra ...string) func(args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "orchestrator")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/orchestrator").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := orchestratorBinary(t)
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "PLAYWRIGHT_") && !strings.HasPrefix(kv, "XDG_CACHE_HOME=") && !strings.HasPrefix(kv, "MULTIVERSE_CHROMIUM=") {

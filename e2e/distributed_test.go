@@ -61,6 +61,9 @@ func TestMain(m *testing.M) {
 	shutdown, _ := telemetry.Setup(context.Background(), "multiverse-orchestrator", spans)
 	code := porttrap.Run(m)
 	shutdown(context.Background())
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
 	os.Exit(code)
 }
 
