@@ -155,6 +155,9 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 		if st.Verb == VerbType && len(picks[k]) == 0 && len(core(st.Target)) > 0 {
 			picks[k] = unnamedFields(obs, best[VerbType])
 		}
+		if st.Verb == VerbType {
+			picks[k] = p.written(obs, st, picks[k], h)
+		}
 	}
 	// Earlier steps first: "check the box, then press OK". A phrase with
 	// something still to do on this page keeps the later ones below it,
@@ -194,6 +197,43 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			before++
 		}
 	}
+}
+
+// tiedMatch is how close two matches of a phrase are to count as the
+// same: "both fields" names two fields alike.
+const tiedMatch = 0.05
+
+// written drops the weaker fields of a type step once a field it names
+// best holds the value: the phrase is done there, and typing the value
+// into a field it names less well too is no step of the goal (it would
+// keep the later phrases waiting below it). The fields it names as well
+// stay: "the password into both fields".
+func (p *Proposer) written(obs *branch.Observation, st Step, picked map[int]float64, h History) map[int]float64 {
+	best := 0.0
+	for i, m := range picked {
+		if textKinds[obs.Affordances[i].Kind] {
+			best = max(best, m)
+		}
+	}
+	done := false
+	for i, m := range picked {
+		a := obs.Affordances[i]
+		if m >= best-tiedMatch && textKinds[a.Kind] && a.Value != "" {
+			if _, ok := p.typeAction(st, a, h); !ok {
+				done = true
+			}
+		}
+	}
+	if !done {
+		return picked
+	}
+	out := map[int]float64{}
+	for i, m := range picked {
+		if m >= best-tiedMatch || !textKinds[obs.Affordances[i].Kind] {
+			out[i] = m
+		}
+	}
+	return out
 }
 
 // keyStep proposes the key a step asks to press ("press Enter", "close

@@ -1,6 +1,10 @@
 package planner
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+)
 
 // The goal says its demands in an order: "tick Billing, Outages and
 // Surveys, then save" asks for the ticks before the save, although only
@@ -16,18 +20,8 @@ import "unicode/utf8"
 // when the goal does not hold them: the first place all of them stand in
 // a row, else the first of any of them.
 func (g Goal) where(ws []string) int {
-	if len(ws) == 0 {
-		return -1
-	}
-	same := func(a, b string) bool { return a == b || stem(a) == stem(b) }
-	for k := range g.spots {
-		n := 0
-		for n < len(ws) && k+n < len(g.spots) && same(g.spots[k+n].word, ws[n]) {
-			n++
-		}
-		if n == len(ws) {
-			return g.spots[k].at
-		}
+	if at := g.row(ws); at >= 0 || len(ws) == 0 {
+		return at
 	}
 	for _, s := range g.spots {
 		for _, w := range ws {
@@ -38,6 +32,27 @@ func (g Goal) where(ws []string) int {
 	}
 	return -1
 }
+
+// row is the rune offset in the goal text where the words ws (folded)
+// first stand in a row, -1 when they never do.
+func (g Goal) row(ws []string) int {
+	if len(ws) == 0 {
+		return -1
+	}
+	for k := range g.spots {
+		n := 0
+		for n < len(ws) && k+n < len(g.spots) && same(g.spots[k+n].word, ws[n]) {
+			n++
+		}
+		if n == len(ws) {
+			return g.spots[k].at
+		}
+	}
+	return -1
+}
+
+// same reports whether two folded words are one word (or share a stem).
+func same(a, b string) bool { return a == b || stem(a) == stem(b) }
 
 // runeAt converts a byte offset of the goal text to a rune offset.
 func (g Goal) runeAt(byteOffset int) int {
@@ -50,6 +65,21 @@ func (g Goal) runeAt(byteOffset int) int {
 // placed returns the from of a candidate serving the part of the goal at
 // rune offset at (-1 for none).
 func placed(at int) int { return at + 1 }
+
+// placeControls places each click the goal names word for word, where no
+// phrase does ("Job title: Manager. Save changes."): the control's whole
+// name in the goal is a step said there.
+func (g Goal) placeControls(out []Candidate) {
+	for i := range out {
+		c := &out[i]
+		if c.from != 0 || c.Action.Kind != branch.KindClick || c.Action.Target == nil {
+			continue
+		}
+		if at := g.row(Words(c.Action.Target.Name)); at >= 0 {
+			c.from, c.phrase = placed(at), true
+		}
+	}
+}
 
 // goalOrder caps each step of the goal (a Named candidate of a phrase)
 // below every candidate of an earlier part of the goal that is still

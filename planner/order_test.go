@@ -73,3 +73,31 @@ func TestGoalOrder(t *testing.T) {
 		t.Errorf("a goal that says save first: first %q", got)
 	}
 }
+
+// TestSureFieldFirst: on a form whose fields are named by labels beside
+// them ("Job title: Manager, Postcode: 13008. Save changes."), the field
+// a value surely belongs to is filled first, before guesses into the
+// fields nothing names and before the save the goal says last; a field's
+// own name is no value for any field.
+func TestSureFieldFirst(t *testing.T) {
+	obs := &branch.Observation{URL: "http://x.test/"}
+	for i, n := range []string{"Company", "Postcode", "Job title", "Email"} {
+		obs.Affordances = append(obs.Affordances, branch.Affordance{Kind: "textbox", InputType: "text", Region: "main", Form: 0,
+			Target: branch.Target{Hint: n, Field: fmt.Sprintf("f_%d", i), CSS: fmt.Sprintf("#f%d", i)}})
+	}
+	obs.Affordances = append(obs.Affordances, branch.Affordance{Kind: "button", Region: "main", Form: 0,
+		Target: branch.Target{Role: "button", Name: "Save changes", CSS: "#save"}})
+	p, err := NewProposer(&task.Task{Goal: task.Goal{Text: "Job title: Manager, Postcode: 13008. Save changes."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := p.Propose(obs, History{})
+	if len(cs) == 0 || cs[0].Action.Target.CSS != "#f1" || cs[0].Action.Value != "13008" {
+		t.Fatalf("top candidate %+v, want 13008 into Postcode", cs)
+	}
+	for _, c := range cs {
+		if c.Action.Value == "Postcode" || c.Action.Target.CSS == "#f0" && c.Prior >= cs[0].Prior {
+			t.Errorf("%s proposed (%s)", c.Action.Describe(), c.Reason)
+		}
+	}
+}

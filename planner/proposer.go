@@ -321,6 +321,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	p.rest(obs, add) // menu.go: the rest of what the page offers
 	out = p.safeOnly(obs, out)
 	waitForFields(obs, out)
+	p.g.placeControls(out)
 	goalOrder(out)
 	p.rank(obs, out)
 	return out

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -956,7 +957,7 @@ func datePart(a branch.Affordance, v Value) (string, bool) {
 // aria-label.
 func fieldWords(a branch.Affordance) []string {
 	var out []string
-	for _, s := range []string{a.Target.Name, a.Target.Field, a.Target.ID, a.Target.AriaLabel} {
+	for _, s := range []string{a.Target.Name, a.Target.Field, a.Target.ID, a.Target.AriaLabel, a.Target.Hint} {
 		out = append(out, Words(splitCamel(s))...)
 	}
 	return out
@@ -1148,6 +1149,16 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 	// that plainly belongs to another field (one that holds it already,
 	// in a form the page may have scrubbed or rewritten) is not guessed
 	// into this one.
+	fieldNames := map[string]bool{} // the page's fields' names, word for word
+	for _, a := range obs.Affordances {
+		if valueField(a) {
+			for _, n := range []string{a.Target.Name, a.Target.Hint} {
+				if ws := Words(n); len(ws) > 0 {
+					fieldNames[strings.Join(ws, " ")] = true
+				}
+			}
+		}
+	}
 	binds := map[int][]binding{}
 	bestOf := map[int]float64{} // pool index -> its best score over the fields
 	for i, a := range obs.Affordances {
@@ -1159,6 +1170,9 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 			vals = append(append([]Value(nil), pool...), p.labelValues(a)...)
 		}
 		for k, v := range vals {
+			if fieldNames[strings.Join(Words(v.Text), " ")] {
+				continue // "Postcode: 13008": a field's name is not a value
+			}
 			w, ok := Written(a, v)
 			if !ok {
 				w, ok = datePart(a, v)
@@ -1187,62 +1201,82 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 			binds[i] = append(binds[i], b)
 		}
 	}
-	done := map[int]bool{} // forms proposed for
+	// One field per form, in one canonical order: the first field a
+	// value surely belongs to, else the first that any value may fit (a
+	// guess into a field nothing names waits until the sure ones are in).
+	choices := map[int][]binding{} // field -> its values, best first
+	sure := map[int]bool{}
+	chosen := map[int]int{} // form -> the field proposed for
 	for i, a := range obs.Affordances {
-		if !open[i] || done[a.Form] {
+		if !open[i] {
 			continue
 		}
-		var bs []binding
-		for _, b := range binds[i] {
-			if b.pk >= 0 && b.score+BindMargin < bestOf[b.pk] {
-				continue // it belongs to another field
-			}
-			bs = append(bs, b)
-		}
-		if len(bs) == 0 {
+		uniq := fieldChoices(binds[i], bestOf)
+		if len(uniq) == 0 {
 			continue
 		}
-		sort.SliceStable(bs, func(x, y int) bool { return bs[x].score > bs[y].score })
-		// One proposal per written string: two readings of a date write
-		// the same text into a text field.
-		var uniq []binding
-		seen := map[string]bool{}
-		for _, b := range bs {
-			if !seen[b.written] {
-				seen[b.written] = true
-				uniq = append(uniq, b)
-			}
+		choices[i] = uniq
+		sure[i] = uniq[0].aff >= BindSure && (len(uniq) == 1 || uniq[0].score-uniq[1].score >= BindMargin)
+		if f, ok := chosen[a.Form]; !ok || sure[i] && !sure[f] {
+			chosen[a.Form] = i
 		}
-		sure := uniq[0].aff >= BindSure && (len(uniq) == 1 || uniq[0].score-uniq[1].score >= BindMargin)
-		done[a.Form] = true
-		if sure {
-			uniq = uniq[:1]
-			pending[a.Form] = pending[a.Form] || a.Form >= 0
+	}
+	for _, i := range slices.Sorted(maps.Values(chosen)) {
+		p.proposeValues(obs.Affordances[i], choices[i], sure[i], pending, add)
+	}
+}
+
+// fieldChoices are a field's bindings that do not belong to another
+// field better, best first, one per written string (two readings of a
+// date write the same text into a text field).
+func fieldChoices(binds []binding, bestOf map[int]float64) []binding {
+	var bs []binding
+	for _, b := range binds {
+		if b.pk >= 0 && b.score+BindMargin < bestOf[b.pk] {
+			continue // it belongs to another field
 		}
-		for n, b := range uniq {
-			if n >= ValueBranches {
-				break
-			}
-			act, ok := fieldAction(a, b.written)
-			if !ok {
-				continue
-			}
-			c := Candidate{Action: act, Prior: ValueSurePrior, Named: sure,
-				Reason: fmt.Sprintf("the goal states %s %q (%s) for %s", b.v.Kind, b.v.Text, b.v.Source, label(a))}
-			switch {
-			case sure:
-				if b.pk >= 0 {
-					c.from = placed(p.g.runeAt(b.v.Start))
-				}
-			case b.aff > 0:
-				c.Prior = ValueGuessPrior * pow(ValueGuessDecay, n)
-				c.Reason += "; one of several values that may fit"
-			default:
-				c.Prior = ValueLoosePrior * pow(ValueGuessDecay, n)
-				c.Reason += "; nothing in the goal names the field"
-			}
-			add(c)
+		bs = append(bs, b)
+	}
+	sort.SliceStable(bs, func(x, y int) bool { return bs[x].score > bs[y].score })
+	var uniq []binding
+	seen := map[string]bool{}
+	for _, b := range bs {
+		if !seen[b.written] {
+			seen[b.written] = true
+			uniq = append(uniq, b)
 		}
+	}
+	return uniq
+}
+
+// proposeValues proposes writing a field's values: the one that surely
+// belongs to it, else up to ValueBranches guesses.
+func (p *Proposer) proposeValues(a branch.Affordance, uniq []binding, sure bool, pending map[int]bool, add func(Candidate)) {
+	if sure {
+		uniq = uniq[:1]
+		pending[a.Form] = pending[a.Form] || a.Form >= 0
+	}
+	for n, b := range uniq {
+		if n >= ValueBranches {
+			break
+		}
+		act, ok := fieldAction(a, b.written)
+		if !ok {
+			continue
+		}
+		c := Candidate{Action: act, Prior: ValueSurePrior, Named: sure,
+			Reason: fmt.Sprintf("the goal states %s %q (%s) for %s", b.v.Kind, b.v.Text, b.v.Source, label(a))}
+		switch {
+		case sure:
+			c.from = placed(p.g.runeAt(b.v.Start))
+		case b.aff > 0:
+			c.Prior = ValueGuessPrior * pow(ValueGuessDecay, n)
+			c.Reason += "; one of several values that may fit"
+		default:
+			c.Prior = ValueLoosePrior * pow(ValueGuessDecay, n)
+			c.Reason += "; nothing in the goal names the field"
+		}
+		add(c)
 	}
 }
 
@@ -1351,7 +1385,11 @@ func (p *Proposer) names(obs *branch.Observation, v Value) bool {
 // Year. They bind to that field.
 func (p *Proposer) labelValues(a branch.Affordance) []Value {
 	var heads []string
-	for _, w := range Words(a.Target.Name) {
+	name := a.Target.Name
+	if name == "" {
+		name = a.Target.Hint // a label beside the field, not tied to it
+	}
+	for _, w := range Words(name) {
 		if len(w) >= 3 && !stopwords[w] && !roleNounSet[w] && !labelFillers[w] {
 			heads = append(heads, w)
 		}
