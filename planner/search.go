@@ -632,8 +632,11 @@ func (s *Search) EndWave() Decision {
 		// Filling a form field (typing, selecting, checking) is progress
 		// on the form even before a goal predicate sees it.
 		fills := a.Input != "" || a.Kind == branch.KindType || a.Kind == branch.KindSelect || a.Kind == branch.KindCheck || a.Kind == branch.KindSet
-		// Paging on towards what the goal names is no stall either.
-		if n.Parent != nil && n.Score.Progress <= parentProgress && !fills && !n.Onward {
+		// Paging on towards what the goal names is no stall either, nor
+		// a step the goal names that changed the page (a stepper's plus
+		// on its way to the count the goal sets).
+		named := n.Named && n.Parent != nil && !sameState(n.Parent, n)
+		if n.Parent != nil && n.Score.Progress <= parentProgress && !fills && !n.Onward && !named {
 			n.Stall = n.Parent.Stall + 1
 		}
 		if n.Stall >= s.t.Search.StallLimit && !s.following(n) {
