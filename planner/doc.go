@@ -159,6 +159,20 @@
 //	affinity    = cue word vs. the field's words: the same word, one stem, cue_synonyms,
 //	              one inside the other; kind_cues for the value's kind ;
 //
+// A field's name there is its label, else the label beside it (its
+// hint); a value that spells the name of a field of the page is no
+// value. One field of a form is proposed at a time: the first a value
+// surely belongs to, else the first any value may fit.
+//
+// The goal's order (order.go). Each step (Step.At), each box whose label
+// the goal holds, each value surely bound and each control the goal names
+// word for word stands where the goal says it; a phrase is proposed below
+// every candidate of an earlier part of the goal still to do on the page,
+// and a phrase's StepDiscount counts the phrases still to do before it,
+// not its place. Named ticks are offered in page order, the first at the
+// full prior and the others below it: commuting steps in one canonical
+// order.
+//
 // The other tables of words.json serve the proposer's reading of pages:
 // stopwords (tokens), lexicon and profiles (activate), login_words,
 // dismiss_words, pager_words, widget_nouns, stepper_words, tracking_params and
