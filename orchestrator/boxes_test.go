@@ -51,7 +51,7 @@ func TestTwelveBoxes(t *testing.T) {
 		goal string // %s: the boxes, "A, B and C"
 		pick []int
 	}{
-		{"Get email about %s only, then save.", []int{1, 2, 3, 4, 6, 7, 9, 11}},
+		{"Get email about %s only, then save.", []int{1, 3, 6, 7, 9, 11}},
 		{"Tick %s and click Save preferences.", []int{0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11}},
 	}
 	for _, c := range cases {
