@@ -355,7 +355,7 @@ func within(ws, target []string) bool {
 		return false
 	}
 	for _, w := range ws {
-		if !slices.Contains(target, w) && !slices.ContainsFunc(target, func(t string) bool { return stem(t) == stem(w) }) {
+		if !slices.ContainsFunc(target, func(t string) bool { return same(t, w) }) {
 			return false
 		}
 	}

@@ -86,14 +86,23 @@ func (g Goal) placeControls(out []Candidate) {
 // to do on this page: the goal's own order, across phrases, named boxes
 // and stated values.
 func goalOrder(out []Candidate) {
+	var earlier []Candidate // the placed candidates of no phrase: boxes, values, counts
+	for _, e := range out {
+		if e.from != 0 && !e.phrase {
+			earlier = append(earlier, e)
+		}
+	}
+	if len(earlier) == 0 {
+		return
+	}
 	for i := range out {
 		c := &out[i]
 		if !c.phrase || c.from == 0 {
 			continue
 		}
 		ceiling, found := 1.0, false
-		for _, e := range out {
-			if e.from != 0 && e.from < c.from && !e.phrase {
+		for _, e := range earlier {
+			if e.from < c.from {
 				ceiling, found = min(ceiling, e.Prior), true
 			}
 		}

@@ -57,19 +57,19 @@ func TestGoalOrder(t *testing.T) {
 		if len(cs) == 0 {
 			t.Fatalf("%q: no candidates", goal)
 		}
-		return cs[0].Action.Target.Name
+		return cs[0].Action.Target.Describe() // nil-safe: a key press has no target
 	}
 	goal := "Get email about Billing, Outages, Maintenance windows and Surveys only, then save."
-	if got := first(goal, nil); got == "Save preferences" {
+	if got := first(goal, nil); got == `button "Save preferences"` {
 		t.Errorf("%q, nothing ticked: the save comes first", goal)
 	}
-	if got := first(goal, map[string]bool{"Billing": true, "Outages": true, "Surveys": true}); got != "Maintenance windows" {
+	if got := first(goal, map[string]bool{"Billing": true, "Outages": true, "Surveys": true}); got != `checkbox "Maintenance windows"` {
 		t.Errorf("%q, one box left: first %q, want Maintenance windows", goal, got)
 	}
-	if got := first(goal, map[string]bool{"Billing": true, "Outages": true, "Maintenance windows": true, "Surveys": true}); got != "Save preferences" {
+	if got := first(goal, map[string]bool{"Billing": true, "Outages": true, "Maintenance windows": true, "Surveys": true}); got != `button "Save preferences"` {
 		t.Errorf("%q, all ticked: first %q, want the save", goal, got)
 	}
-	if got := first("Click Save preferences, then tick Billing.", nil); got != "Save preferences" {
+	if got := first("Click Save preferences, then tick Billing.", nil); got != `button "Save preferences"` {
 		t.Errorf("a goal that says save first: first %q", got)
 	}
 }
@@ -92,11 +92,11 @@ func TestSureFieldFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := p.Propose(obs, History{})
-	if len(cs) == 0 || cs[0].Action.Target.CSS != "#f1" || cs[0].Action.Value != "13008" {
+	if len(cs) == 0 || cs[0].Action.Target == nil || cs[0].Action.Target.CSS != "#f1" || cs[0].Action.Value != "13008" {
 		t.Fatalf("top candidate %+v, want 13008 into Postcode", cs)
 	}
 	for _, c := range cs {
-		if c.Action.Value == "Postcode" || c.Action.Target.CSS == "#f0" && c.Prior >= cs[0].Prior {
+		if c.Action.Value == "Postcode" || c.Action.Target != nil && c.Action.Target.CSS == "#f0" && c.Prior >= cs[0].Prior {
 			t.Errorf("%s proposed (%s)", c.Action.Describe(), c.Reason)
 		}
 	}
