@@ -32,6 +32,19 @@ type Observation struct {
 	VirtualTime int64 `json:"virtual_time_ms"`
 	// Dialogs are the native dialogs the step raised, in order.
 	Dialogs []Dialog `json:"dialogs,omitempty"`
+	// Facts are the label and value pairs the page states in text, in
+	// page order (see Fact); the goal may ask for one ("enter the price
+	// of the Blue Widget"). Scrubbed like the affordances' names.
+	Facts []Fact `json:"facts,omitempty"`
+}
+
+// Fact is one value the page states in text with the words that name it:
+// a table cell by its row's header (or first) cell and its column's
+// header ("Blue Widget Price" = "$12.50"), a definition list's term and
+// description, a "Label: value" line ("Order number: 4521").
+type Fact struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // Dialog is a native dialog a step raised and how it was answered.

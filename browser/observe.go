@@ -43,6 +43,7 @@ type observeResult struct {
 	PII         []string            `json:"pii"`
 	DOM         string              `json:"dom"`
 	Affordances []branch.Affordance `json:"affordances"`
+	Facts       []branch.Fact       `json:"facts"`
 	Answers     []scoring.Answer    `json:"answers"`
 	Text        string              `json:"text"`
 	Ready       string              `json:"ready"`
@@ -123,6 +124,10 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	for i := range dialogs {
 		dialogs[i].Message = s.scrubText(dialogs[i].Message, res.PII)
 	}
+	for i := range res.Facts {
+		f := &res.Facts[i]
+		f.Key, f.Value = s.scrubText(f.Key, res.PII), s.scrubText(f.Value, res.PII)
+	}
 	o := branch.Observation{
 		URL:         s.scrubURL(s.page.URL()),
 		Title:       title,
@@ -133,6 +138,7 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 		Affordances: res.Affordances,
 		VirtualTime: s.vt.UnixMilli(),
 		Dialogs:     dialogs,
+		Facts:       res.Facts,
 	}
 	if spec.Store && s.opts.Store != nil {
 		if d, err := s.opts.Store.Put(ctx, []byte(res.DOM)); err == nil {

@@ -736,10 +736,68 @@ const observeScript = `(arg) => {
     const t = (el.getAttribute('type') || '').toLowerCase();
     if (pat.field_types.includes(t) || piiField.test(el.name || '') || piiField.test(el.id || '') || piiField.test(el.getAttribute('autocomplete') || '')) pii.push(v);
   }
+  // facts are the label and value pairs the page states in text (see
+  // branch.Fact): a table cell by its row's header or first cell and its
+  // column's header, a definition list's term and description, a
+  // "Label: value" line. Shown ones only, at most factLimit.
+  const factLimit = 150;
+  const readFacts = () => {
+    const facts = [];
+    const seen = new Set();
+    const push = (key, value) => {
+      key = asLabel(key); value = norm(value);
+      if (facts.length >= factLimit || !key || !value || key.length > 80 || value.length > 80 || key === value) return;
+      const id = key + '\u0000' + value;
+      if (!seen.has(id)) { seen.add(id); facts.push({ key, value }); }
+    };
+    const shown = (el) => el.getClientRects().length > 0 && styleOf(el).visibility !== 'hidden';
+    const cellText = (c) => c.querySelector('input,select,textarea,button,[role=button],[role=checkbox],[role=switch],[role=slider]') ? '' : norm(c.innerText);
+    const headerCell = (c) => c.localName === 'th' || c.getAttribute('role') === 'columnheader';
+    for (const t of document.querySelectorAll('table,[role=table],[role=grid],[role=treegrid]')) {
+      if (facts.length >= factLimit || !shown(t)) continue;
+      const rows = t.localName === 'table' ? Array.from(t.rows) : Array.from(t.querySelectorAll('[role=row]'));
+      let head = [];
+      for (const r of rows.slice(0, 200)) {
+        const cells = r.localName === 'tr' ? Array.from(r.cells) : Array.from(r.querySelectorAll('[role=cell],[role=gridcell],[role=rowheader],[role=columnheader]'));
+        if (!cells.length || !shown(r)) continue;
+        if (cells.every(headerCell)) { head = cells.map(c => asLabel(c.innerText)); continue; }
+        let k = cells.findIndex(c => c.localName === 'th' || c.getAttribute('role') === 'rowheader');
+        if (k < 0) k = 0;
+        const rk = cellText(cells[k]);
+        if (!rk) continue;
+        cells.forEach((c, i) => { if (i !== k) push(rk + ' ' + (head[i] || ''), cellText(c)); });
+      }
+    }
+    for (const dt of document.querySelectorAll('dt')) {
+      if (facts.length >= factLimit || !shown(dt)) continue;
+      for (let d = dt.nextElementSibling; d && d.localName === 'dd'; d = d.nextElementSibling) push(dt.innerText, d.innerText);
+    }
+    const line = /^([^:\d](?:[^:]{0,38}[^:\d])?):\s*(\S.{0,79})$/;
+    const lines = new Set();
+    const walk = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(), k = 0; n && k < 5000 && facts.length < factLimit; n = walk.nextNode(), k++) {
+      if (!n.nodeValue.includes(':')) continue;
+      for (let e = n.parentElement, d = 0; e && e !== document.body && d < 3; e = e.parentElement, d++) {
+        if (['script', 'style', 'template', 'option', 'button', 'textarea', 'select'].includes(e.localName) || lines.has(e)) break;
+        const raw = e.innerText || '';
+        if (raw.includes('\n') || !shown(e)) break;
+        const t = norm(raw);
+        const m = line.exec(t);
+        if (!m) {
+          if (t.endsWith(':')) continue; // "<b>Order number:</b> 4521": the value is beside it
+          break;
+        }
+        if (!e.querySelector(widgetSel)) { lines.add(e); push(m[1], m[2]); }
+        break;
+      }
+    }
+    return facts;
+  };
   return {
     pii,
     dom: out.join(''),
     affordances,
+    facts: readFacts(),
     answers,
     text: arg.text ? (document.body ? document.body.innerText : '').slice(0, 262144) : '',
     ready: document.readyState,

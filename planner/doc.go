@@ -58,18 +58,28 @@
 //	                                                 takes that step's verb, "select A, B and C",
 //	                                                 "open File > Export > PDF" (one step per entry),
 //	                                                 "click A, then B" :)
-//	body       = { piece - stop - (verb - role_nouns) } ;
+//	body       = { piece - stop - (verb - role_nouns) } ;   (: a verb word right after one of the
+//	                                                 determiners is a name and stays: "type the
+//	                                                 Reading Lamp's stock into ..." :)
 //	by-step    = step "by" step ;                 (: "close the dialog by clicking OK": the first
 //	                                                 step is dropped, the second stands for it :)
 //
 //	click-body = target ;                         (: verbs click, select, check, uncheck, expand,
 //	                                                 open, close, login, focus, submit :)
 //	type-body  = [ what into_words ] field        (: the first into_words word past the first
-//	                                                 word; without one the first quoted is the value :)
+//	                                                 word, the first strong_into_words word when the
+//	                                                 step holds one ("the value in the table for X
+//	                                                 into Y"); a literal ends at an into_words word
+//	                                                 inside it; without one the first quoted is the
+//	                                                 value :)
 //	           | target ;
 //	what       = reference | literal ;
 //	reference  = determiners { word } ;           (: no quoted string: Step.Refers, articles dropped;
-//	                                                 "enter your email into ..." :)
+//	                                                 "enter your email into ...": a task input it
+//	                                                 names, else a value the page states (Facts) :)
+//	           | pronouns ;                       (: Step.Refers: the words the sentence named before
+//	                                                 it, no stopwords: "find the year X was
+//	                                                 released and enter it in Year" :)
 //	literal    = quoted | { word - articles } [ "as" { word } ] ;   (: Step.Value: the quoted
 //	                                                 string, else the words as written up to "as" :)
 //	field      = target ;                         (: when field is only articles and role_nouns and

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -116,6 +117,10 @@ var articles = words.Articles.set()
 
 // intoWords separate the value of a type step from the field it goes to.
 var intoWords = words.IntoWords.set()
+
+// strongInto are into words that never say where a value is, only where
+// it goes: the first of them splits a type step before any other.
+var strongInto = words.StrongInto.set()
 
 var folder = cases.Fold()
 
@@ -338,7 +343,8 @@ func steps(pieces []piece) []Step {
 		}
 		j := i + n
 		for j < len(pieces) && !pieces[j].stop {
-			if _, m := verbAt(pieces, j); m > 0 && j > i+n && !roleWord(pieces[j].word) {
+			if _, m := verbAt(pieces, j); m > 0 && j > i+n && !roleWord(pieces[j].word) && !determiners[pieces[j-1].word] {
+				// (after a determiner a verb word is a name: "the Reading Lamp")
 				break
 			}
 			j++
@@ -353,6 +359,11 @@ func steps(pieces []piece) []Step {
 			st = setPhrase(pieces[i+n : j])
 		}
 		st.At = pieces[i].at
+		if st.Verb == VerbType && pronouns[Fold(st.Value)] {
+			// "find the year X was released and enter it in Year": the
+			// value is what the sentence named before.
+			st.Value, st.Refers = "", named(pieces[:i])
+		}
 		if (n > 0 || len(st.Target) > 0) && !means {
 			// "close the dialog by clicking OK": the step after "by" is
 			// how this one is done, and stands for it.
@@ -415,6 +426,25 @@ func lastTarget(before []Step, pieces []piece) ([]string, string) {
 	return nil, ""
 }
 
+// named are the words the sentence ending at pieces names before a
+// pronoun value: its words that are no stopword or article.
+func named(pieces []piece) []string {
+	var out []string
+	for k := len(pieces) - 1; k >= 0; k-- {
+		p := pieces[k]
+		if p.stop && p.word == "" && !p.list && !p.path {
+			break // the sentence before
+		}
+		switch {
+		case p.quoted != "":
+			out = append(Words(p.quoted), out...)
+		case p.word != "" && !p.stop && !stopwords[p.word] && !articles[p.word]:
+			out = append([]string{p.word}, out...)
+		}
+	}
+	return out
+}
+
 // setPhrase reads "set <field> to <value>": the value after the last
 // "to", the field before it.
 func setPhrase(ps []piece) Step {
@@ -440,22 +470,30 @@ func phrase(verb string, ps []piece) Step {
 	s := Step{Verb: verb}
 	field := ps
 	if verb == VerbType {
+		split := intoWords
+		if len(ps) > 1 && slices.ContainsFunc(ps[1:], func(p piece) bool { return strongInto[p.word] }) {
+			split = strongInto // "the value in the table for X into Y"
+		}
 		for k, p := range ps {
-			if intoWords[p.word] && k > 0 {
-				if reference(ps[:k]) {
-					for _, q := range ps[:k] {
+			if split[p.word] && k > 0 {
+				before := ps[:k]
+				if reference(before) {
+					for _, q := range before {
 						if !articles[q.word] && q.word != "" {
 							s.Refers = append(s.Refers, q.word)
 						}
 					}
 				} else {
-					s.Value = valueOf(ps[:k])
+					if j := slices.IndexFunc(before[1:], func(p piece) bool { return intoWords[p.word] }); j >= 0 {
+						before = before[:j+1] // "type hello in lowercase into the box": the literal ends there
+					}
+					s.Value = valueOf(before)
 				}
 				field = ps[k+1:]
 				if s.Value != "" && generic(field) {
 					// "enter the password "x" into the text fields": the
 					// words before the value name the field.
-					if named := namer(ps[:k], s.Value); len(named) > 0 {
+					if named := namer(before, s.Value); len(named) > 0 {
 						field = named
 					}
 				}

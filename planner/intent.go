@@ -156,7 +156,8 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			picks[k] = unnamedFields(obs, best[VerbType])
 		}
 		if st.Verb == VerbType {
-			picks[k] = p.written(obs, st, picks[k], h)
+			vs, _ := p.stepVariants(obs, st)
+			picks[k] = p.written(obs, vs, picks[k], h)
 		}
 	}
 	// Earlier steps first: "check the box, then press OK". A phrase with
@@ -174,6 +175,7 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			top = c.Prior
 			add(c)
 		}
+		variants, notes := p.stepVariants(obs, st)
 		for i, a := range obs.Affordances {
 			m, ok := picks[k][i]
 			if !ok || m < best[st.Verb][i]-BetterNamed || p.risky(a, obs.URL) {
@@ -183,14 +185,16 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			if fit == 0 {
 				continue
 			}
-			act, ok := p.stepAction(st, a, h)
-			if !ok {
-				continue
+			for n, vst := range variants {
+				act, ok := p.stepAction(vst, a, h)
+				if !ok {
+					continue
+				}
+				prior := min(StepPriorBase+StepPriorSpan*m*fit*order, ceiling-StepGap) * pow(ValueGuessDecay, n)
+				top = max(top, prior)
+				add(Candidate{Action: act, Prior: prior, Reason: fmt.Sprintf("the goal says %s %s%s", st.Verb, strings.Join(st.Target, " "), notes[n]),
+					Named: true, match: m, from: placed(st.At), phrase: true})
 			}
-			prior := min(StepPriorBase+StepPriorSpan*m*fit*order, ceiling-StepGap)
-			top = max(top, prior)
-			add(Candidate{Action: act, Prior: prior, Reason: fmt.Sprintf("the goal says %s %s", st.Verb, strings.Join(st.Target, " ")), Named: true, match: m,
-				from: placed(st.At), phrase: true})
 		}
 		if top > 0 {
 			ceiling = min(ceiling, top)
@@ -208,7 +212,7 @@ const tiedMatch = 0.05
 // into a field it names less well too is no step of the goal (it would
 // keep the later phrases waiting below it). The fields it names as well
 // stay: "the password into both fields".
-func (p *Proposer) written(obs *branch.Observation, st Step, picked map[int]float64, h History) map[int]float64 {
+func (p *Proposer) written(obs *branch.Observation, variants []Step, picked map[int]float64, h History) map[int]float64 {
 	best := 0.0
 	for i, m := range picked {
 		if textKinds[obs.Affordances[i].Kind] {
@@ -219,8 +223,10 @@ func (p *Proposer) written(obs *branch.Observation, st Step, picked map[int]floa
 	for i, m := range picked {
 		a := obs.Affordances[i]
 		if m >= best-tiedMatch && textKinds[a.Kind] && a.Value != "" {
-			if _, ok := p.typeAction(st, a, h); !ok {
-				done = true
+			for _, st := range variants {
+				if _, ok := p.typeAction(st, a, h); !ok {
+					done = true
+				}
 			}
 		}
 	}
@@ -435,16 +441,25 @@ func (p *Proposer) typeAction(st Step, a branch.Affordance, h History) (branch.A
 		}
 		return branch.Action{Kind: branch.KindType, Target: t, Value: v, Label: fmt.Sprintf("type %q into %s", v, label(a))}, true
 	}
-	for _, r := range p.inputs {
-		if len(st.Refers) == 0 || (Match(st.Refers, r.name) == 0 && !r.match.MatchString(strings.Join(st.Refers, " "))) {
-			continue
-		}
-		if a.Holds == r.name || (!r.secret && r.value != "" && a.Value == r.value) {
-			return branch.Action{}, false
-		}
-		return branch.Action{Kind: branch.KindType, Target: t, Input: r.name, Label: fmt.Sprintf("type input %s into %s", r.name, label(a))}, true
+	r, ok := p.inputFor(st)
+	if !ok || a.Holds == r.name || (!r.secret && r.value != "" && a.Value == r.value) {
+		return branch.Action{}, false
 	}
-	return branch.Action{}, false
+	return branch.Action{Kind: branch.KindType, Target: t, Input: r.name, Label: fmt.Sprintf("type input %s into %s", r.name, label(a))}, true
+}
+
+// inputFor is the task input a step's reference names ("enter your
+// email into ...").
+func (p *Proposer) inputFor(st Step) (inputRule, bool) {
+	if len(st.Refers) == 0 {
+		return inputRule{}, false
+	}
+	for _, r := range p.inputs {
+		if Match(st.Refers, r.name) > 0 || r.match.MatchString(strings.Join(st.Refers, " ")) {
+			return r, true
+		}
+	}
+	return inputRule{}, false
 }
 
 // optionMatch is how well words name one of a select element's options.

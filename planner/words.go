@@ -45,6 +45,7 @@ type wordData struct {
 	RoleNouns    wordGroups `json:"role_nouns"`
 	Articles     wordSet    `json:"articles"`
 	IntoWords    wordSet    `json:"into_words"`
+	StrongInto   wordSet    `json:"strong_into_words"`
 	Pronouns     wordSet    `json:"pronouns"`
 	Quantifiers  wordSet    `json:"quantifiers"`
 	Determiners  wordSet    `json:"determiners"`
