@@ -15,7 +15,8 @@ import (
 // a spin button, a WordPress-style admin with flyout menus, posts sorted
 // by date, an inbox, nested menus read as a path, a form refused with an
 // error notice, a flight search, twelve checkboxes, user groups,
-// scripted links and a page found only through the site's own search.
+// scripted links, a page found only through the site's own search and
+// a value copied from a list into a form.
 //
 // Each states its goal in one of at least three seeded phrasings, with
 // values written as people write them (unquoted in most). A page grades
@@ -48,6 +49,8 @@ var patterns = map[string]func(r *rand.Rand) spec{
 	"refused-form":  refusedForm,
 	"flight-search": flightSearch,
 	"site-search":   siteSearch,
+	// lookup.go
+	"copy-value": copyValue,
 }
 
 // spec is what a pattern family renders for a seed.

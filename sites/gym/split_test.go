@@ -14,7 +14,7 @@ import (
 // this list only by being removed from the gym.
 func TestSplitIsPinned(t *testing.T) {
 	want := []string{
-		"accordion", "autocomplete", "button-sequence", "checkbox-dozen", "checkboxes", "click-button", "enter-text",
+		"accordion", "autocomplete", "button-sequence", "checkbox-dozen", "checkboxes", "click-button", "copy-value", "enter-text",
 		"flight-search", "hover-menu", "iframe", "menu", "mirrors", "pagination", "passwords", "radio", "sellers",
 		"slider", "tab-then-button", "two-step-form",
 	}
