@@ -71,3 +71,45 @@ func TestValuesFromThePage(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanCacheAcrossPorts: a plan cached on a site served at one port is
+// followed when the same site is served at another (a test's, a
+// developer's or `make demo`'s free port), one branch per step.
+func TestPlanCacheAcrossPorts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	dir := t.TempDir()
+	run := func(site *httptest.Server) *orchestrator.Summary {
+		t.Helper()
+		src := fmt.Sprintf("start_url: %s/order\ngoal:\n  text: %q\n  success:\n    - {name: done, text: {selector: \"#out\", equals: %q}}\n",
+			site.URL, "Find the order number and enter it in the Reference field, then click Track.", "Tracking A-4521")
+		tk, err := task.Parse("lookup.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 2, NoScreenshots: true})
+		if err != nil || sum.Status != "goal_reached" {
+			t.Fatalf("status %v, err %v", statusOf(sum), err)
+		}
+		return sum
+	}
+	a, b := lookupSite(t), lookupSite(t)
+	if a.URL == b.URL {
+		t.Fatal("two servers on one address")
+	}
+	first := run(a)
+	if first.Cache == nil || !first.Cache.Stored {
+		t.Fatalf("first run cached nothing: %+v", first.Cache)
+	}
+	second := run(b)
+	steps := len(first.Winner.Steps)
+	if c := second.Cache; c == nil || !c.Hit || c.Followed != steps || c.DivergedAt != 0 {
+		t.Fatalf("on another port: cache %+v, want the %d steps followed", second.Cache, steps)
+	}
+	if second.Branches.Executed != steps {
+		t.Errorf("on another port the run executed %d branches, want one per step (%d)", second.Branches.Executed, steps)
+	}
+}

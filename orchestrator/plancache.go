@@ -24,7 +24,7 @@ func (r *run) followCache(search *planner.Search) {
 	if r.cfg.NoCache {
 		return
 	}
-	e, err := plancache.Open(PlanCacheDir(r.dd)).Get(r.ctx, r.t.Digest(), r.t.Origin())
+	e, err := plancache.Open(PlanCacheDir(r.dd)).Get(r.ctx, r.t.Digest(), r.t.SiteKey())
 	if errors.Is(err, plancache.ErrNotFound) {
 		return
 	}
@@ -32,7 +32,11 @@ func (r *run) followCache(search *planner.Search) {
 		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "plan_cache", "error": err.Error()})
 		return
 	}
-	g := &planner.Guide{Plan: e.Plan(), From: "of run " + e.RunID}
+	plan := e.Plan()
+	for i := range plan {
+		plan[i].URL = r.t.AbsoluteURL(plan[i].URL) // stored relative to the site: see storePlan
+	}
+	g := &planner.Guide{Plan: plan, From: "of run " + e.RunID}
 	for _, st := range e.Steps {
 		g.Expect = append(g.Expect, st.Expect)
 	}
@@ -75,11 +79,15 @@ func (r *run) storePlan(w *planner.Node) {
 	if len(chain) != len(w.Plan) {
 		return
 	}
-	e := &plancache.Entry{SchemaVersion: plancache.SchemaVersion, TaskDigest: r.t.Digest(), Task: r.t.Name, Site: r.t.Origin(),
+	e := &plancache.Entry{SchemaVersion: plancache.SchemaVersion, TaskDigest: r.t.Digest(), Task: r.t.Name, Site: r.t.SiteKey(),
 		RunID: r.runID, BranchID: w.ID, Created: r.start.UTC()}
 	healed := 0
 	for i, n := range chain {
 		st := plancache.Step{Action: r.asResolved(n, w.Plan[i])}
+		// URLs on the site are kept relative to it, and the entry is
+		// keyed by the site's identity, not its port: the same site
+		// served on another port follows the plan.
+		st.Action.URL = r.t.RelativeURL(st.Action.URL)
 		if st.Action.Target != w.Plan[i].Target {
 			healed++
 		}

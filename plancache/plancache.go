@@ -51,7 +51,10 @@ type Entry struct {
 	SchemaVersion int    `json:"schema_version"`
 	TaskDigest    string `json:"task_digest"`
 	Task          string `json:"task"`
-	// Site is the origin the plan ran on ("http://127.0.0.1:8555").
+	// Site is the identity of the site the plan ran on (task.SiteKey):
+	// its origin, without the port for a loopback host
+	// ("http://127.0.0.1"). The plan's URLs on the site are written
+	// relative to it ("{origin}/checkout").
 	Site string `json:"site"`
 	// RunID and BranchID name the run and branch the plan came from.
 	RunID    string    `json:"run_id"`

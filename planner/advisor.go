@@ -28,6 +28,10 @@ type Query struct {
 	BranchID string
 	Step     int
 	Goal     string
+	// Site is the origin the task explores: an advisor writes the page's
+	// URL relative to it, so the same site served on another port is
+	// asked the same question (and a recorded answer still answers it).
+	Site string
 	// Done describes the branch's actions so far, oldest first.
 	Done []string
 	Obs  *branch.Observation
@@ -85,7 +89,7 @@ func (s *Search) question(n *Node) (cands []Candidate, fields []branch.Affordanc
 	for i, a := range n.Plan {
 		done[i] = a.Describe()
 	}
-	return cands, fields, Query{BranchID: n.ID, Step: n.Depth + 1, Goal: s.t.Goal.Text, Done: done, Obs: n.Outcome.Obs,
+	return cands, fields, Query{BranchID: n.ID, Step: n.Depth + 1, Goal: s.t.Goal.Text, Site: s.origin, Done: done, Obs: n.Outcome.Obs,
 		Menu: cands, Fields: fields}, true
 }
 

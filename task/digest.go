@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"net"
+	"net/url"
 	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/scoring"
@@ -54,6 +56,38 @@ func (t *Task) RelativeURL(u string) string {
 		return "{origin}" + u[len(o):]
 	}
 	return u
+}
+
+// AbsoluteURL is the inverse of RelativeURL: "{origin}" in u becomes the
+// start URL's origin.
+func (t *Task) AbsoluteURL(u string) string {
+	if rest, ok := strings.CutPrefix(u, "{origin}"); ok {
+		return t.Origin() + rest
+	}
+	return u
+}
+
+// SiteKey is the identity of the task's site in what outlives one
+// serving of it (the plan cache): see SiteKey.
+func (t *Task) SiteKey() string { return SiteKey(t.Origin()) }
+
+// SiteKey is the identity of the site at an origin: the origin, with the
+// port dropped when the host is a loopback address. A site that a
+// developer, a test or `make demo` serves on a free port is one site
+// whatever port it got this time; a site on a real host keeps its port.
+func SiteKey(origin string) string {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return origin
+	}
+	h := u.Hostname()
+	if ip := net.ParseIP(h); h != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return origin
+	}
+	if strings.Contains(h, ":") {
+		h = "[" + h + "]"
+	}
+	return u.Scheme + "://" + h
 }
 
 // WithStartURL returns a copy of the task pointed at another start URL

@@ -13,6 +13,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/plancache"
+	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
 const cacheUsage = "usage: orchestrator cache list|show TASK|drop TASK|--all [--site ORIGIN] [--data-dir DIR] [--json]"
@@ -27,7 +28,7 @@ func cmdCache(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sub := args[0]
 	fs := flag.NewFlagSet("cache "+sub, flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
-	site := fs.String("site", "", "only the entry of this site (an origin, e.g. http://127.0.0.1:8555)")
+	site := fs.String("site", "", "only the entry of this site (an origin, e.g. http://127.0.0.1:8555; a loopback site is one site on any port)")
 	all := fs.Bool("all", false, "drop: every entry")
 	asJSON := fs.Bool("json", false, "print JSON")
 	fs.Usage = func() { fmt.Fprintln(stderr, cacheUsage); fs.PrintDefaults() }
@@ -74,10 +75,10 @@ func cmdCache(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // oneEntry finds the entry of a task (by name or digest prefix) and,
 // when the task has entries on several sites, of site.
-func oneEntry(entries []*plancache.Entry, task, site string) (*plancache.Entry, error) {
+func oneEntry(entries []*plancache.Entry, name, site string) (*plancache.Entry, error) {
 	var found []*plancache.Entry
 	for _, e := range entries {
-		if (e.Task == task || strings.HasPrefix(e.TaskDigest, task)) && (site == "" || e.Site == site) {
+		if (e.Task == name || strings.HasPrefix(e.TaskDigest, name)) && (site == "" || e.Site == site || e.Site == task.SiteKey(site)) {
 			found = append(found, e)
 		}
 	}
@@ -85,13 +86,13 @@ func oneEntry(entries []*plancache.Entry, task, site string) (*plancache.Entry, 
 	case 1:
 		return found[0], nil
 	case 0:
-		return nil, badInput("no cached plan of task %s%s (`orchestrator cache list` lists them)", task, onSite(site))
+		return nil, badInput("no cached plan of task %s%s (`orchestrator cache list` lists them)", name, onSite(site))
 	}
 	var sites []string
 	for _, e := range found {
 		sites = append(sites, e.Task+" on "+e.Site)
 	}
-	return nil, badInput("%d cached plans match %s: %s (give --site or more of the digest)", len(found), task, strings.Join(sites, ", "))
+	return nil, badInput("%d cached plans match %s: %s (give --site or more of the digest)", len(found), name, strings.Join(sites, ", "))
 }
 
 func onSite(site string) string {

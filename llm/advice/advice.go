@@ -85,7 +85,11 @@ func userPrompt(q planner.Query) string {
 		}
 	}
 	if o := q.Obs; o != nil {
-		fmt.Fprintf(&b, "\nPage: %s\nTitle: %s\n", oneLine(o.URL, 300), oneLine(o.Title, maxLabel))
+		page := o.URL
+		if rest, ok := strings.CutPrefix(page, q.Site); ok && q.Site != "" && (rest == "" || rest[0] == '/' || rest[0] == '?') {
+			page = "{origin}" + rest // the same question whatever port the site is on
+		}
+		fmt.Fprintf(&b, "\nPage: %s\nTitle: %s\n", oneLine(page, 300), oneLine(o.Title, maxLabel))
 		if len(o.Predicates) > 0 {
 			names := make([]string, 0, len(o.Predicates))
 			for n := range o.Predicates {

@@ -60,3 +60,25 @@ func TestRequestIsStable(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestIgnoresThePort: the same page of the same site served on
+// another port is the same question (a cassette recorded on one port
+// answers on the next); another site is not.
+func TestRequestIgnoresThePort(t *testing.T) {
+	ask := func(site, url string) string {
+		q := planner.Query{Goal: "open the plans", Site: site, Obs: &branch.Observation{URL: url, Title: "Plans"},
+			Menu: []planner.Candidate{{Action: branch.Action{Kind: branch.KindClick, Label: "click \"Team\""}}}}
+		f, err := Request(q, Params{Model: "m"}).Fingerprint()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	a := ask("http://127.0.0.1:8555", "http://127.0.0.1:8555/plans?x=1")
+	if b := ask("http://127.0.0.1:40211", "http://127.0.0.1:40211/plans?x=1"); a != b {
+		t.Errorf("another port is another question: %s vs %s", a, b)
+	}
+	if c := ask("http://127.0.0.1:8555", "http://127.0.0.1:85556/plans?x=1"); a == c {
+		t.Error("a page off the site is asked as if on it")
+	}
+}
