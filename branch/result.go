@@ -58,6 +58,22 @@ type StepResult struct {
 	// repeat it: "fill 2011-10-11", "keys End ArrowLeft×3", "drag 0.40",
 	// "picker next×2 day 11". Replays compare it.
 	Via string `json:"via,omitempty"`
+	// Console is what the page said on its console (errors and
+	// warnings) and the errors it did not catch while the step ran, in
+	// order, scrubbed, at most ConsoleLimit. They never fail the step.
+	Console []ConsoleEntry `json:"console,omitempty"`
+}
+
+// ConsoleLimit bounds the console entries one step keeps.
+const ConsoleLimit = 20
+
+// ConsoleEntry is one console message or uncaught page error.
+type ConsoleEntry struct {
+	// Type is error or warning (console messages) or pageerror (an
+	// exception the page did not catch).
+	Type string `json:"type"`
+	// Text is the message, scrubbed, cut at 300 characters.
+	Text string `json:"text"`
 }
 
 // RedactedPlaceholder is what plans carry instead of a removed value; an

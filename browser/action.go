@@ -95,6 +95,7 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 		// the page did after the refusal.
 		err = heldError(h)
 	}
+	res.Console = s.takeConsole()
 	res.End = time.Now()
 	res.VirtualTime = s.vt.UnixMilli()
 	if ctx.Err() != nil {
@@ -366,6 +367,13 @@ func (s *Session) settle(ctx context.Context) error {
 	return s.advance(ctx, s.opts.Env.StepAdvance)
 }
 
+// pageThrew reports whether an error of a clock call is the page's own
+// exception rethrown, not the browser's failure (closed, timed out).
+func pageThrew(err error) bool {
+	return !errors.Is(err, playwright.ErrTargetClosed) && !errors.Is(err, playwright.ErrTimeout) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
 func (s *Session) advance(ctx context.Context, d time.Duration) error {
 	deadline := time.Now().Add(s.opts.Env.ActionTimeout)
 	s.mu.Lock()
@@ -379,7 +387,13 @@ func (s *Session) advance(ctx context.Context, d time.Duration) error {
 		case <-time.After(min(d, 300*time.Millisecond)):
 		}
 	} else if err := s.bctx.Clock().RunFor(d.Milliseconds()); err != nil {
-		return fmt.Errorf("browser: advancing the page clock: %w", err)
+		if !pageThrew(err) || s.Crashed() || ctx.Err() != nil {
+			return fmt.Errorf("browser: advancing the page clock: %w", err)
+		}
+		// A timer of the page threw: the clock rethrows the page's own
+		// uncaught error. It is the page's, like any other page error,
+		// and never fails the step by itself.
+		s.said("pageerror", strings.TrimPrefix(err.Error(), "playwright: "))
 	}
 	s.vt = s.vt.Add(d)
 	s.mu.Lock()

@@ -175,8 +175,10 @@ type Session struct {
 	crashed    bool
 	dialogs    []branch.Dialog
 	// answer is how the running action answers native dialogs.
-	answer      string
-	pageErrs    []string
+	answer string
+	// console holds the running step's console errors and warnings and
+	// uncaught page errors (takeConsole).
+	console     []branch.ConsoleEntry
 	unsupported []string
 	docStatus   int
 	// docFailure is the network error of the last main-frame document
@@ -315,14 +317,11 @@ func (s *Session) setPage(p playwright.Page) {
 			go d.Dismiss()
 		}
 	})
-	p.On("pageerror", func(err error) {
-		s.mu.Lock()
-		if len(s.pageErrs) < 20 {
-			s.pageErrs = append(s.pageErrs, err.Error())
-		}
-		s.mu.Unlock()
-	})
+	p.On("pageerror", func(err error) { s.said("pageerror", err.Error()) })
 	p.On("console", func(m playwright.ConsoleMessage) {
+		if t := m.Type(); t == "error" || t == "warning" {
+			s.said(t, m.Text())
+		}
 		// The context blocks service workers; Playwright's stub says so
 		// on the console, which is how a registration attempt shows.
 		if m.Type() == "warning" && strings.Contains(m.Text(), "Service Worker registration blocked") {
@@ -336,6 +335,32 @@ func (s *Session) setPage(p playwright.Page) {
 		s.unsupported = append(s.unsupported, "websocket "+ws.URL())
 		s.mu.Unlock()
 	})
+}
+
+// said keeps a console message or page error of the running step,
+// scrubbed and cut, up to branch.ConsoleLimit.
+func (s *Session) said(kind, text string) {
+	if r := []rune(text); len(r) > consoleText {
+		text = string(r[:consoleText]) + "…"
+	}
+	text = s.scrubText(text, nil)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.console) < branch.ConsoleLimit {
+		s.console = append(s.console, branch.ConsoleEntry{Type: kind, Text: text})
+	}
+}
+
+// consoleText bounds one console entry's text, in characters.
+const consoleText = 300
+
+// takeConsole returns what the page said since the last call.
+func (s *Session) takeConsole() []branch.ConsoleEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.console
+	s.console = nil
+	return c
 }
 
 // closeWait bounds how long closing a context may take: a page stuck in

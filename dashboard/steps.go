@@ -3,6 +3,7 @@ package dashboard
 import (
 	"fmt"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -24,6 +25,9 @@ type Step struct {
 	Error      string `json:"error,omitempty"`
 	Strategy   string `json:"strategy,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
+	// Console is what the page said on its console and the errors it did
+	// not catch while the step ran.
+	Console []branch.ConsoleEntry `json:"console,omitempty"`
 	// The page after the step, from nav.
 	URL        string `json:"url,omitempty"`
 	Title      string `json:"title,omitempty"`
@@ -143,6 +147,7 @@ func fill(s *Step, x *executed) {
 	}
 	if e := x.end; e != nil {
 		s.Status, s.Code, s.Error, s.Strategy, s.DurationMS = e.Status, e.Code, e.Error, e.Strategy, e.DurationMS
+		s.Console = e.Console
 	}
 	if n := x.nav; n != nil {
 		s.URL, s.Title, s.HTTPStatus = n.URL, n.Title, n.Status

@@ -186,7 +186,7 @@ func build(ctx context.Context, src Source, rr *runRecords, branchID string, kin
 			nav = &payload.Nav{}
 		}
 		step := bundle.Step{Index: k + 1, Action: leaf.Plan[k], Status: end.Status, Code: end.Code,
-			Strategy: end.Strategy, Via: end.Via, URL: nav.URL, Title: nav.Title,
+			Strategy: end.Strategy, Via: end.Via, Console: end.Console, URL: nav.URL, Title: nav.Title,
 			DOMHash: snap.DOMHash, AXHash: snap.AXHash, NetDigest: snap.NetDigest,
 			ScreenshotHash: snap.Screenshot, Predicates: snap.Predicates}
 		step.VirtualTimeMS = vtOf(byBranch[id])

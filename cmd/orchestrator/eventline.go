@@ -227,6 +227,12 @@ func actionEndFields(p payload.ActionEnd) fields {
 	f.add("took", (time.Duration(p.DurationMS) * time.Millisecond).String())
 	f.flag("replayed", p.Replayed)
 	f.text("error", p.Error)
+	f.text("via", p.Via)
+	if n := len(p.Console); n > 0 {
+		// How many, and the first: the dashboard's step view lists them all.
+		f.add("console", strconv.Itoa(n))
+		f.text("said", p.Console[0].Type+": "+p.Console[0].Text)
+	}
 	return f
 }
 

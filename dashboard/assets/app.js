@@ -227,12 +227,16 @@ function stepView(s) {
     ["Duration", dur(s.duration_ms)], ["Page", s.url ? s.url + (s.http_status ? " (" + s.http_status + ")" : "") : ""],
     ["J after", num(s.j)], ["Flips", flips], ["Credit", num(s.credit)], ["Executed by", short(s.branch_id)]];
   if (s.error) facts.push(["Error", s.error]);
+  const console = (s.console || []).length
+    ? h("details", { class: "console" }, h("summary", {}, "Console (" + s.console.length + ")"),
+      h("ul", {}, ...s.console.map((c) => h("li", { class: "console-" + c.type }, c.type + ": " + c.text))))
+    : "";
   return h("article", { class: "step", "aria-labelledby": "step-" + s.index },
     h("h5", { id: "step-" + s.index }, "Step " + s.index + ": " + s.action),
     h("div", { class: "shots" },
       h("figure", {}, shot(s.before, "Page before step " + s.index), h("figcaption", {}, "Before")),
       h("figure", {}, shot(s.after, "Page after step " + s.index), h("figcaption", {}, "After"))),
-    h("dl", { class: "facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
+    h("dl", { class: "facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])), console);
 }
 
 async function branchView(box, runID, branchID) {

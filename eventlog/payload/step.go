@@ -17,6 +17,9 @@ type ActionEnd struct {
 	Replayed   bool   `json:"replayed"`
 	// Via is how a set action put its value in (branch.StepResult.Via).
 	Via string `json:"via,omitempty"`
+	// Console is what the page said on its console and the errors it
+	// did not catch during the step (branch.StepResult.Console).
+	Console []branch.ConsoleEntry `json:"console,omitempty"`
 }
 
 // Kind implements Payload.

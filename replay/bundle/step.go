@@ -43,4 +43,8 @@ type Step struct {
 	// Via is how a set action put its value in ("keys End ArrowLeft×3",
 	// "picker next×2 day 11"): a strict replay must do the same.
 	Via string `json:"via,omitempty"`
+	// Console is what the page said on its console (errors, warnings)
+	// and the exceptions it did not catch during the step, scrubbed, at
+	// most branch.ConsoleLimit. Informative: replay never compares it.
+	Console []branch.ConsoleEntry `json:"console,omitempty"`
 }
