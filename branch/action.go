@@ -91,7 +91,9 @@ type Target struct {
 	Box  *Box   `json:"box,omitempty" yaml:"box,omitempty"`
 }
 
-// Box is an element's bounding box in CSS pixels of the frozen viewport.
+// Box is an element's bounding box in CSS pixels of the frozen viewport,
+// from the top-left corner of the page (its scroll offsets added): a
+// place on the page, wherever it was scrolled to.
 type Box struct {
 	X float64 `json:"x" yaml:"x"`
 	Y float64 `json:"y" yaml:"y"`

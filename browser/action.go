@@ -269,7 +269,7 @@ func (s *Session) resolve(t *branch.Target) (playwright.Locator, string, string,
 		if n > 1 {
 			// Lookalikes (a link in the header and the footer): the one
 			// standing where the target was recorded, when exactly one does.
-			if one := nearestToBox(loc, n, t.Box); one != nil {
+			if one := s.nearestToBox(loc, n, t.Box); one != nil {
 				loc, n = one, 1
 			}
 		}

@@ -60,11 +60,14 @@ type healMatch struct {
 // words with the recorded one, or it stands where the recorded box was.
 // A target that recorded neither is taken as found.
 func (s *Session) confirmHeal(t *branch.Target, loc playwright.Locator) (bool, *branch.Box) {
+	// In view first: the probe below reads the point on the screen.
+	_ = loc.ScrollIntoViewIfNeeded(playwright.LocatorScrollIntoViewIfNeededOptions{Timeout: playwright.Float(scrollWait)})
 	bb, err := loc.BoundingBox()
 	if err != nil || bb == nil {
 		return false, nil
 	}
-	box := &branch.Box{X: bb.X, Y: bb.Y, W: bb.Width, H: bb.Height}
+	sx, sy := s.scrolled()
+	box := onPage(bb, sx, sy)
 	if t.Near == "" && t.Box == nil {
 		return true, box
 	}
@@ -89,7 +92,8 @@ func (s *Session) atRecordedBox(t *branch.Target) (playwright.Locator, *healMatc
 		return nil, nil
 	}
 	x, y := t.Box.X+t.Box.W/2, t.Box.Y+t.Box.H/2
-	p, err := s.probeAt(x, y, false)
+	sx, sy := s.bringIntoView(x, y)
+	p, err := s.probeAt(x-sx, y-sy, false)
 	if err != nil || p == nil || p.CSS == "" {
 		return nil, nil
 	}
@@ -110,15 +114,16 @@ const maxLookalikes = 8
 // nearestToBox returns the one of loc's n visible matches whose box lies
 // at the recorded box, or nil when none or several do (or nothing was
 // recorded).
-func nearestToBox(loc playwright.Locator, n int, rec *branch.Box) playwright.Locator {
+func (s *Session) nearestToBox(loc playwright.Locator, n int, rec *branch.Box) playwright.Locator {
 	if rec == nil || n > maxLookalikes {
 		return nil
 	}
+	sx, sy := s.scrolled()
 	var found playwright.Locator
 	for i := 0; i < n; i++ {
 		m := loc.Nth(i)
 		bb, err := m.BoundingBox()
-		if err != nil || bb == nil || !nearBox(rec, &branch.Box{X: bb.X, Y: bb.Y, W: bb.Width, H: bb.Height}) {
+		if err != nil || bb == nil || !nearBox(rec, onPage(bb, sx, sy)) {
 			continue
 		}
 		if found != nil {
@@ -127,6 +132,53 @@ func nearestToBox(loc playwright.Locator, n int, rec *branch.Box) playwright.Loc
 		found = m
 	}
 	return found
+}
+
+// scrollWait bounds scrolling a healed match into view, in ms.
+const scrollWait = 2000
+
+// onPage is a viewport rectangle as a box on the page (branch.Box): the
+// page's scroll offsets added.
+func onPage(bb *playwright.Rect, sx, sy float64) *branch.Box {
+	return &branch.Box{X: bb.X + sx, Y: bb.Y + sy, W: bb.Width, H: bb.Height}
+}
+
+// scrolled returns the page's scroll offsets (0, 0 when it cannot tell).
+func (s *Session) scrolled() (x, y float64) {
+	v, err := s.page.Evaluate(`() => [scrollX, scrollY]`)
+	return pair(v, err)
+}
+
+// bringIntoView scrolls the page so that the point (x, y) of the page is
+// in the viewport, when it is not, and returns the scroll offsets then.
+func (s *Session) bringIntoView(x, y float64) (sx, sy float64) {
+	v, err := s.page.Evaluate(`([x, y]) => {
+  if (x < scrollX || x >= scrollX + innerWidth || y < scrollY || y >= scrollY + innerHeight)
+    window.scrollTo(Math.max(0, x - innerWidth / 2), Math.max(0, y - innerHeight / 2));
+  return [scrollX, scrollY];
+}`, []any{x, y})
+	return pair(v, err)
+}
+
+// pair reads a page's [x, y] answer.
+func pair(v any, err error) (x, y float64) {
+	xs, ok := v.([]any)
+	if err != nil || !ok || len(xs) != 2 {
+		return 0, 0
+	}
+	return number(xs[0]), number(xs[1])
+}
+
+func number(v any) float64 {
+	switch n := v.(type) {
+	case float64:
+		return n
+	case int:
+		return float64(n)
+	case int64:
+		return float64(n)
+	}
+	return 0
 }
 
 // nearBox: b's centre lies within the recorded box grown by half its own
@@ -172,12 +224,12 @@ func words(s string) []string {
 	return out
 }
 
-// outlineScript draws a box over the viewport rectangle of the matched
+// outlineScript draws a box over the place on the page (branch.Box) of the matched
 // element for a screenshot, and removeOutlineScript takes it away.
 const outlineScript = `(b) => {
   const d = document.createElement('div');
   d.id = '__multiverse_outline';
-  d.style.cssText = 'position:fixed;pointer-events:none;z-index:2147483647;border:3px solid #e0218a;box-sizing:border-box;' +
+  d.style.cssText = 'position:absolute;pointer-events:none;z-index:2147483647;border:3px solid #e0218a;box-sizing:border-box;' +
     'left:' + (b.x - 3) + 'px;top:' + (b.y - 3) + 'px;width:' + (b.w + 6) + 'px;height:' + (b.h + 6) + 'px';
   document.documentElement.appendChild(d);
 }`

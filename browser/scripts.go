@@ -434,7 +434,7 @@ const observeScript = `(arg) => {
     if (!ctl && arg.at.any) ctl = el;
     if (!ctl || ctl === document.body || ctl === document.documentElement) return { at: null };
     const r = ctl.getBoundingClientRect();
-    return { at: { css: cssPath(ctl), near: near(ctl), name: accName(ctl, true), box: { x: r.left, y: r.top, w: r.width, h: r.height } } };
+    return { at: { css: cssPath(ctl), near: near(ctl), name: accName(ctl, true), box: { x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height } } };
   }
   // Hover menus: elements that a :hover style rule or a mouse-enter
   // listener opens and that hold controls hidden until then. The one
@@ -641,7 +641,7 @@ const observeScript = `(arg) => {
         css: ctx.css + cssPath(el),
         near: near(el) || undefined,
         hint: hint || undefined,
-        box: { x: Math.round(ctx.x + r.left), y: Math.round(ctx.y + r.top), w: Math.round(r.width), h: Math.round(r.height) },
+        box: { x: Math.round(ctx.x + r.left + scrollX), y: Math.round(ctx.y + r.top + scrollY), w: Math.round(r.width), h: Math.round(r.height) },
       },
       region: obscured(el, ctx) ? 'obscured' : region(el),
       form,
@@ -681,7 +681,7 @@ const observeScript = `(arg) => {
     affordances.push({
       kind: 'menu',
       target: { role: roleOf(el) || undefined, name, id: el.id || undefined, text: name, css: cssPath(el), near: near(el) || undefined,
-        box: { x: Math.round(r.left), y: Math.round(r.top), w: Math.round(r.width), h: Math.round(r.height) } },
+        box: { x: Math.round(r.left + scrollX), y: Math.round(r.top + scrollY), w: Math.round(r.width), h: Math.round(r.height) } },
       region: obscured(el, { doc: document, win: window, x: 0, y: 0 }) ? 'obscured' : region(el),
       form: -1, hover: true, reveals,
     });

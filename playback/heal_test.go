@@ -299,3 +299,38 @@ func TestPlayNeverSubmits(t *testing.T) {
 		t.Fatalf("the site received %v, want two allowed previews and no order", posts)
 	}
 }
+
+// TestCoordinatesBelowTheFold: the coordinate fallback finds a control
+// recorded below the fold: the recorded box is a place on the page, and
+// the fallback scrolls there before it looks.
+func TestCoordinatesBelowTheFold(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real Chromium")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><html><head><title>Plans</title><style>
+body { margin: 0; font: 16px sans-serif; height: 3000px }
+section { position: absolute; left: 20px; width: 320px; height: 120px }
+#team { top: 1500px } #starter { top: 20px }
+.ctl { position: absolute; left: 10px; top: 60px; width: 120px; height: 32px; display: block }
+</style></head><body data-clicked=""><main>
+<section id="starter"><h2>Starter plan</h2><button `+clickStarter+`>Choose</button></section>
+<section id="team"><h2>Team plan for groups</h2><span role="button" tabindex="0" class="ctl" `+clickTeam+`>Order</span></section>
+</main></body></html>`)
+	}))
+	defer srv.Close()
+	target := recorded
+	target.Box = &flow.Box{X: 30, Y: 1560, W: 120, H: 32}
+	f := &flow.Flow{SchemaVersion: flow.SchemaVersion, Name: "heal", Origin: srv.URL, Actions: []flow.Action{
+		{Kind: branch.KindNavigate, URL: srv.URL + "/plans"},
+		{Kind: branch.KindClick, Target: &target},
+	}}
+	rep, sess := play(t, f, playback.Options{Shots: dirShots(t.TempDir())})
+	r := rep.Results[1]
+	if r.Status != "healed" || r.SelectorUsed != "coordinates" || r.HealedSelector != "#team > span:nth-of-type(1) @ (90, 1576)" {
+		t.Fatalf("click = %+v, want healed by coordinates at (90, 1576)", r)
+	}
+	if got := clicked(t, sess); got != "team" {
+		t.Fatalf("clicked %q, want team", got)
+	}
+}
