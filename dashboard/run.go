@@ -32,6 +32,8 @@ type Run struct {
 	Winner     string    `json:"winner,omitempty"`
 	OrderID    string    `json:"order_id,omitempty"`
 	Events     int64     `json:"events"`
+	// Reproduces names the run a rerun reproduces (from its manifest).
+	Reproduces *payload.Reproduction `json:"reproduces,omitempty"`
 }
 
 // runEnd is what the dashboard reads of a run_end payload, which the
@@ -65,7 +67,7 @@ func summarize(info eventlog.RunInfo, es []eventlog.Event, forks int, unended st
 		switch e.Kind {
 		case eventlog.KindRunStart:
 			if rs, err := payload.Decode[payload.RunStart](e); err == nil {
-				r.Task = rs.Task
+				r.Task, r.Reproduces = rs.Task, rs.Reproduces
 			}
 			r.Started = e.Time
 		case eventlog.KindWinner:

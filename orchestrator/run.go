@@ -94,6 +94,8 @@ type Config struct {
 	// Substitutions make the search fork another action in place of a
 	// step (a rerun's counterfactual --swap-action).
 	Substitutions []planner.Substitution
+	// Reproduces names the run a rerun reproduces, for its manifest.
+	Reproduces *payload.Reproduction
 	// ScrubKey is the run's scrubbing key; by default a fresh one. A
 	// rerun passes its original run's, so the tokens in its events and
 	// observations compare with the recorded ones.

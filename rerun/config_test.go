@@ -28,7 +28,7 @@ func TestFullRerunPinsTheManifest(t *testing.T) {
 		mode Mode
 		want *task.Task
 	}{{ModeFull, &recorded}, {ModeHybrid, given}} {
-		cfg, err := configFor(Options{Mode: c.mode, Task: given}, m, given, &Report{})
+		cfg, err := configFor(Options{Mode: c.mode, Task: given, RunID: "01RUN", SourceDir: "/data"}, m, given, &Report{})
 		if err != nil {
 			t.Fatalf("%s: %v", c.mode, err)
 		}
@@ -39,6 +39,9 @@ func TestFullRerunPinsTheManifest(t *testing.T) {
 		}
 		if c.mode == ModeFull && (got.Seed != 42 || !got.SeedSet || got.Prices["click"] != 2) {
 			t.Errorf("full rerun: seed %d (set %v), prices %v; the manifest recorded 42 and click 2", got.Seed, got.SeedSet, got.Prices)
+		}
+		if r := cfg.Reproduces; r == nil || *r != (payload.Reproduction{RunID: "01RUN", Mode: string(c.mode), DataDir: "/data"}) {
+			t.Errorf("%s rerun: its manifest says it reproduces %+v", c.mode, r)
 		}
 		if !cfg.ExploreOnly || !cfg.Cold || !cfg.NoCache {
 			t.Errorf("%s rerun config %+v: a rerun explores only, cold, without the plan cache", c.mode, cfg)

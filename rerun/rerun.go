@@ -93,6 +93,9 @@ type Options struct {
 	Workers   int
 	Browser   browser.Options
 	Logger    *slog.Logger
+	// SourceDir is the data dir Source was opened from, recorded in the
+	// rerun's manifest beside the run it reproduces ("" when unknown).
+	SourceDir string
 	// ScrubKey is the original run's scrubbing key (DATA_DIR/keys/RUN.key):
 	// the recorded URLs and bodies hold tokens made with it, and the
 	// rerun records its own with it so the two compare.
@@ -323,7 +326,8 @@ func configFor(o Options, m payload.RunStart, t *task.Task, rep *Report) (orches
 		t = &c
 	}
 	cfg := orchestrator.Config{Task: t, DataDir: o.OutDir, Workers: o.Workers, Browser: o.Browser, Logger: o.Logger,
-		ExploreOnly: true, DryCommit: t.HasCommit(), NoCache: true, Cold: true, NoScreenshots: true, FailureBundles: 0}
+		ExploreOnly: true, DryCommit: t.HasCommit(), NoCache: true, Cold: true, NoScreenshots: true, FailureBundles: 0,
+		Reproduces: &payload.Reproduction{RunID: o.RunID, Mode: string(o.Mode), DataDir: o.SourceDir}}
 	if cfg.Workers == 0 {
 		cfg.Workers = -1
 	}

@@ -141,6 +141,9 @@ func TestRerunDemo(t *testing.T) {
 	if full.Status != "dry-run" || full.Commit == nil || full.Commit.Key != r.sum.Commit.Key {
 		t.Fatalf("full rerun: status %q, commit %+v; the run committed under %s", full.Status, full.Commit, r.sum.Commit.Key)
 	}
+	if rp := reproduces(t, full); rp == nil || rp.RunID != r.sum.RunID || rp.Mode != "full" {
+		t.Errorf("the full rerun's manifest says it reproduces %+v, want run %s", rp, r.sum.RunID)
+	}
 
 	weighted := *r.task
 	weighted.Weights.Progress *= 0.5
@@ -180,6 +183,26 @@ func TestRerunDemo(t *testing.T) {
 	if n := r.trips.Load(); n > 0 {
 		t.Fatalf("%d requests of the reruns reached the site's address", n)
 	}
+}
+
+// reproduces is what a rerun's own manifest (its run_start) says it
+// reproduces.
+func reproduces(t *testing.T, rep *rerun.Report) *payload.Reproduction {
+	t.Helper()
+	l, err := eventlog.OpenReadOnly(context.Background(), filepath.Join(rep.OutDir, "events.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	es, err := l.Events(context.Background(), rep.RerunID, eventlog.Query{Kinds: []string{eventlog.KindRunStart}})
+	if err != nil || len(es) != 1 {
+		t.Fatalf("the rerun's run_start: %d events, %v", len(es), err)
+	}
+	m, err := payload.Decode[payload.RunStart](es[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Reproduces
 }
 
 // pricier is the recorded review page with its total over the task's

@@ -109,7 +109,7 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return badInput("--out %s: %v", dir, err)
 	}
-	rep, err := rerun.Run(ctx, rerun.Options{Source: src, RunID: runID, Mode: m, Task: t, Swaps: swaps, ActionSwaps: subs, OutDir: dir, LoadTask: loadRunTask, LLM: lm,
+	rep, err := rerun.Run(ctx, rerun.Options{Source: src, RunID: runID, Mode: m, Task: t, Swaps: swaps, ActionSwaps: subs, OutDir: dir, SourceDir: *dataDir, LoadTask: loadRunTask, LLM: lm,
 		Cassettes: *cassettes, Workers: *workers, ScrubKey: key, Browser: browser.Options{ChromiumPath: bf.chromium, DriverDir: bf.driver, Resolve: bf.resolve}})
 	if rep != nil {
 		if *asJSON {

@@ -139,6 +139,9 @@ func runStartFields(p payload.RunStart) fields {
 	f.add("commit", strconv.FormatBool(p.HasCommit))
 	f.text("version", p.MultiverseVersion)
 	f.text("browser", p.Fingerprint.Browser)
+	if r := p.Reproduces; r != nil {
+		f.text("reproduces", r.RunID+" ("+r.Mode+")")
+	}
 	return f
 }
 

@@ -122,6 +122,15 @@ function nodeLabel(b) {
   return parts.join(", ");
 }
 
+// reproduces links the run a rerun reproduces: by its id here, with the
+// data dir it was read from (a rerun records itself in a data dir of its
+// own: the link works where this dashboard serves that run too).
+function reproduces(rp) {
+  return h("span", {}, "a " + rp.mode + " rerun of ",
+    h("a", { href: "#/runs/" + encodeURIComponent(rp.run_id) }, h("code", {}, rp.run_id)),
+    rp.data_dir ? " in " + rp.data_dir : "");
+}
+
 async function runView(runID, branchID) {
   const state = { run: null, branches: new Map(), order: [], selected: branchID, pending: false };
   const facts = h("dl", { class: "facts" });
@@ -142,6 +151,7 @@ async function runView(runID, branchID) {
     const r = state.run;
     facts.replaceChildren(...[["Task", r.task], ["Outcome", r.outcome], ["Started", when(r.started)], ["Duration", dur(r.duration_ms)],
       ["Branches", r.branches], ["Winner", short(r.winner)], ["Order", r.order_id || "none"], ["Events", r.events]]
+      .concat(r.reproduces ? [["Reproduces", reproduces(r.reproduces)]] : [])
       .flatMap(([k, v]) => [h("dt", {}, k), h("dd", { class: k === "Outcome" ? "outcome-" + v : null }, v)]));
   };
   const renderTree = () => {

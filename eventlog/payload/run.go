@@ -43,6 +43,17 @@ type RunStart struct {
 	// the route of an llm one.
 	Proposer string      `json:"proposer,omitempty"`
 	Model    *ModelRoute `json:"model,omitempty"`
+	// Reproduces names the run a rerun reproduces; nil for a run of its
+	// own.
+	Reproduces *Reproduction `json:"reproduces,omitempty"`
+}
+
+// Reproduction is the run a rerun reproduces: its id, how much of it the
+// rerun held fixed (full or hybrid), and the data dir it was read from.
+type Reproduction struct {
+	RunID   string `json:"run_id"`
+	Mode    string `json:"mode"`
+	DataDir string `json:"data_dir,omitempty"`
 }
 
 // Kind implements Payload.
