@@ -69,6 +69,9 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 	}
 	s.mu.Unlock()
 	strategy, err := s.do(ctx, a, inputs)
+	if a.Kind != branch.KindHover {
+		s.park()
+	}
 	res.Strategy, res.Via = strategy, s.via
 	if err == nil {
 		err = s.settle(ctx)
@@ -150,6 +153,37 @@ func (s *Session) stopLoading() {
 	cdp.Send("Page.stopLoading", nil)
 }
 
+// park moves the pointer off the page after an action that is not a
+// hover. A pointer resting over the page makes whatever comes under it
+// hovered at a moment no one chooses: after a click changed the layout,
+// after a scroll, when the browser's own hover update runs. Capture and
+// replay would then see :hover (and mouse-enter effects) at different
+// times. Only a hover action leaves the pointer where it put it.
+func (s *Session) park() {
+	_ = s.page.Mouse().Move(-1, -1)
+}
+
+// scrollScript scrolls the page by dy CSS pixels at once: the document
+// when it scrolls, else the largest scrolling box in view (an app whose
+// body is fixed and whose main pane scrolls).
+const scrollScript = `(dy) => {
+  const doc = document.scrollingElement || document.documentElement;
+  if (doc.scrollHeight > doc.clientHeight + 1 && getComputedStyle(document.body || doc).overflowY !== 'hidden') {
+    window.scrollBy({ top: dy, behavior: 'instant' });
+    return;
+  }
+  let best = null, area = 0;
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.scrollHeight <= el.clientHeight + 1) continue;
+    const oy = getComputedStyle(el).overflowY;
+    if (oy !== 'auto' && oy !== 'scroll' && oy !== 'overlay') continue;
+    const r = el.getBoundingClientRect();
+    const a = Math.max(0, Math.min(r.right, innerWidth) - Math.max(r.left, 0)) * Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0));
+    if (a > area) { best = el; area = a; }
+  }
+  (best || window).scrollBy({ top: dy, behavior: 'instant' });
+}`
+
 func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (string, error) {
 	timeout := playwright.Float(float64(s.opts.Env.ActionTimeout.Milliseconds()))
 	value := a.Value
@@ -181,7 +215,10 @@ func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (str
 		if dy == 0 {
 			dy = 600
 		}
-		return "", s.page.Mouse().Wheel(0, dy)
+		// By script, not the wheel: a wheel turns at the pointer, which
+		// would have to rest over the page (see park).
+		_, err := s.page.Evaluate(scrollScript, dy)
+		return "", err
 	case branch.KindEval:
 		_, err := s.page.Evaluate(value)
 		return "", err
