@@ -10,6 +10,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 )
@@ -74,6 +75,11 @@ func (s *Server) runReplay(ctx context.Context, out *sse, b *bundle.Bundle) Repl
 	out.send("status", 0, ReplayStatus{Phase: "replaying", Steps: len(b.Steps)})
 	// Strict, never Live: the recording answers every request.
 	opts := replay.Options{OnStep: func(sr replay.StepReport) { out.send("step", 0, sr) }}
+	if s.stores.DataDir != "" {
+		if key, err := orchestrator.ReadScrubKey(s.stores.DataDir, b.Manifest.RunID); err == nil {
+			opts.ScrubKey = key // the run's own data dir (replay.Options.ScrubKey)
+		}
+	}
 	rep, err := replay.Replay(ctx, rt, b, opts)
 	res := ReplayResult{Report: rep}
 	if err != nil {

@@ -64,6 +64,14 @@ type Options struct {
 	// the step has been replayed (a progress display); it must not block
 	// for long.
 	OnStep func(StepReport)
+	// ScrubKey is the scrubbing key of the run the bundle came from, when
+	// it is at hand (DATA_DIR/keys/RUN.key, in the run's own data dir).
+	// Personal values the page makes itself (a page-generated e-mail
+	// address, a name its script writes) then get the tokens they got at
+	// capture, and the strict hashes that hold them reproduce. Without
+	// it, a fresh key: such a value gets another token on every replay.
+	// The key never leaves the data dir; a bundle never carries it.
+	ScrubKey []byte
 }
 
 // StepReport is one step's comparison.
@@ -154,11 +162,16 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 		origin = no
 	}
 	env := m.Environment
+	key := opts.ScrubKey
+	if len(key) == 0 {
+		key = scrub.NewKey()
+	}
+	sc := scrub.New(key, nil)
 	so := browser.SessionOptions{
 		Env: browser.Env{Width: env.Width, Height: env.Height, DeviceScaleFactor: env.DeviceScaleFactor, Locale: env.Locale,
 			Timezone: env.Timezone, UserAgent: env.UserAgent, Clock: time.UnixMilli(env.ClockMS).UTC(),
 			StepAdvance: time.Duration(env.StepAdvanceMS) * time.Millisecond, ActionTimeout: time.Duration(env.ActionTimeoutMS) * time.Millisecond},
-		RunSeed: seed, Origin: origin, Scrub: scrub.New(scrub.NewKey(), nil), NoControls: opts.NoControls, Heal: opts.Heal,
+		RunSeed: seed, Origin: origin, Scrub: sc, NoControls: opts.NoControls, Heal: opts.Heal,
 	}
 	so.Env.IgnoreHTTPSErrors = opts.Live && opts.IgnoreHTTPSErrors
 	if so.Guard, err = guardOf(b, opts.Live, rep); err != nil {
@@ -180,7 +193,7 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 	}
 	var srv *server
 	if !opts.Live {
-		srv = newServer(b)
+		srv = newServer(b, sc)
 		addr, closeFn, err := srv.listen()
 		if err != nil {
 			return nil, fmt.Errorf("replay: proxy: %w", err)

@@ -139,9 +139,11 @@ type Unrecorded struct {
 	AtCapture bool `json:"at_capture,omitempty"`
 }
 
-func newServer(b *bundle.Bundle) *server {
+// newServer serves b's recorded responses; sc scrubs the requests the
+// page sends to match them (the session's scrubber).
+func newServer(b *bundle.Bundle, sc *scrub.Scrubber) *server {
 	s := &server{b: b, index: b.Index(), matcher: bundle.NewMatcher(b.Manifest.Origin)}
-	s.proxy = proxy{sc: scrub.New(scrub.NewKey(), nil), answer: s.answer}
+	s.proxy = proxy{sc: sc, answer: s.answer}
 	return s
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
 // TestProxyServesHTTPS: the replay proxy answers requests for an HTTPS
@@ -30,7 +31,7 @@ func TestProxyServesHTTPS(t *testing.T) {
 			{Seq: 2, Step: 1, Method: "GET", URL: origin + "/", Status: 200,
 				ResponseHeaders: map[string]string{"Content-Type": "text/html"}, BodySHA256: digest, BodySize: len(page)}},
 		Files: map[string][]byte{bundle.BodyPath(digest): page}}
-	srv := newServer(b)
+	srv := newServer(b, scrub.New(scrub.NewKey(), nil))
 	addr, closeFn, err := srv.listen()
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
 // TestProxyReportsUnrecorded: the strict replay proxy answers what the
@@ -20,7 +21,7 @@ func TestProxyReportsUnrecorded(t *testing.T) {
 	b := &bundle.Bundle{Manifest: bundle.Manifest{Origin: origin},
 		Network: []bundle.Entry{{Seq: 1, Step: 1, Method: "GET", URL: "{origin}/", Status: 200},
 			{Seq: 2, Step: 1, Method: "GET", URL: "{origin}/gone", Error: "net::ERR_CONNECTION_REFUSED"}}}
-	s := newServer(b)
+	s := newServer(b, scrub.New(scrub.NewKey(), nil))
 	addr, closeFn, err := s.listen()
 	if err != nil {
 		t.Fatal(err)

@@ -267,7 +267,13 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer rt.Close()
-	rep, rerr := replay.Replay(ctx, rt, b, replay.Options{Live: *live, StartURL: *startURL, NoControls: *noControls, Heal: *heal, IgnoreHTTPSErrors: bf.insecure, FailOnUnrecorded: *failUnrecorded})
+	opts := replay.Options{Live: *live, StartURL: *startURL, NoControls: *noControls, Heal: *heal, IgnoreHTTPSErrors: bf.insecure, FailOnUnrecorded: *failUnrecorded}
+	if key, err := orchestrator.ReadScrubKey(*dataDir, b.Manifest.RunID); err == nil {
+		// The run's own data dir: its key gives page-made personal
+		// values the tokens they got at capture.
+		opts.ScrubKey = key
+	}
+	rep, rerr := replay.Replay(ctx, rt, b, opts)
 	if rep == nil {
 		return rerr
 	}

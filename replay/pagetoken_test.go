@@ -1,0 +1,70 @@
+package replay_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/replay"
+	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// memberPage writes an e-mail address its own script makes (from the
+// page's seeded randomness, as a page that generates a member address
+// does) and has a button that finishes.
+const memberPage = `<!doctype html><html><head><title>Welcome</title></head><body><main><h1>Welcome</h1>
+<p>Your address: <span id="addr"></span></p><button id="go" type="button">Continue</button><p id="out"></p>
+<script>
+document.getElementById('addr').textContent = 'member' + Math.floor(Math.random() * 1e6) + '@example.org';
+document.getElementById('go').onclick = () => { document.getElementById('out').textContent = 'Done'; };
+</script></main></body></html>`
+
+// TestPageMadeValueKeepsItsToken: a personal value the page makes itself
+// is scrubbed at capture with the run's key; a strict replay in the run's
+// data dir scrubs it with the same key (replay.Options.ScrubKey) and
+// reproduces every hash, twice alike, while a replay with a key of its
+// own gives it another token and diverges.
+func TestPageMadeValueKeepsItsToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, memberPage) }))
+	defer srv.Close()
+	src := fmt.Sprintf("start_url: %s/\nseed: 3\ngoal:\n  text: Click Continue.\n  success:\n    - {name: done, text: {selector: '#out', equals: Done}}\n", srv.URL)
+	tk, err := task.Parse("member.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx := context.Background()
+	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 1, ExploreOnly: true, NoCache: true})
+	if err != nil || sum.Status != "goal_reached" {
+		t.Fatalf("run: %v %v", sum, err)
+	}
+	s, closeSrc := source(t, dir)
+	defer closeSrc()
+	b, err := replay.Build(ctx, s, sum.RunID, sum.Winner.BranchID, bundle.KindBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	key, err := orchestrator.ReadScrubKey(dir, sum.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Twice: both must match the recorded hashes, so they match each other.
+	for i := 0; i < 2; i++ {
+		rep, err := replay.Replay(ctx, runtime(t), b, replay.Options{ScrubKey: key})
+		if err != nil || rep.RSR != 1 {
+			t.Fatalf("replay %d with the run's key: RSR %.2f, %v\n%s", i+1, repRSR(rep), err, repDiff(rep))
+		}
+	}
+	rep, err := replay.Replay(ctx, runtime(t), b, replay.Options{})
+	if err == nil && rep.RSR == 1 {
+		t.Error("a replay with a key of its own reproduced a page-made personal value's token: the test shows nothing")
+	}
+}
