@@ -62,6 +62,10 @@ type StepResult struct {
 	// warnings) and the errors it did not catch while the step ran, in
 	// order, scrubbed, at most ConsoleLimit. They never fail the step.
 	Console []ConsoleEntry `json:"console,omitempty"`
+	// Slow says why the step's network had not settled when its time was
+	// up ("" when it settled): a slow step is not a failed one, and the
+	// observation after it sees the page as it was then.
+	Slow string `json:"slow,omitempty"`
 }
 
 // ConsoleLimit bounds the console entries one step keeps.

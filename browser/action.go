@@ -58,7 +58,7 @@ func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (bra
 
 func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) (branch.StepResult, error) {
 	res := branch.StepResult{Step: s.step + 1, Start: time.Now()}
-	s.selector, s.healShot, s.via = "", nil, ""
+	s.selector, s.healShot, s.via, s.slow = "", nil, "", ""
 	s.mu.Lock()
 	s.step++
 	s.answer = a.Dialog
@@ -98,7 +98,7 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 		// the page did after the refusal.
 		err = heldError(h)
 	}
-	res.Console = s.takeConsole()
+	res.Console, res.Slow = s.takeConsole(), s.slow
 	res.End = time.Now()
 	res.VirtualTime = s.vt.UnixMilli()
 	if ctx.Err() != nil {
@@ -398,10 +398,48 @@ func (s *Session) settle(ctx context.Context) error {
 	if err := s.waitLoad(deadline); err != nil {
 		return err
 	}
-	if err := s.waitQuiet(ctx, deadline); err != nil {
-		return classify(err)
+	if err := s.quiet(ctx, deadline); err != nil {
+		return err
 	}
 	return s.advance(ctx, s.opts.Env.StepAdvance)
+}
+
+// navigating reports whether the main frame's document request is still
+// in flight: a navigation that does not finish fails its step.
+func (s *Session) navigating() bool {
+	main := s.page.MainFrame()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for req, rec := range s.byReq {
+		if rec.Type == "document" && req.Frame() == main {
+			return true
+		}
+	}
+	return false
+}
+
+// quiet waits for the network to settle by deadline. A network that does
+// not (a long poll, a slow request a page keeps loading) makes the step
+// slow, not failed: the step's result says so (StepResult.Slow) and the
+// observation sees the page as it is then. A pending navigation of the
+// main frame is no slow request: it fails the step (navigation_timeout).
+// A step already slow does not wait again.
+func (s *Session) quiet(ctx context.Context, deadline time.Time) error {
+	if s.slow != "" {
+		return nil
+	}
+	err := s.waitQuiet(ctx, deadline)
+	if errors.Is(err, errNetworkBusy) && !s.navigating() {
+		s.mu.Lock()
+		n := s.inflight
+		s.mu.Unlock()
+		s.slow = fmt.Sprintf("the network did not settle within %s (%d request(s) still in flight)", s.opts.Env.ActionTimeout, n)
+		return nil
+	}
+	if err != nil {
+		return classify(err)
+	}
+	return nil
 }
 
 // pageThrew reports whether an error of a clock call is the page's own
@@ -440,13 +478,13 @@ func (s *Session) advance(ctx context.Context, d time.Duration) error {
 		// Timers fired without touching the network: the page is settled.
 		return nil
 	}
+	if s.slow != "" {
+		return nil // the step is slow already: no second wait
+	}
 	if err := s.waitLoad(deadline); err != nil {
 		return err
 	}
-	if err := s.waitQuiet(ctx, deadline); err != nil {
-		return classify(err)
-	}
-	return nil
+	return s.quiet(ctx, deadline)
 }
 
 // loadSlice is how long one wait for the load event lasts before the

@@ -127,12 +127,21 @@ func (s *Session) finish(req playwright.Request, failure string) {
 }
 
 // waitQuiet waits until no request is in flight and none started for the
-// quiet window, or until deadline.
+// quiet window, or until deadline. A request an earlier step left open
+// longer than an action's timeout (a long poll, the slow request of a slow
+// step, one of a page navigated away from) does not hold this step.
 func (s *Session) waitQuiet(ctx context.Context, deadline time.Time) error {
 	const quiet = 25 * time.Millisecond
 	for {
 		s.mu.Lock()
-		busy := s.inflight > 0
+		busy := false
+		old := time.Since(s.born).Milliseconds() - s.opts.Env.ActionTimeout.Milliseconds()
+		for _, rec := range s.byReq {
+			if rec.Step >= s.step || rec.StartedMS > old {
+				busy = true
+				break
+			}
+		}
 		since := time.Since(s.lastBusy)
 		s.mu.Unlock()
 		if !busy && since >= quiet {

@@ -179,6 +179,9 @@ type Session struct {
 	// console holds the running step's console errors and warnings and
 	// uncaught page errors (takeConsole).
 	console     []branch.ConsoleEntry
+	// slow says why the running step's network did not settle ("" when
+	// it did); only the step's own goroutine touches it.
+	slow string
 	unsupported []string
 	docStatus   int
 	// docFailure is the network error of the last main-frame document

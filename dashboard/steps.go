@@ -28,6 +28,8 @@ type Step struct {
 	// Console is what the page said on its console and the errors it did
 	// not catch while the step ran.
 	Console []branch.ConsoleEntry `json:"console,omitempty"`
+	// Slow says why the step's network had not settled in time.
+	Slow string `json:"slow,omitempty"`
 	// The page after the step, from nav.
 	URL        string `json:"url,omitempty"`
 	Title      string `json:"title,omitempty"`
@@ -147,7 +149,7 @@ func fill(s *Step, x *executed) {
 	}
 	if e := x.end; e != nil {
 		s.Status, s.Code, s.Error, s.Strategy, s.DurationMS = e.Status, e.Code, e.Error, e.Strategy, e.DurationMS
-		s.Console = e.Console
+		s.Console, s.Slow = e.Console, e.Slow
 	}
 	if n := x.nav; n != nil {
 		s.URL, s.Title, s.HTTPStatus = n.URL, n.Title, n.Status

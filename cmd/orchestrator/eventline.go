@@ -231,6 +231,7 @@ func actionEndFields(p payload.ActionEnd) fields {
 	f.flag("replayed", p.Replayed)
 	f.text("error", p.Error)
 	f.text("via", p.Via)
+	f.text("slow", p.Slow)
 	if n := len(p.Console); n > 0 {
 		// How many, and the first: the dashboard's step view lists them all.
 		f.add("console", strconv.Itoa(n))

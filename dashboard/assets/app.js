@@ -237,6 +237,7 @@ function stepView(s) {
     ["Duration", dur(s.duration_ms)], ["Page", s.url ? s.url + (s.http_status ? " (" + s.http_status + ")" : "") : ""],
     ["J after", num(s.j)], ["Flips", flips], ["Credit", num(s.credit)], ["Executed by", short(s.branch_id)]];
   if (s.error) facts.push(["Error", s.error]);
+  if (s.slow) facts.push(["Slow", s.slow]);
   const console = (s.console || []).length
     ? h("details", { class: "console" }, h("summary", {}, "Console (" + s.console.length + ")"),
       h("ul", {}, ...s.console.map((c) => h("li", { class: "console-" + c.type }, c.type + ": " + c.text))))

@@ -20,6 +20,9 @@ type ActionEnd struct {
 	// Console is what the page said on its console and the errors it
 	// did not catch during the step (branch.StepResult.Console).
 	Console []branch.ConsoleEntry `json:"console,omitempty"`
+	// Slow says why the step's network had not settled in time
+	// (branch.StepResult.Slow); the step is not failed by it.
+	Slow string `json:"slow,omitempty"`
 }
 
 // Kind implements Payload.
