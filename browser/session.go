@@ -178,10 +178,10 @@ type Session struct {
 	answer string
 	// console holds the running step's console errors and warnings and
 	// uncaught page errors (takeConsole).
-	console     []branch.ConsoleEntry
+	console []branch.ConsoleEntry
 	// slow says why the running step's network did not settle ("" when
 	// it did); only the step's own goroutine touches it.
-	slow string
+	slow        string
 	unsupported []string
 	docStatus   int
 	// docFailure is the network error of the last main-frame document
