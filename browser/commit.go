@@ -196,6 +196,22 @@ func (s *Session) Screenshot(ctx context.Context) (string, error) {
 	return string(d), err
 }
 
+// ScreenshotPNG is a PNG of the viewport taken as an observation takes
+// its advisory screenshot (personal data masked, the caret as it is),
+// stored nowhere: a replay compares it with the recorded one.
+func (s *Session) ScreenshotPNG(ctx context.Context) ([]byte, error) {
+	var png []byte
+	err := s.call(ctx, "the screenshot", func() (e error) {
+		png, e = s.screenshot(playwright.PageScreenshotOptions{Caret: playwright.ScreenshotCaretInitial, Timeout: millis(screenshotTimeout)},
+			s.knownPersonal(nil))
+		return e
+	})
+	if err != nil {
+		return nil, fmt.Errorf("browser: screenshot: %w", err)
+	}
+	return png, nil
+}
+
 // Href returns the absolute href of the first link whose visible text
 // contains text (or the first element matching selector when text is "").
 func (s *Session) Href(ctx context.Context, text, selector string) (string, error) {

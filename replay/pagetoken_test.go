@@ -62,6 +62,20 @@ func TestPageMadeValueKeepsItsToken(t *testing.T) {
 		if err != nil || rep.RSR != 1 {
 			t.Fatalf("replay %d with the run's key: RSR %.2f, %v\n%s", i+1, repRSR(rep), err, repDiff(rep))
 		}
+		// The advisory screenshot comparison: the recorded and replayed
+		// pages look alike.
+		compared := 0
+		for _, st := range rep.Steps {
+			if st.ScreenDiff != nil {
+				compared++
+				if *st.ScreenDiff > 0.01 {
+					t.Errorf("replay %d step %d: screenshot distance %.4f from the recorded one", i+1, st.Index, *st.ScreenDiff)
+				}
+			}
+		}
+		if compared == 0 {
+			t.Errorf("replay %d compared no screenshot; the bundle holds %d files", i+1, len(b.Files))
+		}
 	}
 	rep, err := replay.Replay(ctx, runtime(t), b, replay.Options{})
 	if err == nil && rep.RSR == 1 {

@@ -95,6 +95,10 @@ type StepReport struct {
 	// and recorded; they must be equal.
 	Via     string `json:"via,omitempty"`
 	WantVia string `json:"want_via,omitempty"`
+	// ScreenDiff is the perceptual distance of the step's screenshot from
+	// the recorded one, 0 (alike) to 1, when the bundle holds one; nil
+	// otherwise. Advisory: it never decides a match.
+	ScreenDiff *float64 `json:"screen_diff,omitempty"`
 }
 
 // Report is the outcome of a replay.
@@ -244,6 +248,13 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 				// network digest is compared, but the address may differ.
 				sr.URL = foldOrigin(o.URL, origin)
 				sr.WantURL = foldOrigin(want.URL, m.Origin)
+			}
+		}
+		if shot, ok := b.Files[bundle.ScreenshotPath(i+1)]; ok && err == nil {
+			if png, serr := sess.ScreenshotPNG(ctx); serr == nil {
+				if d, derr := screenDistance(shot, png); derr == nil {
+					sr.ScreenDiff = &d
+				}
 			}
 		}
 		sr.Match = err == nil && sr.DOM && sr.AX && sr.Net && (r.Status == want.Status || (r.Status != branch.StatusFailed && want.Status != branch.StatusFailed)) &&

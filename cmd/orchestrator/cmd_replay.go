@@ -304,7 +304,11 @@ func printReplay(w io.Writer, r *replay.Report) {
 		if !s.Match {
 			mark = "DIFF"
 		}
-		fmt.Fprintf(w, "  %s %2d. %-48s dom %s ax %s net %s  %s\n", mark, s.Index, clipTo(s.Action, 48), yes(s.DOM), yes(s.AX), yes(s.Net), s.Status)
+		screen := ""
+		if s.ScreenDiff != nil {
+			screen = fmt.Sprintf("  screen %.3f", *s.ScreenDiff) // advisory
+		}
+		fmt.Fprintf(w, "  %s %2d. %-48s dom %s ax %s net %s  %s%s\n", mark, s.Index, clipTo(s.Action, 48), yes(s.DOM), yes(s.AX), yes(s.Net), s.Status, screen)
 		if s.HealedSelector != "" {
 			fmt.Fprintf(w, "           healed by %s: %s\n", s.Strategy, s.HealedSelector)
 		}
