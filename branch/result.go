@@ -66,6 +66,19 @@ type StepResult struct {
 	// up ("" when it settled): a slow step is not a failed one, and the
 	// observation after it sees the page as it was then.
 	Slow string `json:"slow,omitempty"`
+	// Nav says where a step that navigated the page went; nil when it
+	// loaded no document in the page's main frame.
+	Nav *NavURLs `json:"nav,omitempty"`
+}
+
+// NavURLs are the addresses of a step that navigated the page, scrubbed:
+// the one the plan asked for (a navigate action; "" for a click that
+// navigated), the first document the page requested, and where it ended
+// after redirects.
+type NavURLs struct {
+	Requested string `json:"requested,omitempty"`
+	Original  string `json:"original"`
+	Final     string `json:"final"`
 }
 
 // ConsoleLimit bounds the console entries one step keeps.

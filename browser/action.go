@@ -99,6 +99,12 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 		err = heldError(h)
 	}
 	res.Console, res.Slow = s.takeConsole(), s.slow
+	if o := s.navigated(); o != "" {
+		res.Nav = &branch.NavURLs{Original: o, Final: s.scrubURL(s.page.URL())}
+		if a.Kind == branch.KindNavigate {
+			res.Nav.Requested = s.scrubURL(a.URL)
+		}
+	}
 	res.End = time.Now()
 	res.VirtualTime = s.vt.UnixMilli()
 	if ctx.Err() != nil {

@@ -18,6 +18,9 @@ type netRec struct {
 	// reqBody is the scrubbed request body, stored when the request ends.
 	reqBody []byte
 	done    bool
+	// page says the request is a document of the branch's page's main
+	// frame: a navigation.
+	page bool
 }
 
 // listen records every request of the context. Playwright delivers events
@@ -36,6 +39,7 @@ func (s *Session) listen() {
 		rec.raw = req.URL()
 		rec.URL = s.scrubURL(rec.raw)
 		rec.Type = req.ResourceType()
+		rec.page = rec.Type == "document" && s.page != nil && req.Frame() == s.page.MainFrame()
 		rec.ReqHeaders = s.scrubHeaders(req.Headers())
 		if body, err := req.PostDataBuffer(); err == nil && len(body) > 0 {
 			ct := req.Headers()["content-type"]
@@ -124,6 +128,20 @@ func (s *Session) finish(req playwright.Request, failure string) {
 	delete(s.byReq, req)
 	s.inflight--
 	s.lastBusy = time.Now()
+}
+
+// navigated returns the URL of the first main-frame document the running
+// step requested (scrubbed), "" when it navigated nowhere.
+func (s *Session) navigated() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := ""
+	for i := len(s.net) - 1; i >= 0 && s.net[i].Step >= s.step; i-- {
+		if s.net[i].page {
+			first = s.net[i].URL
+		}
+	}
+	return first
 }
 
 // waitQuiet waits until no request is in flight and none started for the

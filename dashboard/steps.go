@@ -30,6 +30,9 @@ type Step struct {
 	Console []branch.ConsoleEntry `json:"console,omitempty"`
 	// Slow says why the step's network had not settled in time.
 	Slow string `json:"slow,omitempty"`
+	// RedirectedFrom is the first document the step requested when the
+	// page ended elsewhere (a redirect).
+	RedirectedFrom string `json:"redirected_from,omitempty"`
 	// The page after the step, from nav.
 	URL        string `json:"url,omitempty"`
 	Title      string `json:"title,omitempty"`
@@ -150,6 +153,9 @@ func fill(s *Step, x *executed) {
 	if e := x.end; e != nil {
 		s.Status, s.Code, s.Error, s.Strategy, s.DurationMS = e.Status, e.Code, e.Error, e.Strategy, e.DurationMS
 		s.Console, s.Slow = e.Console, e.Slow
+		if n := e.Nav; n != nil && n.Original != n.Final {
+			s.RedirectedFrom = n.Original
+		}
 	}
 	if n := x.nav; n != nil {
 		s.URL, s.Title, s.HTTPStatus = n.URL, n.Title, n.Status

@@ -37,7 +37,7 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 		r.rec.addSpan(st.Start, 0, eventlog.KindActionStart, n.ID, span, start)
 		r.rec.addSpan(st.End, st.VirtualTime, eventlog.KindActionEnd, n.ID, span, payload.ActionEnd{
 			Step: st.Step, Status: st.Status, Code: st.Code, Error: r.sc.Text(st.Error), Strategy: st.Strategy,
-			DurationMS: st.End.Sub(st.Start).Milliseconds(), Replayed: st.Replayed, Via: st.Via, Console: st.Console, Slow: st.Slow})
+			DurationMS: st.End.Sub(st.Start).Milliseconds(), Replayed: st.Replayed, Via: st.Via, Console: st.Console, Slow: st.Slow, Nav: st.Nav})
 	}
 	if o := res.Obs; o != nil {
 		r.rec.addSpan(time.Time{}, o.VirtualTime, eventlog.KindNav, n.ID, span, payload.Nav{URL: o.URL, Title: o.Title, Status: o.Status})

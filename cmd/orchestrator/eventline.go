@@ -232,6 +232,9 @@ func actionEndFields(p payload.ActionEnd) fields {
 	f.text("error", p.Error)
 	f.text("via", p.Via)
 	f.text("slow", p.Slow)
+	if n := p.Nav; n != nil && n.Final != n.Original {
+		f.text("redirected", n.Original+" -> "+n.Final)
+	}
 	if n := len(p.Console); n > 0 {
 		// How many, and the first: the dashboard's step view lists them all.
 		f.add("console", strconv.Itoa(n))

@@ -238,6 +238,7 @@ function stepView(s) {
     ["J after", num(s.j)], ["Flips", flips], ["Credit", num(s.credit)], ["Executed by", short(s.branch_id)]];
   if (s.error) facts.push(["Error", s.error]);
   if (s.slow) facts.push(["Slow", s.slow]);
+  if (s.redirected_from) facts.push(["Redirected from", s.redirected_from]);
   const console = (s.console || []).length
     ? h("details", { class: "console" }, h("summary", {}, "Console (" + s.console.length + ")"),
       h("ul", {}, ...s.console.map((c) => h("li", { class: "console-" + c.type }, c.type + ": " + c.text))))

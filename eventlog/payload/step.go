@@ -23,6 +23,9 @@ type ActionEnd struct {
 	// Slow says why the step's network had not settled in time
 	// (branch.StepResult.Slow); the step is not failed by it.
 	Slow string `json:"slow,omitempty"`
+	// Nav says where a step that navigated the page went: requested,
+	// original and final URL (branch.StepResult.Nav).
+	Nav *branch.NavURLs `json:"nav,omitempty"`
 }
 
 // Kind implements Payload.
