@@ -48,7 +48,7 @@ func SessionOptionsFor(spec *job.Spec, store Putter) (SessionOptions, error) {
 			return SessionOptions{}, fmt.Errorf("browser: auth.storage_state: %w", err)
 		}
 		state = st
-		secrets = append(secrets, st.Values()...)
+		secrets = append(secrets, st.Secrets()...)
 	}
 	return SessionOptions{
 		State: state,

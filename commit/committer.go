@@ -228,7 +228,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	// holds every state-changing request until submit releases it for the
 	// commit action alone.
 	if c.Login != nil {
-		so.State, so.Scrub = c.Login, c.Spec.ScrubberWith(c.Login.Values())
+		so.State, so.Scrub = c.Login, c.Spec.ScrubberWith(c.Login.Secrets())
 	}
 	if c.Network != nil {
 		addr, release, err := c.Network(ctx, cand.BranchID, cand.Plan)

@@ -41,7 +41,7 @@ func (s *Spec) secrets() []string {
 	secrets := s.InputSecrets()
 	if in := s.StorageState; in != nil {
 		if st, err := task.ResolveStorageState(*in); err == nil {
-			secrets = append(secrets, st.Values()...)
+			secrets = append(secrets, st.Secrets()...)
 		}
 	}
 	return secrets

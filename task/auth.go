@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
@@ -112,23 +114,56 @@ func ParseStorageState(b []byte) (*StorageState, error) {
 	return &st, nil
 }
 
-// Values returns every cookie and local-storage value, for scrubbing.
-func (s *StorageState) Values() []string {
+// Secrets returns the values of the state that are credentials, for
+// scrubbing wherever they appear: a session or auth cookie and a stored
+// token (by name, or by the shape of a long random value). A short value
+// that is no credential (a user id, a user name, a language, a consent
+// flag) is not one: scrubbed as a secret, every "42" or "en" of every
+// page would become a token, and no page would look like itself.
+func (s *StorageState) Secrets() []string {
 	var out []string
 	for _, c := range s.Cookies {
-		if c.Value != "" {
+		if Credential(c.Name, c.Value) {
 			out = append(out, c.Value)
 		}
 	}
 	for _, o := range s.Origins {
 		for _, kv := range o.LocalStorage {
-			if kv.Value != "" {
+			if Credential(kv.Name, kv.Value) {
 				out = append(out, kv.Value)
 			}
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// credentialName matches the names of cookies and stored entries that
+// hold credentials.
+var credentialName = regexp.MustCompile(`(?i)(sess|sid|auth|token|login|logged|jwt|csrf|xsrf|remember|secret|passw|api.?key|access|refresh|bearer)`)
+
+// Credential reports whether a cookie or stored entry is a credential: a
+// value of at least 8 characters under a credential's name, or a value
+// of at least 16 characters that looks random (letters and digits mixed,
+// no spaces), whatever its name.
+func Credential(name, value string) bool {
+	v := strings.TrimSpace(value)
+	if len(v) >= 8 && credentialName.MatchString(name) {
+		return true
+	}
+	if len(v) < 16 || strings.ContainsAny(v, " \t") {
+		return false
+	}
+	letters, digits := false, false
+	for _, r := range v {
+		switch {
+		case r >= '0' && r <= '9':
+			digits = true
+		case unicode.IsLetter(r):
+			letters = true
+		}
+	}
+	return letters && digits
 }
 
 // ResolveStorageState reads the storage state a reference names (the

@@ -113,7 +113,7 @@ func (t *Task) SecretValues() []string {
 	if in := t.Auth.StorageState; in != nil {
 		// Session cookies and stored tokens are credentials.
 		if st, err := ResolveStorageState(*in); err == nil {
-			out = append(out, st.Values()...)
+			out = append(out, st.Secrets()...)
 		}
 	}
 	if k := t.Planner.APIKey; k != nil && t.UsesModel() {

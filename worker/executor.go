@@ -263,7 +263,7 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 				return nil, false, err // redelivered: the orchestrator may answer later
 			}
 			so.State = st
-			so.Scrub = j.Spec.ScrubberWith(st.Values())
+			so.Scrub = j.Spec.ScrubberWith(st.Secrets())
 		}
 		release := func() {}
 		if e.opts.Network != nil {
