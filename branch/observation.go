@@ -11,7 +11,11 @@ type Observation struct {
 	DOMHash string `json:"dom_hash"`
 	// AXHash is the sha256 of the accessibility snapshot.
 	AXHash string `json:"ax_hash"`
-	// NetDigest is the sha256 over the step's network records in order.
+	// NetDigest is the sha256 over the step's network records as a
+	// multiset (NetDigestMultiset): one line per record, sorted, so a
+	// page that loads concurrently digests the same whatever order its
+	// requests went out in. Runs recorded before it digested the lines in
+	// request order.
 	NetDigest string `json:"net_digest"`
 	// ScreenshotHash is the artifact digest of the PNG screenshot (advisory).
 	ScreenshotHash string `json:"screenshot_hash,omitempty"`
@@ -46,6 +50,11 @@ type Fact struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
 }
+
+// NetDigestMultiset names the form of Observation.NetDigest that sorts
+// the records' lines (run manifests and bundles say which form they
+// hold; none said is the older form, in request order).
+const NetDigestMultiset = "multiset"
 
 // Dialog is a native dialog a step raised and how it was answered.
 type Dialog struct {

@@ -190,17 +190,17 @@ func (s *Session) NetSince(step int) []branch.NetRecord {
 	return out
 }
 
-// netDigestSince computes the strict network digest of steps >= step.
-func (s *Session) netDigestSince(step int) string {
+// recsSince copies the records of the steps from step on.
+func (s *Session) recsSince(step int) []netRec {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	var recs []netRec
 	for _, r := range s.net {
 		if r.Step >= step {
 			recs = append(recs, *r)
 		}
 	}
-	s.mu.Unlock()
-	return s.netDigest(recs)
+	return recs
 }
 
 // Blocked returns the guarded requests the session refused to send, as
@@ -232,11 +232,25 @@ func (s *Session) Unsupported() []string {
 
 // netDigest is the sha256 over the step's records: method, scrubbed URL
 // with the task origin folded, status and scrubbed body hash, one line
-// each, in order. Scrubbing is idempotent, so a replay from scrubbed
-// records reaches the same digest.
+// each, the lines sorted (branch.NetDigestMultiset). Scrubbing is
+// idempotent, so a replay from scrubbed records reaches the same digest.
 func (s *Session) netDigest(recs []netRec) string {
-	var b strings.Builder
+	lines := s.netLines(recs)
+	sort.Strings(lines)
+	return sha([]byte(strings.Join(lines, "")))
+}
+
+// netDigestInOrder is the older form of netDigest, the lines in request
+// order: a replay compares it with bundles recorded before the multiset.
+func (s *Session) netDigestInOrder(recs []netRec) string {
+	return sha([]byte(strings.Join(s.netLines(recs), "")))
+}
+
+// netLines are the digest lines of recs, in request order.
+func (s *Session) netLines(recs []netRec) []string {
+	lines := make([]string, 0, len(recs))
 	for _, r := range recs {
+		var b strings.Builder
 		u := r.URL
 		if o := s.opts.Origin; o != "" && strings.HasPrefix(u, o) {
 			u = "{origin}" + u[len(o):]
@@ -246,8 +260,9 @@ func (s *Session) netDigest(recs []netRec) string {
 			b.WriteString(" blocked")
 		}
 		b.WriteString("\n")
+		lines = append(lines, b.String())
 	}
-	return sha([]byte(b.String()))
+	return lines
 }
 
 func itoa(n int) string {

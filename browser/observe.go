@@ -37,6 +37,9 @@ type Snapshot struct {
 	// PII lists the values of form fields whose names mark personal data
 	// or credentials; the caller scrubs them wherever else they show up.
 	PII []string
+	// NetDigestInOrder is the step's network digest in the older form
+	// (lines in request order), for replays of bundles recorded in it.
+	NetDigestInOrder string
 }
 
 type observeResult struct {
@@ -128,13 +131,15 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 		f := &res.Facts[i]
 		f.Key, f.Value = s.scrubText(f.Key, res.PII), s.scrubText(f.Value, res.PII)
 	}
+	recs := s.recsSince(s.step)
+	snap.NetDigestInOrder = s.netDigestInOrder(recs)
 	o := branch.Observation{
 		URL:         s.scrubURL(s.page.URL()),
 		Title:       title,
 		Status:      status,
 		DOMHash:     sha([]byte(res.DOM)),
 		AXHash:      sha([]byte(ax)),
-		NetDigest:   s.netDigestSince(s.step),
+		NetDigest:   s.netDigest(recs),
 		Affordances: res.Affordances,
 		VirtualTime: s.vt.UnixMilli(),
 		Dialogs:     dialogs,

@@ -4,6 +4,7 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
@@ -27,7 +28,7 @@ func (r *run) manifest(fp browser.Fingerprint, natsURL string) payload.RunStart 
 		Goal: t.Goal.Goal, Boundary: r.spec.Boundary, Prices: t.Prices,
 		GoalFailure: t.Goal.Failure, Extract: t.Extract, HasCommit: t.HasCommit(),
 		Proposer: t.Planner.Proposer, Model: modelRoute(t, r.llmMode(), r.cassetteDir()),
-		Reproduces: r.cfg.Reproduces,
+		Reproduces: r.cfg.Reproduces, NetDigest: branch.NetDigestMultiset,
 	}
 }
 

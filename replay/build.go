@@ -150,7 +150,8 @@ func build(ctx context.Context, src Source, rr *runRecords, branchID string, kin
 	m := &b.Manifest
 	*m = bundle.Manifest{Schema: bundle.Schema, Kind: kind, RunID: runID, BranchID: branchID, PlanDigest: leaf.PlanDigest,
 		TaskDigest: rs.TaskDigest, TaskName: rs.Task, Seed: rs.Seed, BranchSeed: strconv.FormatUint(leaf.Seed, 10),
-		Origin: rs.Origin, StartURL: rs.StartURL, Plan: append(branch.Plan(nil), leaf.Plan...), Steps: len(leaf.Plan), Created: time.Now().UTC().Truncate(time.Second)}
+		Origin: rs.Origin, StartURL: rs.StartURL, Plan: append(branch.Plan(nil), leaf.Plan...), Steps: len(leaf.Plan), Created: time.Now().UTC().Truncate(time.Second),
+		NetDigest: rs.NetDigest}
 	env := rs.Environment
 	adv, timeout := time.Duration(env.StepAdvance), time.Duration(rs.Budgets.ActionTimeout)
 	m.Environment = bundle.Environment{Width: env.Viewport.Width, Height: env.Viewport.Height, DeviceScaleFactor: env.DeviceScaleFactor,

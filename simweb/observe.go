@@ -143,9 +143,10 @@ func markHolds(affs []branch.Affordance, spec *job.Spec, sc *scrubber) {
 
 // netDigest is the sha256 over the records of the steps from step on, in
 // the browser's format: scrubbed URLs with the site origin folded to
-// "{origin}", scrubbed body hashes.
+// "{origin}", scrubbed body hashes, one line each, the lines sorted
+// (branch.NetDigestMultiset).
 func (ss *session) netDigest(step int, sc *scrubber) string {
-	var b strings.Builder
+	var lines []string
 	origin := ss.spec.Origin
 	if origin == "" {
 		origin = ss.site.Origin
@@ -159,13 +160,14 @@ func (ss *session) netDigest(step int, sc *scrubber) string {
 			u = "{origin}" + u[len(origin):]
 		}
 		body, _ := ss.bodyOf(r, sc)
-		b.WriteString(r.method + " " + u + " " + itoa(r.status) + " " + body)
+		line := r.method + " " + u + " " + itoa(r.status) + " " + body
 		if r.blocked {
-			b.WriteString(" blocked")
+			line += " blocked"
 		}
-		b.WriteString("\n")
+		lines = append(lines, line+"\n")
 	}
-	return sha(b.String())
+	sort.Strings(lines)
+	return sha(strings.Join(lines, ""))
 }
 
 func itoa(n int) string {

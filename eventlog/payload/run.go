@@ -46,6 +46,9 @@ type RunStart struct {
 	// Reproduces names the run a rerun reproduces; nil for a run of its
 	// own.
 	Reproduces *Reproduction `json:"reproduces,omitempty"`
+	// NetDigest is the form of the run's network digests:
+	// branch.NetDigestMultiset, or "" for the older form (request order).
+	NetDigest string `json:"net_digest,omitempty"`
 }
 
 // Reproduction is the run a rerun reproduces: its id, how much of it the
