@@ -60,14 +60,14 @@ type Manifest struct {
 	// (any method but GET, HEAD and OPTIONS) that Allow does not name, and
 	// any navigation off Origin and Origins; a replay holds the same ones.
 	// A commit bundle's committer released them for its commit action.
-	HoldsWrites bool     `json:"holds_writes,omitempty"`
+	HoldsWrites bool `json:"holds_writes,omitempty"`
 	// NetDigest is the form of the steps' network digests:
 	// branch.NetDigestMultiset (the lines sorted), or "" for bundles
 	// recorded before it (request order). A replay digests its own
 	// network in the form the bundle holds.
-	NetDigest string `json:"net_digest,omitempty"`
-	Allow       []Guard  `json:"allow,omitempty"`
-	Origins     []string `json:"origins,omitempty"`
+	NetDigest string   `json:"net_digest,omitempty"`
+	Allow     []Guard  `json:"allow,omitempty"`
+	Origins   []string `json:"origins,omitempty"`
 	// Steps is the number of steps, equal to len(Plan).
 	Steps int `json:"steps"`
 	// Created is the wall time the bundle was written. It is informative
