@@ -14,8 +14,9 @@ import (
 // strategy, the environment it was captured in, the guard, when each
 // action started (from the bundle's events) and the URL after each step.
 // A commit bundle's flow stops before the committer's steps and guards
-// what they sent: a flow is never a commit. Values typed from task inputs
-// are redacted.
+// what they sent: a flow is never a commit. Values typed from secret
+// inputs, and from inputs holding personal data, are redacted; a plain
+// input's value is kept.
 func FromBundle(b *bundle.Bundle) (*Flow, error) {
 	m := &b.Manifest
 	f := &Flow{SchemaVersion: SchemaVersion, Name: m.TaskName, Source: fmt.Sprintf("run %s/%s", m.RunID, m.BranchID),
@@ -46,8 +47,16 @@ func FromBundle(b *bundle.Bundle) (*Flow, error) {
 	starts := startTimes(b.Events)
 	for i, a := range plan {
 		fa := FromBranch(a)
-		if in, ok := m.Inputs[a.Input]; ok && in.Secret {
-			fa.Secret = true
+		if in, ok := m.Inputs[a.Input]; ok {
+			switch {
+			case in.Secret:
+				fa.Secret = true
+			case in.Token != "" && !strings.Contains(in.Token, "tok_"):
+				// A plain input the recorded pages show as it is (no
+				// personal data in it): the flow keeps its value, so it
+				// plays without --set.
+				fa.Value, fa.Redacted = in.Token, false
+			}
 		}
 		if i < len(b.Steps) {
 			fa.ExpectURL = b.Steps[i].URL

@@ -250,12 +250,17 @@ func (p *player) step(ctx context.Context, i int) (stop bool, err error) {
 func (p *player) prepare(i int, a flow.Action) (branch.Action, string, string) {
 	ba := a.Branch()
 	if a.Redacted || a.Input != "" {
-		if _, ok := supplied(p.opts.Values, i, a); !ok {
+		_, ok := supplied(p.opts.Values, i, a)
+		switch {
+		case ok:
+			// Typed through the session's secret inputs: scrubbed wherever
+			// it shows, its field masked in screenshots (SessionOptions).
+			ba.Input, ba.Value = suppliedInput(i), ""
+		case a.Redacted || a.Value == "":
 			return ba, branch.CodeRedactedValue, missingValue(i+1, a)
 		}
-		// Typed through the session's secret inputs: scrubbed wherever it
-		// shows, its field masked in screenshots (SessionOptions).
-		ba.Input, ba.Value = suppliedInput(i), ""
+		// Otherwise a plain input whose value the flow keeps: typed as
+		// recorded unless --set gives another.
 	}
 	if p.opts.StartURL != "" && p.f.Origin != "" && strings.HasPrefix(ba.URL, p.f.Origin) {
 		ba.URL = originOf(p.opts.StartURL) + ba.URL[len(p.f.Origin):]

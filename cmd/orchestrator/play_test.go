@@ -16,8 +16,9 @@ import (
 
 // TestPlayExportedFlow commits once on the demo site, exports the sealed
 // commit bundle as a flow file, and plays it back against the same site:
-// the flow stops before the committer's steps, every action runs once
-// the redacted inputs are supplied, the last page is the review page, and
+// the flow stops before the committer's steps, keeps the plain inputs'
+// values and redacts the personal one, every action runs once the
+// redacted input is supplied, the last page is the review page, and
 // no order request reaches the site (it still holds exactly one order).
 // After the site's test ids drift, play heals every target and replay
 // --live --heal names the healed steps; behind a login, play reports
@@ -54,8 +55,15 @@ func TestPlayExportedFlow(t *testing.T) {
 	inputs := map[string]string{"seats": "10", "billing": "monthly", "country": "DE", "email": "procurement@example.com"}
 	args := []string{"play", path, "--start-url", site.srv.URL() + "/", "--json", "--data-dir", dir}
 	for _, a := range f.Actions {
-		if a.Input != "" {
+		switch {
+		case a.Input != "" && a.Redacted:
 			args = append(args, "--set", a.Input+"="+inputs[a.Input])
+		case a.Input != "" && a.Value != inputs[a.Input]:
+			// A plain input keeps its value in the flow: it plays without --set.
+			t.Errorf("the flow's %s action holds %q for input %s, want %q", a.Kind, a.Value, a.Input, inputs[a.Input])
+		}
+		if a.Input == "email" && !a.Redacted {
+			t.Errorf("the e-mail input's action is not redacted: %+v", a)
 		}
 	}
 	o.Reset()
