@@ -15,6 +15,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/flow"
 	"github.com/multiverse-orchestrator/multiverse/internal/atomicfile"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -264,6 +265,25 @@ func printPlayback(w io.Writer, id string, rep *playback.Report) {
 	for _, s := range rep.Screenshots {
 		fmt.Fprintln(w, "  screenshot:", s)
 	}
+	if why := partial(rep); why != "" {
+		fmt.Fprintln(w, "  partial:", why)
+	}
+}
+
+// partial says what a playback did not run and why, "" when it ran every
+// action: the skipped actions by number with their reason, and where it
+// stopped.
+func partial(rep *playback.Report) string {
+	var parts []string
+	for _, r := range rep.Results {
+		switch {
+		case r.Status == playback.StatusSkipped:
+			parts = append(parts, fmt.Sprintf("#%d %s skipped (%s: %s)", r.Index, r.Label, r.ErrorCode, r.Error))
+		case r.Status == branch.StatusFailed && rep.NotRun > 0 && r.Index == len(rep.Results):
+			parts = append(parts, fmt.Sprintf("stopped at #%d %s (%s); %d action(s) after it not run", r.Index, r.Label, r.ErrorCode, rep.NotRun))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func cmdFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -212,3 +212,27 @@ func TestPlayValues(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialLine: a playback that skipped or stopped ends by saying what
+// it did not run and why; one that ran everything does not.
+func TestPartialLine(t *testing.T) {
+	rep := &playback.Report{Flow: "f", Status: "failed", Total: 4, NotRun: 1, Results: []playback.Result{
+		{Index: 1, Label: "open", Status: "ok"},
+		{Index: 2, Label: `type input email into "Email"`, Status: playback.StatusSkipped, ErrorCode: "redacted_value", Error: "needs --set email=VALUE"},
+		{Index: 3, Label: `click "Continue"`, Status: "failed", ErrorCode: "selector_not_found"},
+	}}
+	var b bytes.Buffer
+	printPlayback(&b, "p1", rep)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	last := lines[len(lines)-1]
+	for _, want := range []string{"partial:", "#2", "redacted_value", "--set email=VALUE", "stopped at #3", "selector_not_found", "1 action(s) after it not run"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("the last line %q lacks %q", last, want)
+		}
+	}
+	b.Reset()
+	printPlayback(&b, "p2", &playback.Report{Flow: "f", Status: "completed", Total: 1, Executed: 1, Results: []playback.Result{{Index: 1, Status: "ok"}}})
+	if strings.Contains(b.String(), "partial") {
+		t.Errorf("a complete playback says partial:\n%s", b.String())
+	}
+}
