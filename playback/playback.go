@@ -111,6 +111,9 @@ type Options struct {
 	Shots Shots
 	// Progress, when set, sees each result as it is made.
 	Progress func(Result)
+	// Secrets are more values the session scrubs wherever they show
+	// (the credentials of the login the playback starts from).
+	Secrets []string
 }
 
 // Result is what one action did.

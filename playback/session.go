@@ -37,7 +37,7 @@ func SessionOptions(f *flow.Flow, opts Options) (browser.SessionOptions, error) 
 			so.SecretInputs[suppliedInput(i)] = true
 		}
 	}
-	so.Scrub = scrub.New(scrub.NewKey(), secrets)
+	so.Scrub = scrub.New(scrub.NewKey(), append(secrets, opts.Secrets...))
 	if e.Seed != "" {
 		seed, err := strconv.ParseUint(e.Seed, 10, 64)
 		if err != nil {

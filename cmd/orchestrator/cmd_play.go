@@ -16,11 +16,13 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/flow"
 	"github.com/multiverse-orchestrator/multiverse/internal/atomicfile"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/playback"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
 // setFlag collects repeated --set KEY=VALUE flags.
@@ -38,6 +40,7 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	viewport := fs.String("viewport", "", "play at WIDTHxHEIGHT instead of the flow's viewport (recorded boxes are scaled)")
 	shots := fs.String("shots", "", "directory for screenshots of failed and healed actions (default DATA_DIR/playback/PLAYBACK_ID)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	authTask := fs.String("auth", "", "log in as TASK.yaml's auth says before the first action: its storage_state, then its scripted login (run with writes allowed, as a run's login is)")
 	var bf browserFlags
 	bf.register(fs, "")
 	var sets setFlag
@@ -74,6 +77,13 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !*asJSON {
 		opts.Progress = func(r playback.Result) { fmt.Fprintln(stderr, resultLine(r)) }
 	}
+	var auth *task.Task
+	if *authTask != "" {
+		if auth, err = task.Load(*authTask); err != nil {
+			return err
+		}
+		opts.Secrets = auth.SecretValues()
+	}
 	so, err := playback.SessionOptions(f, opts)
 	if err != nil {
 		return badInput("%s: %v", pos[0], err)
@@ -84,6 +94,11 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer rt.Close()
+	if auth != nil {
+		if so.State, err = playLogin(ctx, rt, auth, so, stderr); err != nil {
+			return err
+		}
+	}
 	sess, err := rt.NewSession(ctx, so)
 	if err != nil {
 		return err
@@ -268,6 +283,52 @@ func printPlayback(w io.Writer, id string, rep *playback.Report) {
 	if why := partial(rep); why != "" {
 		fmt.Fprintln(w, "  partial:", why)
 	}
+}
+
+// playLogin is the session a playback starts from when --auth names a
+// task: the task's storage state, then its scripted login run in a
+// session of its own that may post its form (playback itself holds every
+// state-changing request). A login that fails is the playback's failure,
+// with the step and why.
+func playLogin(ctx context.Context, rt *browser.Runtime, t *task.Task, so browser.SessionOptions, stderr io.Writer) (*task.StorageState, error) {
+	var st *task.StorageState
+	if in := t.Auth.StorageState; in != nil {
+		var err error
+		if st, err = task.ResolveStorageState(*in); err != nil {
+			return nil, badInput("%s: auth.storage_state: %v", t.File(), err)
+		}
+	}
+	if len(t.Auth.Login) == 0 {
+		if st == nil {
+			return nil, badInput("%s: the task has no auth (storage_state or login) to play with", t.File())
+		}
+		return st, nil
+	}
+	lso := so
+	lso.State, lso.SendWrites = st, true
+	sess, err := rt.NewSession(ctx, lso)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	resolve := func(name string) (string, error) {
+		in, ok := t.Inputs[name]
+		if !ok {
+			return "", fmt.Errorf("the task has no input %q", name)
+		}
+		return in.Resolve()
+	}
+	for i, a := range t.LoginActions() {
+		r, err := sess.Do(ctx, a, resolve)
+		if err == nil && r.Status == branch.StatusFailed {
+			err = fmt.Errorf("%s (%s)", r.Error, r.Code)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s, step %d (%s): %v", orchestrator.ErrLoginFailed, t.File(), i+1, a.Describe(), err)
+		}
+	}
+	fmt.Fprintf(stderr, "logged in as %s says (%d steps)\n", t.File(), len(t.Auth.Login))
+	return sess.State()
 }
 
 // partial says what a playback did not run and why, "" when it ran every

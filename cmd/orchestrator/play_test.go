@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,6 +142,37 @@ func TestPlayExportedFlow(t *testing.T) {
 	}
 	if !mismatch || !auth {
 		t.Errorf("behind a login: url_mismatch %v, auth_redirect %v: %+v", mismatch, auth, rep.Results)
+	}
+	// With --auth naming a task whose scripted login logs in, the flow
+	// plays behind the login to the review page.
+	t.Setenv("MV_TEST_DEMO_PASSWORD", sites.DemoPassword)
+	authTask := filepath.Join(dir, "login.yaml")
+	if err := os.WriteFile(authTask, []byte(fmt.Sprintf(`start_url: %s/
+goal:
+  text: Log in.
+  success:
+    - {name: in, url_matches: /pricing}
+inputs:
+  login_email: {value: %s, match: '(?i)^email$'}
+  login_password: {secret_env: MV_TEST_DEMO_PASSWORD, match: '(?i)password'}
+auth:
+  login:
+    - navigate: /login
+    - type: {field: email, input: login_email}
+    - type: {field: password, input: login_password}
+    - click: {role: button, name: Log in}
+`, site.srv.URL(), sites.DemoEmail)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o.Reset()
+	e.Reset()
+	code = runCLI(append(args, "--auth", authTask), &o, &e)
+	rep = playReport(t, o.Bytes(), e.String())
+	if code != 0 || !rep.OK() || !strings.Contains(rep.Results[len(rep.Results)-1].PageURL, "/checkout/review") {
+		t.Errorf("play --auth behind a login: exit %d, report %+v\n%s", code, rep, e.String())
+	}
+	if strings.Contains(o.String()+e.String(), sites.DemoPassword) {
+		t.Error("the password of the login shows in play's output")
 	}
 	if err := site.v.SetKnobs(sites.Knobs{}); err != nil {
 		t.Fatal(err)
