@@ -69,8 +69,9 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 	}
 	s.mu.Unlock()
 	strategy, err := s.do(ctx, a, inputs)
-	if a.Kind != branch.KindHover {
-		s.park()
+	parked := a.Kind == branch.KindNavigate || a.Kind == branch.KindScroll || s.navigated() != ""
+	if parked {
+		s.park() // before the new page or the scrolled one settles under it
 	}
 	res.Strategy, res.Via = strategy, s.via
 	if err == nil {
@@ -99,7 +100,11 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 		err = heldError(h)
 	}
 	res.Console, res.Slow = s.takeConsole(), s.slow
-	if o := s.navigated(); o != "" {
+	o := s.navigated()
+	if o != "" && !parked {
+		s.park() // a click whose navigation started late
+	}
+	if o != "" {
 		res.Nav = &branch.NavURLs{Original: o, Final: s.scrubURL(s.page.URL())}
 		if a.Kind == branch.KindNavigate {
 			res.Nav.Requested = s.scrubURL(a.URL)
@@ -159,12 +164,14 @@ func (s *Session) stopLoading() {
 	cdp.Send("Page.stopLoading", nil)
 }
 
-// park moves the pointer off the page after an action that is not a
-// hover. A pointer resting over the page makes whatever comes under it
-// hovered at a moment no one chooses: after a click changed the layout,
-// after a scroll, when the browser's own hover update runs. Capture and
-// replay would then see :hover (and mouse-enter effects) at different
-// times. Only a hover action leaves the pointer where it put it.
+// park moves the pointer off the page after a step that loaded a new
+// document or scrolled. A pointer resting where the last click left it
+// makes whatever the new page or the scroll brings under it hovered at a
+// moment no one chooses (the browser's own hover update after a layout or
+// scroll), so capture and replay would see :hover and mouse-enter effects
+// at different times. After a click or a hover on the same page the
+// pointer stays where the action put it: a menu opened by a click must
+// not close because the pointer left it.
 func (s *Session) park() {
 	_ = s.page.Mouse().Move(-1, -1)
 }
