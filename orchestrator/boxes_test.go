@@ -1,16 +1,12 @@
 package orchestrator_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/multiverse-orchestrator/multiverse/orchestrator"
-	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
 // preferenceTopics are the boxes of a notification preferences page, the
@@ -64,18 +60,7 @@ func TestTwelveBoxes(t *testing.T) {
 		t.Run(fmt.Sprint(len(pick)), func(t *testing.T) {
 			src := fmt.Sprintf("start_url: %s/\ngoal:\n  text: %q\n  success:\n    - {name: saved, text: {selector: \"#out\", equals: %q}}\n",
 				site.URL, goal, "Saved: "+strings.Join(want, ", "))
-			tk, err := task.Parse("boxes.yaml", []byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-			defer cancel()
-			sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 2, NoScreenshots: true,
-				ExploreOnly: true, NoCache: true})
-			if err != nil || sum.Status != "goal_reached" {
-				t.Fatalf("goal %q: status %v, err %v", goal, statusOf(sum), err)
-			}
+			sum, _ := reachGoal(t, src, 2, 4*time.Minute)
 			t.Logf("%d boxes: %+v branches, run %s", len(pick), sum.Branches, sum.RunID)
 		})
 	}

@@ -1,7 +1,6 @@
 package orchestrator_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	evpayload "github.com/multiverse-orchestrator/multiverse/eventlog/payload"
-	"github.com/multiverse-orchestrator/multiverse/orchestrator"
-	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
 // TestConsoleInEvents: a page whose button logs an error and throws one
@@ -32,17 +29,7 @@ func TestConsoleInEvents(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	src := fmt.Sprintf("start_url: %s/\ngoal:\n  text: \"Click Show the report.\"\n  success:\n    - {name: shown, text: {selector: \"#out\", equals: Report}}\n", srv.URL)
-	tk, err := task.Parse("console.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 1, NoScreenshots: true, ExploreOnly: true, NoCache: true})
-	if err != nil || sum.Status != "goal_reached" {
-		t.Fatalf("status %v, err %v", statusOf(sum), err)
-	}
+	sum, dir := reachGoal(t, src, 1, 2*time.Minute)
 	var said []string
 	for _, e := range events(t, dir, sum.RunID) {
 		if e.Kind != eventlog.KindActionEnd || e.BranchID != sum.Winner.BranchID {

@@ -40,6 +40,26 @@ func lookupSite(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// reachGoal runs the task src explore-only, without the plan cache, in a
+// data dir of its own, and fails the test unless it reaches its goal
+// within limit. It returns the summary and the data dir.
+func reachGoal(t *testing.T, src string, workers int, limit time.Duration) (*orchestrator.Summary, string) {
+	t.Helper()
+	tk, err := task.Parse("goal.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: workers, NoScreenshots: true,
+		ExploreOnly: true, NoCache: true})
+	if err != nil || sum.Status != "goal_reached" {
+		t.Fatalf("goal of %s: status %v, err %v", tk.Goal.Text, statusOf(sum), err)
+	}
+	return sum, dir
+}
+
 // TestValuesFromThePage: a goal that names its value by what the page
 // states ("the price of the Reading Lamp", "the order number ... enter
 // it") types that value, end to end in Chromium.
@@ -56,17 +76,7 @@ func TestValuesFromThePage(t *testing.T) {
 		t.Run(c.path[1:], func(t *testing.T) {
 			src := fmt.Sprintf("start_url: %s%s\ngoal:\n  text: %q\n  success:\n    - {name: done, text: {selector: \"#out\", equals: %q}}\n",
 				site.URL, c.path, c.goal, c.want)
-			tk, err := task.Parse("lookup.yaml", []byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: t.TempDir(), Workers: 2, NoScreenshots: true,
-				ExploreOnly: true, NoCache: true})
-			if err != nil || sum.Status != "goal_reached" {
-				t.Fatalf("goal %q: status %v, err %v", c.goal, statusOf(sum), err)
-			}
+			sum, _ := reachGoal(t, src, 2, 3*time.Minute)
 			t.Logf("%+v branches", sum.Branches)
 		})
 	}
