@@ -420,11 +420,10 @@ func (s *Session) settle(ctx context.Context) error {
 // navigating reports whether the main frame's document request is still
 // in flight: a navigation that does not finish fails its step.
 func (s *Session) navigating() bool {
-	main := s.page.MainFrame()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for req, rec := range s.byReq {
-		if rec.Type == "document" && req.Frame() == main {
+	for _, rec := range s.byReq {
+		if rec.page {
 			return true
 		}
 	}
@@ -436,11 +435,7 @@ func (s *Session) navigating() bool {
 // slow, not failed: the step's result says so (StepResult.Slow) and the
 // observation sees the page as it is then. A pending navigation of the
 // main frame is no slow request: it fails the step (navigation_timeout).
-// A step already slow does not wait again.
 func (s *Session) quiet(ctx context.Context, deadline time.Time) error {
-	if s.slow != "" {
-		return nil
-	}
 	err := s.waitQuiet(ctx, deadline)
 	if errors.Is(err, errNetworkBusy) && !s.navigating() {
 		s.mu.Lock()
@@ -492,7 +487,7 @@ func (s *Session) advance(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 	if s.slow != "" {
-		return nil // the step is slow already: no second wait
+		return nil // the step is slow already (quiet): no second wait
 	}
 	if err := s.waitLoad(deadline); err != nil {
 		return err

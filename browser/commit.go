@@ -184,13 +184,9 @@ func (s *Session) Screenshot(ctx context.Context) (string, error) {
 	if s.opts.Store == nil {
 		return "", fmt.Errorf("browser: no artifact store")
 	}
-	var png []byte
-	err := s.call(ctx, "the screenshot", func() (e error) {
-		png, e = s.screenshot(playwright.PageScreenshotOptions{Caret: playwright.ScreenshotCaretInitial}, s.knownPersonal(nil))
-		return e
-	})
+	png, err := s.ScreenshotPNG(ctx)
 	if err != nil {
-		return "", fmt.Errorf("browser: screenshot: %w", err)
+		return "", err
 	}
 	d, err := s.opts.Store.Put(ctx, png)
 	return string(d), err

@@ -23,6 +23,9 @@ type ObserveSpec struct {
 	Store bool
 	// MaxAffordances bounds the affordance list (default 120).
 	MaxAffordances int
+	// InOrderDigest also computes the network digest in its older form
+	// (Snapshot.NetDigestInOrder), for a replay of a bundle recorded in it.
+	InOrderDigest bool
 }
 
 // Snapshot is a raw observation: what the page showed, before scoring.
@@ -38,7 +41,7 @@ type Snapshot struct {
 	// or credentials; the caller scrubs them wherever else they show up.
 	PII []string
 	// NetDigestInOrder is the step's network digest in the older form
-	// (lines in request order), for replays of bundles recorded in it.
+	// (lines in request order) when ObserveSpec.InOrderDigest asks.
 	NetDigestInOrder string
 }
 
@@ -132,7 +135,9 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 		f.Key, f.Value = s.scrubText(f.Key, res.PII), s.scrubText(f.Value, res.PII)
 	}
 	recs := s.recsSince(s.step)
-	snap.NetDigestInOrder = s.netDigestInOrder(recs)
+	if spec.InOrderDigest {
+		snap.NetDigestInOrder = s.netDigestInOrder(recs)
+	}
 	o := branch.Observation{
 		URL:         s.scrubURL(s.page.URL()),
 		Title:       title,

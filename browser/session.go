@@ -340,13 +340,9 @@ func (s *Session) setPage(p playwright.Page) {
 	})
 }
 
-// said keeps a console message or page error of the running step,
-// scrubbed and cut, up to branch.ConsoleLimit.
+// said keeps a console message or page error of the running step, up to
+// branch.ConsoleLimit; takeConsole scrubs and cuts them.
 func (s *Session) said(kind, text string) {
-	if r := []rune(text); len(r) > consoleText {
-		text = string(r[:consoleText]) + "…"
-	}
-	text = s.scrubText(text, nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.console) < branch.ConsoleLimit {
@@ -357,12 +353,26 @@ func (s *Session) said(kind, text string) {
 // consoleText bounds one console entry's text, in characters.
 const consoleText = 300
 
-// takeConsole returns what the page said since the last call.
+// takeConsole returns what the page said since the last call, scrubbed
+// like the page itself (the personal values the session has seen typed,
+// submitted or shown included), then cut: a value is never cut in half
+// before it is found.
 func (s *Session) takeConsole() []branch.ConsoleEntry {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	c := s.console
 	s.console = nil
+	s.mu.Unlock()
+	if len(c) == 0 {
+		return nil
+	}
+	known := s.knownPersonal(nil)
+	for i := range c {
+		t := s.scrubText(c[i].Text, known)
+		if r := []rune(t); len(r) > consoleText {
+			t = string(r[:consoleText]) + "…"
+		}
+		c[i].Text = t
+	}
 	return c
 }
 

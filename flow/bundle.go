@@ -8,6 +8,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
 // FromBundle is the flow of a bundle's branch: its plan with every target
@@ -51,7 +52,7 @@ func FromBundle(b *bundle.Bundle) (*Flow, error) {
 			switch {
 			case in.Secret:
 				fa.Secret = true
-			case in.Token != "" && !strings.Contains(in.Token, "tok_"):
+			case in.Token != "" && !scrub.HoldsToken(in.Token):
 				// A plain input the recorded pages show as it is (no
 				// personal data in it): the flow keeps its value, so it
 				// plays without --set.

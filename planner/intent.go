@@ -139,8 +139,11 @@ func nameMatch(words []string, a branch.Affordance) float64 {
 // back to the empty text fields no phrase names.
 func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(Candidate)) {
 	picks := make([]map[int]float64, len(p.g.Steps))
+	variants := make([][]Step, len(p.g.Steps)) // each step as this page reads it (stepVariants)
+	notes := make([][]string, len(p.g.Steps))
 	best := map[string]map[int]float64{} // verb -> affordance -> the best match of a phrase with that verb
 	for k, st := range p.g.Steps {
+		variants[k], notes[k] = p.stepVariants(obs, st)
 		picks[k] = p.pick(obs, st)
 		if best[st.Verb] == nil {
 			best[st.Verb] = map[int]float64{}
@@ -156,8 +159,7 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			picks[k] = unnamedFields(obs, best[VerbType])
 		}
 		if st.Verb == VerbType {
-			vs, _ := p.stepVariants(obs, st)
-			picks[k] = p.written(obs, vs, picks[k], h)
+			picks[k] = p.written(obs, variants[k], picks[k], h)
 		}
 	}
 	// Earlier steps first: "check the box, then press OK". A phrase with
@@ -175,7 +177,6 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			top = c.Prior
 			add(c)
 		}
-		variants, notes := p.stepVariants(obs, st)
 		for i, a := range obs.Affordances {
 			m, ok := picks[k][i]
 			if !ok || m < best[st.Verb][i]-BetterNamed || p.risky(a, obs.URL) {
@@ -185,14 +186,14 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 			if fit == 0 {
 				continue
 			}
-			for n, vst := range variants {
+			for n, vst := range variants[k] {
 				act, ok := p.stepAction(vst, a, h)
 				if !ok {
 					continue
 				}
 				prior := min(StepPriorBase+StepPriorSpan*m*fit*order, ceiling-StepGap) * pow(ValueGuessDecay, n)
 				top = max(top, prior)
-				add(Candidate{Action: act, Prior: prior, Reason: fmt.Sprintf("the goal says %s %s%s", st.Verb, strings.Join(st.Target, " "), notes[n]),
+				add(Candidate{Action: act, Prior: prior, Reason: fmt.Sprintf("the goal says %s %s%s", st.Verb, strings.Join(st.Target, " "), notes[k][n]),
 					Named: true, match: m, from: placed(st.At), phrase: true})
 			}
 		}

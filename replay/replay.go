@@ -233,7 +233,7 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 		if err != nil {
 			return nil, err
 		}
-		snap, err := sess.Observe(ctx, browser.ObserveSpec{})
+		snap, err := sess.Observe(ctx, browser.ObserveSpec{InOrderDigest: m.NetDigest != branch.NetDigestMultiset})
 		sr := StepReport{Index: i + 1, Action: a.Describe(), Status: r.Status, Want: want.Status, Code: r.Code, WantURL: want.URL,
 			Strategy: r.Strategy, HealedSelector: r.HealedSelector, Via: r.Via, WantVia: want.Via}
 		if r.Status == branch.StatusHealed {

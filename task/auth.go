@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
 // Auth says how every branch and the committer are logged in.
@@ -123,47 +122,19 @@ func ParseStorageState(b []byte) (*StorageState, error) {
 func (s *StorageState) Secrets() []string {
 	var out []string
 	for _, c := range s.Cookies {
-		if Credential(c.Name, c.Value) {
+		if scrub.Credential(c.Name, c.Value) {
 			out = append(out, c.Value)
 		}
 	}
 	for _, o := range s.Origins {
 		for _, kv := range o.LocalStorage {
-			if Credential(kv.Name, kv.Value) {
+			if scrub.Credential(kv.Name, kv.Value) {
 				out = append(out, kv.Value)
 			}
 		}
 	}
 	sort.Strings(out)
 	return out
-}
-
-// credentialName matches the names of cookies and stored entries that
-// hold credentials.
-var credentialName = regexp.MustCompile(`(?i)(sess|sid|auth|token|login|logged|jwt|csrf|xsrf|remember|secret|passw|api.?key|access|refresh|bearer)`)
-
-// Credential reports whether a cookie or stored entry is a credential: a
-// value of at least 8 characters under a credential's name, or a value
-// of at least 16 characters that looks random (letters and digits mixed,
-// no spaces), whatever its name.
-func Credential(name, value string) bool {
-	v := strings.TrimSpace(value)
-	if len(v) >= 8 && credentialName.MatchString(name) {
-		return true
-	}
-	if len(v) < 16 || strings.ContainsAny(v, " \t") {
-		return false
-	}
-	letters, digits := false, false
-	for _, r := range v {
-		switch {
-		case r >= '0' && r <= '9':
-			digits = true
-		case unicode.IsLetter(r):
-			letters = true
-		}
-	}
-	return letters && digits
 }
 
 // ResolveStorageState reads the storage state a reference names (the

@@ -50,10 +50,14 @@ func (t *Task) Origin() string { return origin(t.StartURL) }
 
 // RelativeURL folds the start URL's origin in u to "{origin}", so URLs on
 // the task's site compare equal whatever address the site was served on.
-func (t *Task) RelativeURL(u string) string {
-	o := t.Origin()
-	if o != "" && strings.HasPrefix(u, o) && (len(u) == len(o) || u[len(o)] == '/' || u[len(o)] == '?') {
-		return "{origin}" + u[len(o):]
+func (t *Task) RelativeURL(u string) string { return FoldOrigin(u, t.Origin()) }
+
+// FoldOrigin writes a URL on origin relative to it, as "{origin}/path";
+// a URL elsewhere (another host, or a port that only starts like
+// origin's) is returned as it is.
+func FoldOrigin(u, origin string) string {
+	if origin != "" && strings.HasPrefix(u, origin) && (len(u) == len(origin) || u[len(origin)] == '/' || u[len(origin)] == '?') {
+		return "{origin}" + u[len(origin):]
 	}
 	return u
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/llm"
 	"github.com/multiverse-orchestrator/multiverse/planner"
+	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
 // The prompt a language-model advisor is asked with. A change of the
@@ -85,10 +86,8 @@ func userPrompt(q planner.Query) string {
 		}
 	}
 	if o := q.Obs; o != nil {
-		page := o.URL
-		if rest, ok := strings.CutPrefix(page, q.Site); ok && q.Site != "" && (rest == "" || rest[0] == '/' || rest[0] == '?') {
-			page = "{origin}" + rest // the same question whatever port the site is on
-		}
+		// The same question whatever port the site is on.
+		page := task.FoldOrigin(o.URL, q.Site)
 		fmt.Fprintf(&b, "\nPage: %s\nTitle: %s\n", oneLine(page, 300), oneLine(o.Title, maxLabel))
 		if len(o.Predicates) > 0 {
 			names := make([]string, 0, len(o.Predicates))

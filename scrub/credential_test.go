@@ -1,9 +1,6 @@
-package task
+package scrub
 
-import (
-	"reflect"
-	"testing"
-)
+import "testing"
 
 // TestCredential: session and auth cookies and stored tokens are
 // credentials by name or by the shape of a long random value; a user id,
@@ -31,9 +28,20 @@ func TestCredential(t *testing.T) {
 			t.Errorf("Credential(%q, %q) = %v, want %v", c.name, c.value, got, c.want)
 		}
 	}
-	st := StorageState{Cookies: []StateCookie{{Name: "uid", Value: "42"}, {Name: "sid", Value: "9f8e7d6c5b4a"}},
-		Origins: []StateOrigin{{Origin: "https://app.test", LocalStorage: []StateKeyValue{{Name: "theme", Value: "dark"}, {Name: "access_token", Value: "tok-12345678"}}}}}
-	if got, want := st.Secrets(), []string{"9f8e7d6c5b4a", "tok-12345678"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Secrets() = %q, want %q", got, want)
+}
+
+// TestHoldsToken: a value scrubbed whole or in part holds a token; one
+// that only looks like a word with "tok" in it does not.
+func TestHoldsToken(t *testing.T) {
+	sc := New(NewKey(), nil)
+	for v, want := range map[string]bool{
+		sc.Token("x"):                         true,
+		"mail " + sc.Text("jane@example.org"): true,
+		"10":                                  false,
+		"stock_tokens":                        false,
+	} {
+		if got := HoldsToken(v); got != want {
+			t.Errorf("HoldsToken(%q) = %v, want %v", v, got, want)
+		}
 	}
 }
