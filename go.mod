@@ -3,6 +3,7 @@ module github.com/multiverse-orchestrator/multiverse
 go 1.26.8
 
 require (
+	github.com/coder/websocket v1.8.12
 	github.com/klauspost/compress v1.20.3
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/nats-io/nats-server/v2 v2.15.2

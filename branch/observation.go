@@ -40,6 +40,15 @@ type Observation struct {
 	// page order (see Fact); the goal may ask for one ("enter the price
 	// of the Blue Widget"). Scrubbed like the affordances' names.
 	Facts []Fact `json:"facts,omitempty"`
+	// Live is the step's live channel traffic (WebSocket, EventSource)
+	// as the page saw it, in order; LiveDropped counts entries beyond
+	// what one take keeps.
+	Live        []LiveFrame `json:"live,omitempty"`
+	LiveDropped int         `json:"live_dropped,omitempty"`
+	// Recall maps the slow salted hash of each personal value the
+	// observation tokenized to its token (scrub.Recall), so a replay
+	// without the run's key gives the value the same token.
+	Recall map[string]string `json:"recall,omitempty"`
 }
 
 // Fact is one value the page states in text with the words that name it:
@@ -150,9 +159,53 @@ type NetRecord struct {
 	// Unsupported marks traffic the capture cannot record faithfully
 	// (WebSocket, server-sent events, service workers).
 	Unsupported string `json:"unsupported,omitempty"`
+	// Late says the request was still in flight when its step was
+	// observed (the slow request of a slow step): its answer, recorded
+	// when it came, reached the page after the observation.
+	Late bool `json:"late,omitempty"`
 	// StartedMS is when the request started, in wall milliseconds since
 	// the session was created, and DurationMS how long it took to end:
 	// timings for HAR, never part of a digest.
 	StartedMS  int64 `json:"started_ms,omitempty"`
 	DurationMS int64 `json:"duration_ms,omitempty"`
+}
+
+// Live frame phases: when the page's log was taken.
+const (
+	// LivePre entries arrived after the last observation, before the
+	// step's action: a replay feeds them before it acts.
+	LivePre = "pre"
+	// LivePost entries are the rest, up to the step's observation.
+	LivePost = "post"
+)
+
+// Live frame kinds.
+const (
+	LiveNew   = "new"   // the page made the connection (URL)
+	LiveOpen  = "open"  // it opened (Protocol)
+	LiveIn    = "in"    // a frame or event reached the page
+	LiveOut   = "out"   // the page sent a frame
+	LiveClose = "close" // it closed (Code, Reason)
+	LiveError = "error" // it failed (State: an event stream's readyState after)
+)
+
+// LiveFrame is one entry of a page's live channel log: a WebSocket or
+// EventSource connection's life, frame by frame. Conn numbers the
+// connections of one document from 1 in the order the page made them; N
+// numbers the entries of one kind on one connection from 1. Data is the
+// frame's text, scrubbed, or its bytes in base64 (Binary).
+type LiveFrame struct {
+	Conn     int    `json:"c"`
+	Kind     string `json:"k"`
+	N        int    `json:"n"`
+	Phase    string `json:"phase,omitempty"`
+	URL      string `json:"url,omitempty"`
+	Data     string `json:"d,omitempty"`
+	Binary   bool   `json:"b,omitempty"`
+	Type     string `json:"t,omitempty"`  // an event stream's event type
+	ID       string `json:"id,omitempty"` // an event stream's last event id
+	Protocol string `json:"p,omitempty"`
+	Code     int    `json:"code,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	State    *int   `json:"rs,omitempty"`
 }

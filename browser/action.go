@@ -67,7 +67,14 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 			s.navOrigins[o] = true // the plan names it: not a link followed off the site
 		}
 	}
+	seen := s.liveSeen
 	s.mu.Unlock()
+	if seen && !s.opts.PlayLive {
+		// What arrived since the last observation is this step's pre
+		// phase; after a step nobody observed (a replayed prefix) it
+		// belongs to that step, whose record is another session's.
+		s.takeLive(ctx, s.observed == s.step-1)
+	}
 	strategy, err := s.do(ctx, a, inputs)
 	parked := a.Kind == branch.KindNavigate || a.Kind == branch.KindScroll || s.navigated() != ""
 	if parked {

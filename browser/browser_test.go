@@ -273,10 +273,13 @@ func TestScreenshotMasksSecrets(t *testing.T) {
 	}
 }
 
-// TestUnsupportedTrafficReported: WebSocket, server-sent events and a
-// service worker registration cannot be recorded and replayed; each is
-// reported, not silently dropped.
-func TestUnsupportedTrafficReported(t *testing.T) {
+// TestLiveTrafficRecorded: a WebSocket and an event stream are recorded
+// as live frames in the step's observation (the connections, their
+// opening, the stream's event), and the open stream does not make the
+// step slow; a service worker registration cannot be recorded and
+// replayed, and is reported, not silently dropped.
+func TestLiveTrafficRecorded(t *testing.T) {
+	done := make(chan struct{})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -289,16 +292,37 @@ navigator.serviceWorker.register("/sw.js");
 	mux.HandleFunc("/events", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, "retry: 600000\ndata: hello\n\n")
+		w.(http.Flusher).Flush()
+		select { // the stream stays open
+		case <-r.Context().Done():
+		case <-done:
+		}
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
+	defer close(done)
 	s := session(t, srv.URL, 1)
-	do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
-	got := strings.Join(s.Unsupported(), "\n")
-	for _, want := range []string{"websocket ws://", "server-sent events " + srv.URL + "/events", "service worker registration on " + srv.URL} {
-		if !strings.Contains(got, want) {
-			t.Errorf("unsupported traffic %q lacks %q", got, want)
+	res := do(t, s, branch.Action{Kind: branch.KindNavigate, URL: srv.URL + "/"})
+	if res.Slow != "" {
+		t.Errorf("an open event stream made the step slow: %s", res.Slow)
+	}
+	snap, err := s.Observe(context.Background(), browser.ObserveSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range snap.Obs.Live {
+		got = append(got, fmt.Sprintf("%d %s %s%s", f.Conn, f.Kind, strings.TrimPrefix(strings.TrimPrefix(f.URL, "ws://"), "http://"), f.Data))
+	}
+	all := strings.Join(got, "; ")
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, want := range []string{"1 new " + host + "/ws", "2 new " + host + "/events", "2 open ", "2 in hello"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("live entries %q lack %q", all, want)
 		}
+	}
+	if u := strings.Join(s.Unsupported(), "\n"); !strings.Contains(u, "service worker registration on "+srv.URL) || strings.Contains(u, "websocket") {
+		t.Errorf("unsupported traffic %q: want the service worker only", u)
 	}
 }
 

@@ -21,6 +21,17 @@ type netRec struct {
 	// page says the request is a document of the branch's page's main
 	// frame: a navigation.
 	page bool
+	// stream marks an event stream (see isStream).
+	stream bool
+	// body is the response body, asked for as soon as the response
+	// began (see listen); nil when no response came.
+	body chan bodyRead
+}
+
+// bodyRead is a response body as the driver gave it.
+type bodyRead struct {
+	data []byte
+	err  error
 }
 
 // listen records every request of the context. Playwright delivers events
@@ -56,6 +67,34 @@ func (s *Session) listen() {
 		s.lastBusy = time.Now()
 		s.mu.Unlock()
 	})
+	// A response's body is asked for the moment its headers arrive: the
+	// driver then reads it as soon as it is complete. Asked for when the
+	// request ends, it can be gone already: a page that reloads or
+	// navigates as it loads takes its documents' bodies with it.
+	s.bctx.On("response", func(resp playwright.Response) {
+		st := resp.Status()
+		if st >= 300 && st < 400 {
+			return
+		}
+		s.mu.Lock()
+		rec := s.byReq[resp.Request()]
+		if rec != nil && strings.HasPrefix(resp.Headers()["content-type"], "text/event-stream") {
+			// An event stream never ends: its events are in the page's
+			// live log, and the request is no load to wait for.
+			rec.stream, s.liveSeen = true, true
+			s.mu.Unlock()
+			return
+		}
+		if rec != nil && rec.body == nil {
+			rec.body = make(chan bodyRead, 1)
+			ch := rec.body
+			go func() {
+				data, err := resp.Body()
+				ch <- bodyRead{data, err}
+			}()
+		}
+		s.mu.Unlock()
+	})
 	s.bctx.On("requestfinished", func(req playwright.Request) {
 		go s.finish(req, "")
 	})
@@ -84,7 +123,17 @@ func (s *Session) finish(req playwright.Request, failure string) {
 			status = resp.Status()
 			headers = s.scrubHeaders(resp.Headers())
 			if status < 300 || status >= 400 {
-				if body, err := resp.Body(); err == nil {
+				s.mu.Lock()
+				early := rec.body
+				s.mu.Unlock()
+				var body []byte
+				if early != nil {
+					r := <-early
+					body, err = r.data, r.err
+				} else {
+					body, err = resp.Body()
+				}
+				if err == nil {
 					// What is recorded, hashed and replayed is the
 					// scrubbed body.
 					body = s.scrubBody(resp.Headers()["content-type"], body)
@@ -94,11 +143,6 @@ func (s *Session) finish(req playwright.Request, failure string) {
 						s.opts.Store.Put(context.Background(), body)
 					}
 				}
-			}
-			if ct := headers["content-type"]; strings.HasPrefix(ct, "text/event-stream") {
-				s.mu.Lock()
-				rec.Unsupported = "server-sent events"
-				s.mu.Unlock()
 			}
 		}
 	}
@@ -155,6 +199,9 @@ func (s *Session) waitQuiet(ctx context.Context, deadline time.Time) error {
 		busy := false
 		old := time.Since(s.born).Milliseconds() - s.opts.Env.ActionTimeout.Milliseconds()
 		for _, rec := range s.byReq {
+			if isStream(rec) {
+				continue
+			}
 			if rec.Step >= s.step || rec.StartedMS > old {
 				busy = true
 				break
@@ -172,6 +219,18 @@ func (s *Session) waitQuiet(ctx context.Context, deadline time.Time) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// markLate marks the running step's requests still in flight as late:
+// whatever answers them reaches the page after the step's observation.
+func (s *Session) markLate() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rec := range s.byReq {
+		if rec.Step == s.step && !isStream(rec) {
+			rec.Late = true
 		}
 	}
 }
@@ -232,10 +291,11 @@ func (s *Session) Unsupported() []string {
 
 // netDigest is the sha256 over the step's records: method, scrubbed URL
 // with the task origin folded, status and scrubbed body hash, one line
-// each, the lines sorted (branch.NetDigestMultiset). Scrubbing is
+// each, and a line per live channel entry (liveLines), the lines sorted
+// (branch.NetDigestMultiset). Scrubbing is
 // idempotent, so a replay from scrubbed records reaches the same digest.
-func (s *Session) netDigest(recs []netRec) string {
-	lines := s.netLines(recs)
+func (s *Session) netDigest(recs []netRec, live []branch.LiveFrame) string {
+	lines := append(s.netLines(recs), liveLines(live)...)
 	sort.Strings(lines)
 	return sha([]byte(strings.Join(lines, "")))
 }
@@ -249,13 +309,33 @@ func (s *Session) netDigestInOrder(recs []netRec) string {
 // netLines are the digest lines of recs, in request order.
 func (s *Session) netLines(recs []netRec) []string {
 	lines := make([]string, 0, len(recs))
-	for _, r := range recs {
+	last := -1 // the step's last main-frame document
+	for i := range recs {
+		if recs[i].page {
+			last = i
+		}
+	}
+	for i := range recs {
+		r := &recs[i]
+		if isStream(r) {
+			continue // its events are live frames, digested as such
+		}
+		body := r.BodyHash
+		if i < last {
+			// A request of a document the step left again (a page that
+			// reloads itself, a click that navigates): the browser drops
+			// that document's bodies when the next one commits, sometimes
+			// before they can be read, at capture and at replay alike.
+			// That it was made, and its answer's status, are in the
+			// digest; its body is not.
+			body = "superseded"
+		}
 		var b strings.Builder
 		u := r.URL
 		if o := s.opts.Origin; o != "" && strings.HasPrefix(u, o) {
 			u = "{origin}" + u[len(o):]
 		}
-		b.WriteString(r.Method + " " + u + " " + itoa(r.Status) + " " + r.BodyHash)
+		b.WriteString(r.Method + " " + u + " " + itoa(r.Status) + " " + body)
 		if r.Blocked {
 			b.WriteString(" blocked")
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
 // ObserveSpec says what to look at.
@@ -53,6 +54,7 @@ type observeResult struct {
 	Answers     []scoring.Answer    `json:"answers"`
 	Text        string              `json:"text"`
 	Ready       string              `json:"ready"`
+	Live        any                 `json:"live"`
 }
 
 // Observe looks at the page after the last step: URL, title, hashes,
@@ -110,7 +112,15 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	// idempotent, so a replay from scrubbed records hashes the same, and
 	// nothing that leaves the session holds a secret or personal data.
 	res.PII = append(res.PII, s.sensitiveValues()...)
-	res.DOM = s.scrubText(res.DOM, res.PII)
+	// What the strict hashes hold is scrubbed through a view that notes
+	// the values it tokenizes: the step's recall.
+	sc := s.opts.Scrub
+	if m, ok := sc.(minter); ok && s.opts.Record {
+		sc = m.Minter()
+	}
+	if sc != nil {
+		res.DOM = sc.TextWith(res.DOM, res.PII)
+	}
 	snap := Snapshot{DOM: res.DOM, Text: res.Text, PII: res.PII, Answers: make(map[scoring.Probe]scoring.Answer, len(spec.Probes))}
 	for i, p := range spec.Probes {
 		snap.Answers[p] = res.Answers[i]
@@ -120,7 +130,9 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	if err != nil {
 		ax = ""
 	}
-	ax = s.scrubAria(ax, res.PII)
+	if sc != nil {
+		ax = sc.Aria(ax, res.PII)
+	}
 	snap.AX = ax
 	s.mu.Lock()
 	status := s.docStatus
@@ -134,6 +146,12 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 		f := &res.Facts[i]
 		f.Key, f.Value = s.scrubText(f.Key, res.PII), s.scrubText(f.Value, res.PII)
 	}
+	if res.Live != nil {
+		s.keepLive(res.Live, branch.LivePost)
+	}
+	live, dropped := s.stepLive()
+	s.observed = s.step
+	s.markLate()
 	recs := s.recsSince(s.step)
 	if spec.InOrderDigest {
 		snap.NetDigestInOrder = s.netDigestInOrder(recs)
@@ -144,7 +162,10 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 		Status:      status,
 		DOMHash:     sha([]byte(res.DOM)),
 		AXHash:      sha([]byte(ax)),
-		NetDigest:   s.netDigest(recs),
+		NetDigest:   s.netDigest(recs, live),
+		Recall:      takeRecall(sc),
+		Live:        live,
+		LiveDropped: dropped,
 		Affordances: res.Affordances,
 		VirtualTime: s.vt.UnixMilli(),
 		Dialogs:     dialogs,
@@ -225,4 +246,17 @@ func (s *Session) Read(ctx context.Context, selector, attr string) (value string
 		return fmt.Sprint(v), true, nil
 	}
 	return str, true, nil
+}
+
+// minter is a scrubber that makes views noting the values they tokenize
+// (scrub.Scrubber.Minter); takeRecall reads such a view's recall.
+type minter interface {
+	Minter() *scrub.Scrubber
+}
+
+func takeRecall(sc Scrubber) map[string]string {
+	if r, ok := sc.(interface{ TakeRecall() map[string]string }); ok {
+		return r.TakeRecall()
+	}
+	return nil
 }

@@ -131,6 +131,10 @@ type SessionOptions struct {
 	// is looked for at its recorded box, and a healed match is
 	// screenshotted, outlined, before the action (HealShot).
 	Heal bool
+	// PlayLive makes the page's WebSocket and EventSource stand-ins that
+	// never touch the network and play the frames FeedLive hands them (a
+	// strict replay); otherwise live channels connect and are recorded.
+	PlayLive bool
 }
 
 // Session is one branch's isolated browser context. It is not safe for
@@ -179,6 +183,15 @@ type Session struct {
 	// console holds the running step's console errors and warnings and
 	// uncaught page errors (takeConsole).
 	console []branch.ConsoleEntry
+	// live holds the running step's live channel entries (keepLive),
+	// liveDropped how many a take dropped; liveSeen says the page made
+	// a live connection (a capture then takes the log before each
+	// action too).
+	live        []branch.LiveFrame
+	liveDropped int
+	liveSeen    bool
+	// observed is the last step an observation looked at.
+	observed int
 	// slow says why the running step's network did not settle ("" when
 	// it did); only the step's own goroutine touches it.
 	slow        string
@@ -275,6 +288,9 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(userRequestScript)}); err != nil {
 		return fail("installing the request script", err)
 	}
+	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(liveScript(opts.PlayLive))}); err != nil {
+		return fail("installing the live channel script", err)
+	}
 	if !opts.NoControls {
 		if err := bctx.Clock().Install(playwright.ClockInstallOptions{Time: ms}); err != nil {
 			return fail("installing the page clock", err)
@@ -335,7 +351,7 @@ func (s *Session) setPage(p playwright.Page) {
 	})
 	p.On("websocket", func(ws playwright.WebSocket) {
 		s.mu.Lock()
-		s.unsupported = append(s.unsupported, "websocket "+ws.URL())
+		s.liveSeen = true // its frames are in the page's live log
 		s.mu.Unlock()
 	})
 }

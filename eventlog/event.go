@@ -85,6 +85,7 @@ const (
 	KindLoginStart = "login_start" // the login began
 	KindLoginStep  = "login_step"  // a login step ran
 	KindLoginEnd   = "login_end"   // the login finished
+	KindStartState = "start_state" // the browser state (cookies, local storage) branches start from
 
 	// The commit.
 	KindRecovery           = "recovery"            // a pending intent of an earlier run was looked at

@@ -44,7 +44,7 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 		r.rec.addSpan(time.Time{}, o.VirtualTime, eventlog.KindDOMSnapshot, n.ID, span, payload.DOMSnapshot{
 			DOMHash: o.DOMHash, AXHash: o.AXHash, NetDigest: o.NetDigest, Screenshot: o.ScreenshotHash,
 			DOMArtifact: o.DOMArtifact, AXArtifact: o.AXArtifact, Predicates: o.Predicates,
-			DeadEnds: o.DeadEnds, Affordances: len(o.Affordances), AtBoundary: res.AtBoundary},
+			DeadEnds: o.DeadEnds, Affordances: len(o.Affordances), AtBoundary: res.AtBoundary, Live: o.Live, LiveDropped: o.LiveDropped, Recall: o.Recall},
 			o.DOMArtifact, o.AXArtifact, o.ScreenshotHash)
 	}
 	// The step's requests, scrubbed at capture: enough to serve them back

@@ -10,10 +10,12 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -113,7 +115,32 @@ func (r *run) setLogin(st *task.StorageState) error {
 	defer r.loginMu.Unlock()
 	r.login, r.loginJSON = st, data
 	r.spec.Login++
+	r.recordStartState(context.Background(), st, r.spec.Login)
 	return nil
+}
+
+// recordStartState records the state branches start from (start_state),
+// scrubbed, so a strict replay starts its page from it: a page script
+// that reads its cookies or the modules it cached in local storage asks
+// at replay for what it asked for at capture. A state that cannot be
+// stored is recorded as an error: the run goes on, its replays then
+// start from an empty state.
+func (r *run) recordStartState(ctx context.Context, st *task.StorageState, version int) {
+	if st == nil || len(st.Cookies)+len(st.Origins) == 0 {
+		return
+	}
+	sc := r.spec.ScrubberWith(st.Secrets())
+	data, err := json.Marshal(st.Scrubbed(sc))
+	var d artifacts.Digest
+	if err == nil {
+		d, err = r.store.Put(ctx, data)
+	}
+	if err != nil {
+		r.rec.add(time.Time{}, 0, eventlog.KindError, "", map[string]any{"where": "start_state", "error": err.Error()})
+		return
+	}
+	r.rec.add(time.Time{}, 0, eventlog.KindStartState, "", payload.StartState{Version: version, State: string(d),
+		Cookies: len(st.Cookies), Origins: len(st.Origins)})
 }
 
 // loginData is the session state workers are served.

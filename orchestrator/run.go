@@ -400,6 +400,13 @@ func (r *run) execute(ctx context.Context) error {
 	if r.cfg.Executor == nil && t.HasCommit() {
 		r.recoverPending(ctx)
 	}
+	if len(t.Auth.Login) == 0 && t.Auth.StorageState != nil {
+		// Every branch starts from the task's storage state (each
+		// session reads it): a replay must too.
+		if st, err := task.ResolveStorageState(*t.Auth.StorageState); err == nil {
+			r.recordStartState(ctx, st, 0)
+		}
+	}
 	if len(t.Auth.Login) > 0 {
 		if r.rt == nil {
 			return fmt.Errorf("%w: auth.login needs a browser; this run's executor has none", ErrBadInput)

@@ -62,6 +62,8 @@ type runRecords struct {
 	forks    map[string]payload.BranchFork
 	steps    map[string]*recordedStep
 	byBranch map[string][]eventlog.Event
+	// states are the run's start_state events, in order.
+	states []eventlog.Event
 }
 
 // readRun reads a run's events. It fails with ErrNotRecorded when the run
@@ -101,6 +103,8 @@ func readRun(ctx context.Context, src Source, runID string) (*runRecords, error)
 			} else if !end.Replayed {
 				st.end, st.executed = &end, true
 			}
+		case eventlog.KindStartState:
+			rr.states = append(rr.states, e)
 		case eventlog.KindNav:
 			st := stepOf(rr.steps, e.BranchID)
 			st.nav = decoded[payload.Nav](e)
@@ -176,6 +180,9 @@ func build(ctx context.Context, src Source, rr *runRecords, branchID string, kin
 			m.Allow = append(m.Allow, bundle.Guard{Method: g.Method, URL: g.URL})
 		}
 	}
+	if err := addStartState(ctx, b, src.Store, rr.startState(branchID)); err != nil {
+		return nil, err
+	}
 	seq := 0
 	for k, id := range chain {
 		st := steps[id]
@@ -189,12 +196,13 @@ func build(ctx context.Context, src Source, rr *runRecords, branchID string, kin
 		step := bundle.Step{Index: k + 1, Action: leaf.Plan[k], Status: end.Status, Code: end.Code,
 			Strategy: end.Strategy, Via: end.Via, Console: end.Console, URL: nav.URL, Title: nav.Title,
 			DOMHash: snap.DOMHash, AXHash: snap.AXHash, NetDigest: snap.NetDigest,
-			ScreenshotHash: snap.Screenshot, Predicates: snap.Predicates}
+			ScreenshotHash: snap.Screenshot, Predicates: snap.Predicates, Live: snap.Live}
 		step.VirtualTimeMS = vtOf(byBranch[id])
 		if err := attach(ctx, b, src.Store, k+1, snap.DOMArtifact, snap.AXArtifact, step.ScreenshotHash); err != nil {
 			return nil, err
 		}
 		b.Steps = append(b.Steps, step)
+		addRecall(m, rs, snap.Recall)
 		for _, n := range st.net {
 			seq++
 			if err := addEntry(ctx, b, src.Store, n, seq, k+1); err != nil {
@@ -218,6 +226,55 @@ func build(ctx context.Context, src Source, rr *runRecords, branchID string, kin
 		}
 	}
 	return b, nil
+}
+
+// addRecall adds a step's recall entries to the manifest's recall.
+func addRecall(m *bundle.Manifest, rs payload.RunStart, tokens map[string]string) {
+	if rs.RecallSalt == "" || rs.RecallIterations <= 0 || len(tokens) == 0 {
+		return
+	}
+	if m.Recall == nil {
+		m.Recall = &bundle.Recall{Salt: rs.RecallSalt, Iterations: rs.RecallIterations, Tokens: map[string]string{}}
+	}
+	for h, tok := range tokens {
+		m.Recall.Tokens[h] = tok
+	}
+}
+
+// startState is the digest of the state a branch's last step started
+// from: the run's latest start_state before that step ended ("" when
+// there is none).
+func (rr *runRecords) startState(branchID string) string {
+	var end int64
+	for _, e := range rr.byBranch[branchID] {
+		if e.Kind == eventlog.KindActionEnd {
+			end = e.Seq
+		}
+	}
+	d := ""
+	for _, e := range rr.states {
+		if end != 0 && e.Seq > end {
+			break
+		}
+		if s, err := payload.Decode[payload.StartState](e); err == nil {
+			d = s.State
+		}
+	}
+	return d
+}
+
+// addStartState puts the state the branch started from into the bundle.
+func addStartState(ctx context.Context, b *bundle.Bundle, store *artifacts.FS, d string) error {
+	if d == "" {
+		return nil
+	}
+	data, err := store.Get(ctx, artifacts.Digest(d))
+	if err != nil {
+		return fmt.Errorf("replay: the start state %s: %w", d, err)
+	}
+	b.Files[bundle.BodyPath(d)] = data
+	b.Manifest.StartState = d
+	return nil
 }
 
 func stepOf(m map[string]*recordedStep, id string) *recordedStep {

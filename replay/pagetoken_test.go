@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -25,9 +26,11 @@ document.getElementById('go').onclick = () => { document.getElementById('out').t
 
 // TestPageMadeValueKeepsItsToken: a personal value the page makes itself
 // is scrubbed at capture with the run's key; a strict replay in the run's
-// data dir scrubs it with the same key (replay.Options.ScrubKey) and
-// reproduces every hash, twice alike, while a replay with a key of its
-// own gives it another token and diverges.
+// data dir scrubs it with the same key (replay.Options.ScrubKey), and a
+// replay anywhere else with a key of its own finds the value in the
+// bundle's recall (a slow salted hash, never the value): both reproduce
+// every hash, twice alike. Without the recall, a key of its own gives the
+// value another token and the replay diverges.
 func TestPageMadeValueKeepsItsToken(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
@@ -77,8 +80,23 @@ func TestPageMadeValueKeepsItsToken(t *testing.T) {
 			t.Errorf("replay %d compared no screenshot; the bundle holds %d files", i+1, len(b.Files))
 		}
 	}
+	if b.Manifest.Recall == nil || len(b.Manifest.Recall.Tokens) == 0 {
+		t.Fatal("the bundle holds no recall")
+	}
+	for h := range b.Manifest.Recall.Tokens {
+		if strings.Contains(h, "@") || strings.Contains(h, "member") {
+			t.Errorf("a recall key holds the value: %s", h)
+		}
+	}
+	for i := 0; i < 2; i++ {
+		rep, err := replay.Replay(ctx, runtime(t), b, replay.Options{})
+		if err != nil || rep.RSR != 1 {
+			t.Fatalf("replay %d away from the data dir: RSR %.2f, %v\n%s", i+1, repRSR(rep), err, repDiff(rep))
+		}
+	}
+	b.Manifest.Recall = nil
 	rep, err := replay.Replay(ctx, runtime(t), b, replay.Options{})
 	if err == nil && rep.RSR == 1 {
-		t.Error("a replay with a key of its own reproduced a page-made personal value's token: the test shows nothing")
+		t.Error("without the recall, a replay with a key of its own reproduced a page-made personal value's token: the test shows nothing")
 	}
 }

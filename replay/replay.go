@@ -14,6 +14,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
+	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
 // ErrDiverged: the replay did not reproduce every step's strict hashes.
@@ -171,6 +172,12 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 		key = scrub.NewKey()
 	}
 	sc := scrub.New(key, nil)
+	if r := m.Recall; r != nil {
+		// The capture's tokens for the personal values it observed: a
+		// page that makes one again gets the recorded token, with or
+		// without the run's key.
+		sc = sc.WithRecall(&scrub.Recall{Salt: r.Salt, Iterations: r.Iterations, Tokens: r.Tokens})
+	}
 	so := browser.SessionOptions{
 		Env: browser.Env{Width: env.Width, Height: env.Height, DeviceScaleFactor: env.DeviceScaleFactor, Locale: env.Locale,
 			Timezone: env.Timezone, UserAgent: env.UserAgent, Clock: time.UnixMilli(env.ClockMS).UTC(),
@@ -188,7 +195,18 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 	// A strict one holds what the capture held, and releases the commit
 	// action of a commit bundle as its committer did.
 	so.SendWrites = !opts.Live && !m.HoldsWrites
+	if !opts.Live {
+		// The page starts from the state the capture started from (a
+		// live replay has no session of the site's to offer: the
+		// credentials in it are tokens).
+		if so.State, err = startState(b); err != nil {
+			return nil, err
+		}
+	}
 	so.Origins = m.Origins
+	// A strict replay plays the recorded live channels; a live one
+	// connects them.
+	so.PlayLive = !opts.Live
 	_, commitAction, isCommit := m.CommitSteps()
 	if opts.Live {
 		if plan, err = stopAtCommit(b, plan, rep); err != nil {
@@ -229,9 +247,20 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 		if !opts.Live && isCommit && i+1 == commitAction {
 			sess.ReleaseWrites()
 		}
+		pre, post := livePhases(want.Live)
+		if so.PlayLive {
+			if err := sess.FeedLive(ctx, pre); err != nil {
+				return nil, err
+			}
+		}
 		r, err := sess.Do(ctx, a, inputs)
 		if err != nil {
 			return nil, err
+		}
+		if so.PlayLive {
+			if err := sess.FeedLive(ctx, post); err != nil {
+				return nil, err
+			}
 		}
 		snap, err := sess.Observe(ctx, browser.ObserveSpec{InOrderDigest: m.NetDigest != branch.NetDigestMultiset})
 		sr := StepReport{Index: i + 1, Action: a.Describe(), Status: r.Status, Want: want.Status, Code: r.Code, WantURL: want.URL,
@@ -332,4 +361,35 @@ func foldOrigin(u, origin string) string {
 func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// startState is the browser state the bundle's capture started from
+// (Manifest.StartState), nil when it records none.
+func startState(b *bundle.Bundle) (*task.StorageState, error) {
+	d := b.Manifest.StartState
+	if d == "" {
+		return nil, nil
+	}
+	data, ok := b.Body(d)
+	if !ok {
+		return nil, fmt.Errorf("replay: the bundle holds no start state %s", d)
+	}
+	st, err := task.ParseStorageState(data)
+	if err != nil {
+		return nil, fmt.Errorf("replay: the bundle's start state: %w", err)
+	}
+	return st, nil
+}
+
+// livePhases splits a step's recorded live entries into those taken
+// before its action and the rest.
+func livePhases(fs []branch.LiveFrame) (pre, post []branch.LiveFrame) {
+	for _, f := range fs {
+		if f.Phase == branch.LivePre {
+			pre = append(pre, f)
+		} else {
+			post = append(post, f)
+		}
+	}
+	return pre, post
 }

@@ -122,8 +122,11 @@ type server struct {
 	index   map[string]*bundle.Entry
 	matcher *bundle.Matcher
 
-	mu         sync.Mutex
-	step       int
+	mu   sync.Mutex
+	step int
+	// stepped is closed (and replaced) whenever the step changes: a late
+	// answer waits on it.
+	stepped    chan struct{}
 	served     int
 	unrecorded []Unrecorded
 }
@@ -142,7 +145,7 @@ type Unrecorded struct {
 // newServer serves b's recorded responses; sc scrubs the requests the
 // page sends to match them (the session's scrubber).
 func newServer(b *bundle.Bundle, sc *scrub.Scrubber) *server {
-	s := &server{b: b, index: b.Index(), matcher: bundle.NewMatcher(b.Manifest.Origin)}
+	s := &server{b: b, index: b.Index(), matcher: bundle.NewMatcher(b.Manifest.Origin), stepped: make(chan struct{})}
 	s.proxy = proxy{sc: sc, answer: s.answer}
 	return s
 }
@@ -150,13 +153,43 @@ func newServer(b *bundle.Bundle, sc *scrub.Scrubber) *server {
 func (s *server) setStep(n int) {
 	s.mu.Lock()
 	s.step = n
+	close(s.stepped)
+	s.stepped = make(chan struct{})
 	s.mu.Unlock()
+}
+
+// after waits until the replay is past step, or ctx ends.
+func (s *server) after(ctx context.Context, step int) bool {
+	for {
+		s.mu.Lock()
+		cur, ch := s.step, s.stepped
+		s.mu.Unlock()
+		if cur > step {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-ch:
+		}
+	}
 }
 
 // answer is the recorded response of the request's match key, or nil
 // (refused, and listed as unrecorded at the current step).
-func (s *server) answer(_ context.Context, method, url, bodySHA string) *reply {
+func (s *server) answer(ctx context.Context, method, url, bodySHA string) *reply {
 	e := s.index[s.matcher.Next(method, url, bodySHA)]
+	if e != nil && pending(*e) {
+		// Still waiting for its answer when the capture's step ended (the
+		// slow request of a slow step): it waits here too, until the page
+		// gives up on it or the replay ends.
+		<-ctx.Done()
+		return nil
+	}
+	if e != nil && e.Late && !s.after(ctx, e.Step) {
+		// Answered after its step was observed: not before the next step.
+		return nil
+	}
 	s.mu.Lock()
 	if e == nil || e.Blocked || e.Error != "" {
 		s.unrecorded = append(s.unrecorded, Unrecorded{Step: s.step, Method: method, URL: url, AtCapture: e != nil})
@@ -171,6 +204,10 @@ func (s *server) answer(_ context.Context, method, url, bodySHA string) *reply {
 	}
 	return &reply{status: e.Status, header: e.ResponseHeaders, body: out}
 }
+
+// pending reports a recorded request that had no answer yet when its
+// step was recorded: no status, no error, not blocked.
+func pending(e bundle.Entry) bool { return e.Status == 0 && e.Error == "" && !e.Blocked }
 
 func (s *server) report() (served int, unrecorded []Unrecorded) {
 	s.mu.Lock()

@@ -122,8 +122,8 @@ func report(r *rerun.Report) string {
 // TestRerunDemo: with the site gone, a full rerun of the committed demo
 // run reproduces every recorded decision and its commit preflight holds
 // under the recorded key; a hybrid rerun with another weight reports the
-// decisions it changed; a swap of the review page's price makes the
-// commit's preflight refuse, as the committer would have. Not one request
+// decisions it changed, and a swap of the review page's price in it makes
+// the commit's preflight refuse, as the committer would have. Not one request
 // reaches the site's address.
 func TestRerunDemo(t *testing.T) {
 	if testing.Short() {
@@ -145,23 +145,21 @@ func TestRerunDemo(t *testing.T) {
 		t.Errorf("the full rerun's manifest says it reproduces %+v, want run %s", rp, r.sum.RunID)
 	}
 
+	// One hybrid rerun with another weight and a swapped review page: it
+	// reports the decisions the weight changed, and the swapped page's
+	// price makes the commit's preflight refuse. (A full rerun pins the
+	// recorded weights whatever the task given says:
+	// TestFullRerunPinsTheManifest tests the configuration it runs.)
 	weighted := *r.task
 	weighted.Weights.Progress *= 0.5
-	hybrid, err := r.rerun(t, rerun.Options{Mode: rerun.ModeHybrid, Task: &weighted})
+	swap := replay.Swap{Step: 1, URL: "/checkout/review", Body: pricier(t, r)}
+	swapped, err := r.rerun(t, rerun.Options{Mode: rerun.ModeHybrid, Task: &weighted, Swaps: []replay.Swap{swap}})
 	if err != nil {
 		t.Fatalf("hybrid rerun: %v", err)
 	}
-	c := hybrid.Compared
+	c := swapped.Compared
 	if c.Same || len(c.OnlyOriginal) == 0 || len(c.OnlyRerun) == 0 || c.Want == nil || c.Got == nil {
-		t.Fatalf("a halved progress weight changed no decision:\n%s", report(hybrid))
-	}
-	// A full rerun pins the recorded weights whatever the task given says
-	// (TestFullRerunPinsTheManifest tests the configuration it runs).
-
-	swap := replay.Swap{Step: 1, URL: "/checkout/review", Body: pricier(t, r)}
-	swapped, err := r.rerun(t, rerun.Options{Mode: rerun.ModeHybrid, Swaps: []replay.Swap{swap}})
-	if err != nil {
-		t.Fatalf("swapped rerun: %v", err)
+		t.Fatalf("a halved progress weight changed no decision:\n%s", report(swapped))
 	}
 	if swapped.ExitCode != orchestrator.ExitAborted || !strings.Contains(swapped.Error, "total_within_budget") || swapped.Commit == nil ||
 		swapped.Commit.Key != "" {

@@ -22,6 +22,11 @@ type Scrubber struct {
 	// short are the secrets shorter than MinSubstring, each with the
 	// pattern that finds it where it is a whole value.
 	short []shortSecret
+	// mint notes the values a Minter view tokenizes; recall gives
+	// recalled values their recorded tokens (WithRecall). Both nil on a
+	// plain scrubber.
+	mint   *minted
+	recall *recaller
 }
 
 // MinSubstring is the length from which a secret is replaced wherever it
@@ -181,12 +186,18 @@ func (s *Scrubber) Token(v string) string {
 	if IsToken(v) {
 		return v
 	}
+	if s.recall != nil {
+		if tok, ok := s.recall.token(v); ok {
+			return tok
+		}
+	}
 	m := hmac.New(sha256.New, s.key)
 	m.Write([]byte(v))
 	tok := "tok_" + hex.EncodeToString(m.Sum(nil))[:16]
 	if emailRE.MatchString(v) && emailRE.FindString(v) == v {
 		tok += tokenDomain
 	}
+	s.note(v, tok)
 	return tok
 }
 
@@ -204,7 +215,7 @@ func (s *Scrubber) Header(name, value string) string {
 		for i, l := range lines {
 			parts := strings.Split(l, ";")
 			if k, v, ok := strings.Cut(parts[0], "="); ok {
-				parts[0] = k + "=" + s.cookieValue(v)
+				parts[0] = k + "=" + s.cookieValue(k, v)
 			}
 			lines[i] = strings.Join(parts, ";")
 		}
@@ -213,7 +224,7 @@ func (s *Scrubber) Header(name, value string) string {
 		parts := strings.Split(value, ";")
 		for i, p := range parts {
 			if k, v, ok := strings.Cut(p, "="); ok {
-				parts[i] = k + "=" + s.cookieValue(v)
+				parts[i] = k + "=" + s.cookieValue(strings.TrimSpace(k), v)
 			}
 		}
 		return strings.Join(parts, ";")
@@ -231,13 +242,16 @@ func (s *Scrubber) Header(name, value string) string {
 // Referer repeats the query of the page before.
 var urlHeaders = map[string]bool{"referer": true, "location": true, "content-location": true}
 
-// cookieValue tokenizes a cookie value, keeping short flag-like values
-// (A/B variants, "1") that carry no identity.
-func (s *Scrubber) cookieValue(v string) string {
-	if len(strings.TrimSpace(v)) <= 2 {
-		return v
+// cookieValue scrubs a cookie value by the rule a stored session state
+// follows (StorageState.Scrubbed): a credential (Credential) becomes its
+// token, any other value is scrubbed as text. A user id, a language or a
+// variant stays as the page's scripts read it, in the recorded headers and
+// in the state a replay starts from alike.
+func (s *Scrubber) cookieValue(name, v string) string {
+	if Credential(name, v) {
+		return s.Token(v)
 	}
-	return s.Token(v)
+	return s.Text(v)
 }
 
 // The patterns of what is personal, as regular expression sources that

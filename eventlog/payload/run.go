@@ -10,24 +10,28 @@ import (
 // needs to rebuild the run's browser environment and to score its
 // observations again. Values a person supplied are recorded scrubbed.
 type RunStart struct {
-	Task              string                `json:"task"`
-	TaskDigest        string                `json:"task_digest"`
-	TaskFile          string                `json:"task_file"`
-	StartURL          string                `json:"start_url"`
-	Seed              string                `json:"seed"` // the run seed, in decimal
-	SeedFromTask      bool                  `json:"seed_from_task"`
-	Budgets           task.Budgets          `json:"budgets"`
-	Search            task.Search           `json:"search"`
-	Weights           scoring.Weights       `json:"weights"`
-	Environment       task.Environment      `json:"environment"` // header values replaced by their tokens
-	Workers           int                   `json:"workers"`
-	NATS              string                `json:"nats"`
-	MultiverseVersion string                `json:"multiverse_version"`
-	Fingerprint       Fingerprint           `json:"fingerprint"`
-	ScrubKeySHA256    string                `json:"scrub_key_sha256"`
-	Origin            string                `json:"origin"`
-	Inputs            map[string]Input      `json:"inputs"`
-	Guard             []task.RequestPattern `json:"guard"`
+	Task              string           `json:"task"`
+	TaskDigest        string           `json:"task_digest"`
+	TaskFile          string           `json:"task_file"`
+	StartURL          string           `json:"start_url"`
+	Seed              string           `json:"seed"` // the run seed, in decimal
+	SeedFromTask      bool             `json:"seed_from_task"`
+	Budgets           task.Budgets     `json:"budgets"`
+	Search            task.Search      `json:"search"`
+	Weights           scoring.Weights  `json:"weights"`
+	Environment       task.Environment `json:"environment"` // header values replaced by their tokens
+	Workers           int              `json:"workers"`
+	NATS              string           `json:"nats"`
+	MultiverseVersion string           `json:"multiverse_version"`
+	Fingerprint       Fingerprint      `json:"fingerprint"`
+	ScrubKeySHA256    string           `json:"scrub_key_sha256"`
+	// RecallSalt is the salt of the run's recalls (scrub.Recall): a
+	// bundle carries it with the recall its steps recorded.
+	RecallSalt       string                `json:"recall_salt,omitempty"`
+	RecallIterations int                   `json:"recall_iterations,omitempty"`
+	Origin           string                `json:"origin"`
+	Inputs           map[string]Input      `json:"inputs"`
+	Guard            []task.RequestPattern `json:"guard"`
 	// Explore is the task's explore section; HoldsWrites says the run's
 	// speculative sessions held every state-changing request it does not
 	// allow (every run since speculation denies by default).
@@ -101,3 +105,20 @@ type RunBranches struct {
 	Pruned   int `json:"pruned"`
 	Failed   int `json:"failed"`
 }
+
+// StartState is the payload of start_state: the browser state every
+// branch of the run starts from from now on (the task's storage state,
+// or the session its scripted login left), so that a strict replay
+// starts its page from it too. State is the artifact digest of the
+// state's JSON (a task.StorageState), scrubbed (StorageState.Scrubbed):
+// the values are never in the event itself.
+type StartState struct {
+	// Version is the login version (job.Spec.Login) the state is.
+	Version int    `json:"version"`
+	State   string `json:"state"`
+	Cookies int    `json:"cookies"`
+	Origins int    `json:"origins"`
+}
+
+// Kind implements Payload.
+func (StartState) Kind() string { return eventlog.KindStartState }

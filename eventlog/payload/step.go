@@ -54,6 +54,12 @@ type DOMSnapshot struct {
 	DeadEnds    []string        `json:"dead_ends"`
 	Affordances int             `json:"affordances"` // how many the page offered
 	AtBoundary  bool            `json:"at_boundary"`
+	// Live is the step's live channel traffic (scrubbed at capture);
+	// LiveDropped counts entries beyond what the page's log keeps.
+	Live        []branch.LiveFrame `json:"live,omitempty"`
+	LiveDropped int                `json:"live_dropped,omitempty"`
+	// Recall is the observation's recall entries (branch.Observation).
+	Recall map[string]string `json:"recall,omitempty"`
 }
 
 // Kind implements Payload.

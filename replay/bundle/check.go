@@ -78,6 +78,11 @@ func (c *checker) checkModel(b *Bundle, o origins) {
 	c.checkManifest(&b.Manifest)
 	c.checkSteps(b, o)
 	c.checkFiles(b)
+	if d := b.Manifest.StartState; d != "" {
+		if _, ok := b.Files[BodyPath(d)]; !ok {
+			c.add(ManifestFile, 0, 0, "start_state %s: the bundle holds no %s", d, BodyPath(d))
+		}
+	}
 	c.checkNetwork(b, o)
 	c.checkEvents(b, o)
 }

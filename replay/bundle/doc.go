@@ -80,7 +80,23 @@
 //     link to it ("event N: chain broken"). A subset of a chain cannot be
 //     checked across gaps;
 //   - network.har does not parse, is not version 1.2, or has a different
-//     number of entries than network.jsonl.
+//     number of entries than network.jsonl plus one per WebSocket
+//     connection of the steps' live entries;
+//   - the manifest's start_state names a body the bundle does not hold.
+//
+// # Additions within v1
+//
+// Fields added after the first v1 bundles are optional, so older bundles
+// still read and replay as they did: manifest.net_digest (the form of the
+// steps' network digests: "multiset", or absent for request order),
+// manifest.start_state (the sha256 of a body holding the browser state
+// the capture started from: cookies and local storage, credentials as
+// tokens), steps' live entries (WebSocket and EventSource traffic, see
+// branch.LiveFrame) and console entries. A step's network digest covers
+// its live entries; a request made before the step's last main-frame
+// document (a document the step left again, and its requests) is digested
+// without its body, which the browser drops when the next document
+// commits.
 //
 // Screenshots are advisory: their hashes are recorded, not checked.
 // [Write] runs the same checks on the Bundle before writing anything, so a

@@ -30,6 +30,9 @@ type Entry struct {
 	Blocked     bool   `json:"blocked,omitempty"`
 	Error       string `json:"error,omitempty"`
 	Unsupported string `json:"unsupported,omitempty"`
+	// Late says the request was still in flight when its step was
+	// observed: a replay answers it only once the next step begins.
+	Late bool `json:"late,omitempty"`
 	// StartedMS is the start relative to Environment.ClockMS and
 	// DurationMS the duration, both optional, used for HAR timings.
 	StartedMS  int64 `json:"started_ms,omitempty"`
@@ -54,6 +57,7 @@ func EntryFromRecord(r branch.NetRecord) Entry {
 		Blocked:           r.Blocked,
 		Error:             r.Error,
 		Unsupported:       r.Unsupported,
+		Late:              r.Late,
 		StartedMS:         r.StartedMS,
 		DurationMS:        r.DurationMS,
 	}

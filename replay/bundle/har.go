@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
 )
 
 // harCreatorName is log.creator.name of every HAR this package writes; the
@@ -61,6 +63,28 @@ type harEntry struct {
 	Blocked         bool        `json:"_blocked"`
 	Error           string      `json:"_error,omitempty"`
 	Unsupported     string      `json:"_unsupported,omitempty"`
+	// WebSocketMessages are a WebSocket's frames, as browser developer
+	// tools export them; EventSourceMessages an event stream's events.
+	WebSocketMessages   []harWSMessage `json:"_webSocketMessages,omitempty"`
+	EventSourceMessages []harESMessage `json:"_eventSourceMessages,omitempty"`
+}
+
+// harWSMessage is one WebSocket frame: type "send" or "receive", time in
+// seconds since the Unix epoch, opcode 1 (text) or 2 (binary, data in
+// base64).
+type harWSMessage struct {
+	Type   string  `json:"type"`
+	Time   float64 `json:"time"`
+	Opcode int     `json:"opcode"`
+	Data   string  `json:"data"`
+}
+
+// harESMessage is one event of an event stream.
+type harESMessage struct {
+	Time      float64 `json:"time"`
+	EventName string  `json:"eventName"`
+	EventID   string  `json:"eventId"`
+	Data      string  `json:"data"`
 }
 
 type harNV struct {
@@ -131,7 +155,13 @@ type harTimings struct {
 //     its bytes in base64), empty cache, timings {send 0, wait
 //     DurationMS, receive 0, others -1}, pageref of the issuing step, and
 //     the custom fields _step, _seq, _blocked, _error, _unsupported,
-//     _resourceType.
+//     _resourceType;
+//   - after them, one entry per WebSocket connection the steps' live
+//     entries hold (GET, status 101, _resourceType "websocket", _seq 0),
+//     its frames in _webSocketMessages {type send or receive, time,
+//     opcode, data} as browser developer tools export them; an event
+//     stream's events go to its request's entry as _eventSourceMessages
+//     {time, eventName, eventId, data}.
 //
 // The capture does not record the protocol version or header sizes:
 // httpVersion is "HTTP/1.1" and headersSize -1. HAR is a pure function of
@@ -221,6 +251,7 @@ func HAR(b *Bundle) ([]byte, error) {
 		}
 		doc.Log.Entries = append(doc.Log.Entries, he)
 	}
+	addLive(b, &doc.Log)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -228,6 +259,100 @@ func HAR(b *Bundle) ([]byte, error) {
 		return nil, fmt.Errorf("bundle: har: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// liveConn is one live channel connection of a bundle's steps.
+type liveConn struct {
+	step int
+	url  string
+	ws   []harWSMessage
+	es   []harESMessage
+}
+
+// liveConns walks the steps' live entries: a "new" entry starts a
+// connection, and the entries after it with its number belong to it until
+// another "new" reuses the number (a new document numbers from 1 again).
+func liveConns(b *Bundle) []*liveConn {
+	var out []*liveConn
+	cur := map[int]*liveConn{}
+	for _, s := range b.Steps {
+		at := float64(s.VirtualTimeMS) / 1000
+		for _, f := range s.Live {
+			if f.Kind == branch.LiveNew {
+				c := &liveConn{step: s.Index, url: f.URL}
+				cur[f.Conn] = c
+				out = append(out, c)
+				continue
+			}
+			c := cur[f.Conn]
+			if c == nil || (f.Kind != branch.LiveIn && f.Kind != branch.LiveOut) {
+				continue
+			}
+			if isWebSocketURL(c.url) {
+				m := harWSMessage{Type: "receive", Time: at, Opcode: 1, Data: f.Data}
+				if f.Kind == branch.LiveOut {
+					m.Type = "send"
+				}
+				if f.Binary {
+					m.Opcode = 2
+				}
+				c.ws = append(c.ws, m)
+			} else if f.Kind == branch.LiveIn {
+				c.es = append(c.es, harESMessage{Time: at, EventName: f.Type, EventID: f.ID, Data: f.Data})
+			}
+		}
+	}
+	return out
+}
+
+func isWebSocketURL(u string) bool {
+	return strings.HasPrefix(u, "ws://") || strings.HasPrefix(u, "wss://")
+}
+
+// harLiveEntries is how many entries addLive adds to a bundle's HAR: one
+// per WebSocket connection.
+func harLiveEntries(b *Bundle) int {
+	n := 0
+	for _, c := range liveConns(b) {
+		if isWebSocketURL(c.url) {
+			n++
+		}
+	}
+	return n
+}
+
+// addLive puts the live channels into the HAR: a WebSocket connection is
+// an entry of its own (status 101, its frames in _webSocketMessages), an
+// event stream's events go to its request's entry (_eventSourceMessages).
+func addLive(b *Bundle, l *harLog) {
+	used := map[int]bool{}
+	for _, c := range liveConns(b) {
+		if !isWebSocketURL(c.url) {
+			for i := range l.Entries {
+				if e := &l.Entries[i]; !used[i] && e.Request.URL == c.url && e.Step <= c.step {
+					used[i] = true
+					e.EventSourceMessages = c.es
+					break
+				}
+			}
+			continue
+		}
+		at := b.Manifest.Environment.ClockMS
+		for _, s := range b.Steps {
+			if s.Index == c.step && s.VirtualTimeMS != 0 {
+				at = s.VirtualTimeMS
+			}
+		}
+		l.Entries = append(l.Entries, harEntry{
+			Pageref: pageID(c.step), StartedDateTime: harDate(at), Time: 0,
+			Request: harRequest{Method: "GET", URL: c.url, HTTPVersion: "HTTP/1.1", Cookies: []harNV{}, Headers: []harNV{},
+				QueryString: harQuery(c.url), HeadersSize: -1},
+			Response: harResponse{Status: 101, StatusText: "Switching Protocols", HTTPVersion: "HTTP/1.1", Cookies: []harNV{},
+				Headers: []harNV{}, Content: harContent{MimeType: "x-unknown"}, HeadersSize: -1},
+			Timings:      harTimings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1},
+			ResourceType: "websocket", Step: c.step, WebSocketMessages: c.ws,
+		})
+	}
 }
 
 // cookieHeader lists the cookies of a Cookie header ("a=1; b=2"); the

@@ -65,9 +65,20 @@ type Manifest struct {
 	// branch.NetDigestMultiset (the lines sorted), or "" for bundles
 	// recorded before it (request order). A replay digests its own
 	// network in the form the bundle holds.
-	NetDigest string   `json:"net_digest,omitempty"`
-	Allow     []Guard  `json:"allow,omitempty"`
-	Origins   []string `json:"origins,omitempty"`
+	NetDigest string  `json:"net_digest,omitempty"`
+	Allow     []Guard `json:"allow,omitempty"`
+	// StartState is the sha256 of the body file (BodyPath) holding the
+	// browser state every step of the capture started from: a JSON
+	// storage state (cookies and local storage, as Playwright writes
+	// it), its credentials replaced by their tokens. A replay starts its
+	// page from it. "" when the branch started from an empty state (and
+	// in bundles recorded before it was kept).
+	StartState string `json:"start_state,omitempty"`
+	// Recall gives a replay without the run's key the tokens the
+	// capture gave the personal values it observed (see Recall); nil in
+	// bundles recorded before it was kept.
+	Recall  *Recall  `json:"recall,omitempty"`
+	Origins []string `json:"origins,omitempty"`
 	// Steps is the number of steps, equal to len(Plan).
 	Steps int `json:"steps"`
 	// Created is the wall time the bundle was written. It is informative
@@ -159,4 +170,15 @@ func (m *Manifest) CommitSteps() (first, action int, ok bool) {
 		}
 	}
 	return first, action, true
+}
+
+// Recall maps the slow salted hash of each personal value the capture
+// tokenized in the steps' DOM and accessibility text to its token: a
+// PBKDF2-SHA256 hash, Iterations rounds, under Salt (hex). It holds no
+// value; it lets a replay that meets a value again (a page that makes it
+// itself) give it the recorded token. Secrets are never in it.
+type Recall struct {
+	Salt       string            `json:"salt"`
+	Iterations int               `json:"iterations"`
+	Tokens     map[string]string `json:"tokens"`
 }

@@ -194,7 +194,7 @@ func inspectArchive(a *archive) *inspection {
 	if data, ok := a.files[HARFile]; !ok {
 		c.add(HARFile, 0, 0, "missing")
 	} else {
-		checkHARFile(c, data, len(b.Network))
+		checkHARFile(c, data, len(b.Network)+harLiveEntries(b))
 	}
 	normalize(b)
 	if manifestOK {

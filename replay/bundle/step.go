@@ -47,4 +47,9 @@ type Step struct {
 	// and the exceptions it did not catch during the step, scrubbed, at
 	// most branch.ConsoleLimit. Informative: replay never compares it.
 	Console []branch.ConsoleEntry `json:"console,omitempty"`
+	// Live is the step's live channel traffic (WebSocket, EventSource),
+	// in the order the page saw it (branch.LiveFrame): a strict replay
+	// feeds the frames that reached the page back to it at the points
+	// they were taken, and the step's network digest covers every entry.
+	Live []branch.LiveFrame `json:"live,omitempty"`
 }

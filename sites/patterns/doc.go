@@ -1,0 +1,40 @@
+// Package patterns serves small pages built from patterns real
+// server-rendered and script-heavy applications use, each one a cause of
+// a strict replay that did not hold: a script loader that caches its
+// modules in local storage and fetches the rest concurrently, a login
+// cookie holding a short user id, a hover-sensitive element at the page's
+// top-left corner (on every page), a page loaded twice in one step, a
+// form whose personal values are echoed back, a WebSocket feed and an
+// EventSource stream the page renders, console errors and an uncaught
+// exception, a slow single-page navigation, and a target below the fold.
+//
+// The site is an [http.Handler]; serve it with httptest or sites.Serve on
+// 127.0.0.1:0. Its tasks are in testdata/ (start_url
+// http://patterns.invalid/..., rewritten by tests).
+//
+// # Invariants
+//
+//   - Self-contained: pages load nothing from other origins.
+//   - No page changes the site but POST /login, which only sets the
+//     session cookies. The twice page counts its loads (its responses
+//     differ from load to load, as a page with a visit counter does).
+//
+// # Routes
+//
+//	GET  /login              login form (username, password)
+//	POST /login              303 /welcome with the cookies sid (a long random
+//	                         credential) and uid=1; 200 with an error otherwise
+//	GET  /welcome            caches modules a and b in local storage
+//	GET  /app                the module loader (302 /login without a session)
+//	GET  /mod/{a,b,c,d}.js   the modules
+//	GET  /twice              renders its load number, then reloads itself once
+//	GET  /twice/data         the load number again, fetched by the page
+//	GET  /form, /form/thanks a form whose name and e-mail are echoed back
+//	GET  /live               renders a WebSocket feed and an EventSource stream
+//	GET  /live/ws            the feed (WebSocket): three prices, then echoes
+//	GET  /live/events        the stream (text/event-stream): two events
+//	GET  /console            console errors, a warning and an uncaught exception
+//	GET  /spa                a single-page app whose Reports view loads slowly
+//	GET  /api/reports        answers after Options.Slow
+//	GET  /below              a Confirm button far below the fold
+package patterns
