@@ -9,6 +9,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 )
 
 // ErrMismatch is matched by every [*MismatchError].
@@ -22,6 +23,7 @@ const (
 	ReasonNoRow         = "ledger row missing"                    // an event names a ledger row the ledger does not hold
 	ReasonLedgerHead    = "ledger head missing"                   // the ledger transition commit_end recorded is gone or differs
 	ReasonState         = "commit outcome differs"                // the event log says committed, the ledger does not agree
+	ReasonUndecodable   = "event does not decode"                 // a commit_end or ledger event's payload is not its kind's type
 )
 
 // MismatchError is one disagreement between the ledger and the event log.
@@ -165,11 +167,22 @@ func (c *checker) anchors(ctx context.Context, ts []ledger.Transition) error {
 
 // ledgerRef is what commit_end and ledger events record of the ledger.
 type ledgerRef struct {
-	EntryID  string `json:"entry_id"`
-	State    string `json:"state"`
-	OrderID  string `json:"order_id"`
-	HeadSeq  int64  `json:"ledger_head_seq"`
-	HeadHash string `json:"ledger_head_hash"`
+	EntryID  string
+	State    string
+	OrderID  string
+	HeadSeq  int64
+	HeadHash string
+}
+
+// refOf reads the ledger reference of a commit_end or ledger event, typed
+// as its writer wrote it.
+func refOf(e eventlog.Event) (ledgerRef, error) {
+	if e.Kind == eventlog.KindCommitEnd {
+		p, err := payload.Decode[payload.CommitEnd](e)
+		return ledgerRef{EntryID: p.EntryID, State: p.State, OrderID: p.OrderID, HeadSeq: p.LedgerHeadSeq, HeadHash: p.LedgerHeadHash}, err
+	}
+	p, err := payload.Decode[payload.Ledger](e)
+	return ledgerRef{EntryID: p.EntryID, State: p.State, OrderID: p.OrderID}, err
 }
 
 // events checks the run's commit_end and ledger events against the ledger.
@@ -182,9 +195,15 @@ func (c *checker) events(ctx context.Context, run string) error {
 		return fmt.Errorf("audit: events of run %s: %w", run, err)
 	}
 	for _, e := range es {
-		var ref ledgerRef
-		if json.Unmarshal(e.Payload, &ref) != nil || ref.EntryID == "" {
+		ref, err := refOf(e)
+		if err != nil {
+			// A payload the audit cannot read is a finding, never a skip:
+			// a check switched off by a changed writer must show.
+			c.add(&MismatchError{Reason: ReasonUndecodable, RunID: run, Seq: e.Seq, Want: "a " + e.Kind + " payload", Got: err.Error()})
 			continue
+		}
+		if ref.EntryID == "" {
+			continue // an event that names no row (a dry run, an unknown outcome)
 		}
 		bad := func(reason string, lseq int64, want, got string) {
 			c.add(&MismatchError{Reason: reason, EntryID: ref.EntryID, LedgerSeq: lseq, RunID: run, Seq: e.Seq, Want: want, Got: got})

@@ -16,6 +16,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/audit"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	pl "github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden and bad fixtures in eventlog/testdata and commit/ledger/testdata")
@@ -32,11 +33,12 @@ const (
 // store stays self-consistent (its own chain verifies), only the other
 // store disagrees with it.
 type variant struct {
-	noAnchor    bool                   // finalize without an anchor
-	anchorHash  string                 // anchor this hash instead of the head's
-	commitEnd   func(p map[string]any) // edit the commit_end payload
-	cutEventsAt string                 // drop the run's events from the first of this kind on
-	keepLedger  int                    // keep only the first n transitions (0: all)
+	noAnchor    bool                  // finalize without an anchor
+	anchorHash  string                // anchor this hash instead of the head's
+	commitEnd   func(p *pl.CommitEnd) // edit the commit_end payload
+	garbled     bool                  // commit_end's ledger head is not a number
+	cutEventsAt string                // drop the run's events from the first of this kind on
+	keepLedger  int                   // keep only the first n transitions (0: all)
 }
 
 // world runs a commit through a real event log and a real ledger, the way
@@ -54,8 +56,8 @@ func world(t *testing.T, v variant) ([]eventlog.Event, []ledger.Transition) {
 	led, err := ledger.Open(ctx, filepath.Join(dir, "ledger.db"), ledger.WithClock(clock), ledger.WithEntropy(zeros{}))
 	must(t, err)
 	defer led.Close()
-	add := func(kind string, payload map[string]any) eventlog.Event {
-		b, err := json.Marshal(payload)
+	add := func(kind string, p any) eventlog.Event {
+		b, err := json.Marshal(p)
 		must(t, err)
 		e, err := log.Append(ctx, eventlog.Event{RunID: run, Kind: kind, Time: clock(), BranchID: "01HZX3K6000000000000000001", Payload: b})
 		must(t, err)
@@ -69,7 +71,7 @@ func world(t *testing.T, v variant) ([]eventlog.Event, []ledger.Transition) {
 	e, _, err := led.Intent(ctx, ledger.Intent{Key: key, RunID: run, BranchID: "01HZX3K6000000000000000001", PlanDigest: strings.Repeat("2e", 32),
 		Site: "nimbus-demo", Flow: "team-plan", Payload: payload})
 	must(t, err)
-	add(eventlog.KindLedger, map[string]any{"key": key, "state": "intent", "entry_id": e.ID})
+	add(eventlog.KindLedger, pl.Ledger{Key: key, State: "intent", EntryID: e.ID})
 	_, err = led.Attempt(ctx, key)
 	must(t, err)
 	add("commit_action", map[string]any{"action": `click button "Place order"`, "status": "ok"})
@@ -84,14 +86,20 @@ func world(t *testing.T, v variant) ([]eventlog.Event, []ledger.Transition) {
 	}
 	_, err = led.Finalize(ctx, key, out)
 	must(t, err)
-	add(eventlog.KindLedger, map[string]any{"key": key, "state": "committed", "order_id": "ORD-1001", "entry_id": e.ID})
+	add(eventlog.KindLedger, pl.Ledger{Key: key, State: "committed", OrderID: "ORD-1001", EntryID: e.ID})
 	hseq, hhash, err := led.Head(ctx)
 	must(t, err)
-	end := map[string]any{"entry_id": e.ID, "state": "committed", "order_id": "ORD-1001", "key": key, "ledger_head_seq": hseq, "ledger_head_hash": hhash}
+	end := pl.CommitEnd{EntryID: e.ID, State: "committed", OrderID: "ORD-1001", Key: key, LedgerHeadSeq: hseq, LedgerHeadHash: hhash}
 	if v.commitEnd != nil {
-		v.commitEnd(end)
+		v.commitEnd(&end)
 	}
-	add(eventlog.KindCommitEnd, end)
+	if v.garbled {
+		// What a writer that changed a field's type would leave: the
+		// audit must say so, not skip the event.
+		add(eventlog.KindCommitEnd, map[string]any{"entry_id": e.ID, "state": "committed", "ledger_head_seq": "last"})
+	} else {
+		add(eventlog.KindCommitEnd, end)
+	}
 	add(eventlog.KindRunEnd, map[string]any{"outcome": "committed"})
 
 	es, err := log.Events(ctx, run, eventlog.Query{})
@@ -131,9 +139,12 @@ var fixtures = []struct {
 	// points past the end of the (still valid) chain.
 	{events: "bad-commit-tail-cut.jsonl", v: variant{cutEventsAt: eventlog.KindCommitStart}, reason: audit.ReasonAnchorMissing, ledgerSeq: 3, seq: 4},
 	// commit_end names an order the ledger does not hold.
-	{events: "bad-commit-other-order.jsonl", v: variant{commitEnd: func(p map[string]any) { p["order_id"] = "ORD-9999" }}, reason: audit.ReasonState, seq: 6},
+	{events: "bad-commit-other-order.jsonl", v: variant{commitEnd: func(p *pl.CommitEnd) { p.OrderID = "ORD-9999" }}, reason: audit.ReasonState, seq: 6},
 	// commit_end names a ledger row that does not exist.
-	{events: "bad-commit-unknown-row.jsonl", v: variant{commitEnd: func(p map[string]any) { p["entry_id"] = "01HZX3K7000000000000000000" }}, reason: audit.ReasonNoRow, seq: 6},
+	{events: "bad-commit-unknown-row.jsonl", v: variant{commitEnd: func(p *pl.CommitEnd) { p.EntryID = "01HZX3K7000000000000000000" }}, reason: audit.ReasonNoRow, seq: 6},
+	// commit_end's payload does not decode into its type: a finding, not
+	// a skipped check.
+	{events: "bad-commit-garbled.jsonl", v: variant{garbled: true}, reason: audit.ReasonUndecodable, seq: 6},
 	// The ledger anchors an event the log holds with another hash.
 	{ledger: "bad-anchor-hash.jsonl", v: variant{anchorHash: strings.Repeat("0f", 32)}, reason: audit.ReasonAnchorHash, ledgerSeq: 3, seq: 4},
 	// A finalization without an anchor.

@@ -17,6 +17,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	pl "github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/failpoint"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
@@ -299,7 +300,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	}
 	if c.DryRun {
 		res.DryRun, res.Key = true, key
-		c.Events.Record(ctx, eventlog.KindCommitEnd, cand.BranchID, map[string]any{"dry_run": true, "key": key, "changes": res.Changes})
+		c.Events.Record(ctx, eventlog.KindCommitEnd, cand.BranchID, pl.CommitEnd{DryRun: true, Key: key, Changes: res.Changes})
 		return res, nil
 	}
 	version := ""
@@ -328,7 +329,7 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	if !created {
 		switch entry.State {
 		case ledger.StateCommitted:
-			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "existing": true, "order_id": entry.OrderID, "entry_id": entry.ID})
+			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, pl.Ledger{Key: key, State: string(entry.State), Existing: true, OrderID: entry.OrderID, EntryID: entry.ID})
 			res.Entry, res.Existing = entry, true
 			return res, nil
 		case ledger.StateIntent:
@@ -340,12 +341,12 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 				res.Entry, res.Recovered = e, true
 				return res, nil
 			}
-			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "retry": true, "attempts": entry.Attempts})
+			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, pl.Ledger{Key: key, State: string(entry.State), EntryID: entry.ID, Retry: true, Attempts: entry.Attempts})
 		default:
 			if msg, ok := refusedEarlier(entry); ok {
 				// The site refused this very intent: sending it again
 				// would ask the same question. Nothing is sent.
-				c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "refused_earlier": true})
+				c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, pl.Ledger{Key: key, State: string(entry.State), EntryID: entry.ID, RefusedEarlier: true})
 				res.Entry = entry
 				return res, fmt.Errorf("%w: refused earlier: %s; nothing was sent; key %s is never sent again: to try again, change commit.nonce (a new key)", ErrRefused, msg, key)
 			}
@@ -354,12 +355,12 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 			if entry, err = c.Ledger.Reopen(ctx, key, c.RunID); err != nil {
 				return res, fmt.Errorf("commit: reopening %s: %w", key, err)
 			}
-			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "reopened": true})
+			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, pl.Ledger{Key: key, State: string(entry.State), EntryID: entry.ID, Reopened: true})
 		}
 	} else {
-		ev := map[string]any{"key": key, "state": entry.State, "entry_id": entry.ID, "payload_sha256": entry.PayloadSHA256, "version": version}
+		ev := pl.Ledger{Key: key, State: string(entry.State), EntryID: entry.ID, PayloadSHA256: entry.PayloadSHA256, Version: version}
 		if form != nil {
-			ev["form"] = form.report()
+			ev.Form = form.report()
 		}
 		c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, ev)
 	}
@@ -566,7 +567,7 @@ func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand C
 		return res, fmt.Errorf("commit: finalizing %s: %w", key, err)
 	}
 	failpoint.Hit(failpoint.AfterFinalize)
-	c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, map[string]any{"key": key, "state": e.State, "order_id": token, "entry_id": e.ID}, artValues(arts)...)
+	c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, pl.Ledger{Key: key, State: string(e.State), OrderID: token, EntryID: e.ID}, artValues(arts)...)
 	res.Entry = e
 	return res, nil
 }
@@ -630,7 +631,7 @@ func (c *Committer) Recover(ctx context.Context, e ledger.Entry) (ledger.Entry, 
 func (c *Committer) recoverFor(ctx context.Context, e ledger.Entry, branchID string) (ledger.Entry, bool, error) {
 	id, ok, err := Probe(ctx, c.HTTPClient, c.Task, e.Key)
 	if err != nil {
-		c.Events.Record(ctx, eventlog.KindLedger, e.BranchID, map[string]any{"key": e.Key, "state": ledger.StateIntent, "pending": true, "error": err.Error()})
+		c.Events.Record(ctx, eventlog.KindLedger, e.BranchID, pl.Ledger{Key: e.Key, State: string(ledger.StateIntent), Pending: true, Error: err.Error()})
 		return e, false, fmt.Errorf("%w: an earlier attempt under key %s may have landed and %v; nothing was sent, the next start probes again", ErrUncertain, e.Key, err)
 	}
 	if !ok {
@@ -641,7 +642,7 @@ func (c *Committer) recoverFor(ctx context.Context, e ledger.Entry, branchID str
 	if err != nil {
 		return e, false, fmt.Errorf("commit: finalizing a recovered intent: %w", err)
 	}
-	c.Events.Record(ctx, eventlog.KindLedger, e.BranchID, map[string]any{"key": e.Key, "state": f.State, "recovered": true, "order_id": id, "entry_id": f.ID})
+	c.Events.Record(ctx, eventlog.KindLedger, e.BranchID, pl.Ledger{Key: e.Key, State: string(f.State), Recovered: true, OrderID: id, EntryID: f.ID})
 	return f, true, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/job"
 )
 
@@ -23,15 +24,15 @@ type formIntent struct {
 
 // report is what events say about the form body: field names only,
 // never values.
-func (f *formIntent) report() map[string]any {
+func (f *formIntent) report() *payload.FormReport {
 	names := make([]string, 0, len(f.body))
 	for k := range f.body {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	out := map[string]any{"fields": names, "dropped": f.dropped}
-	if f.volatility != "" {
-		out["volatility"] = f.volatility
+	out := &payload.FormReport{Fields: names, Dropped: make([]payload.FormDropped, len(f.dropped)), Volatility: f.volatility}
+	for i, d := range f.dropped {
+		out.Dropped[i] = payload.FormDropped{Name: d.Name, Reason: d.Reason}
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 )
 
 // An attempt's outcome finalizes its ledger row only when it is known:
@@ -40,14 +41,14 @@ func (c *Committer) uncertain(ctx context.Context, res *Result, key string, arts
 		if err != nil {
 			return res, fmt.Errorf("commit: finalizing %s from the probe: %w", key, err)
 		}
-		c.Events.Record(ctx, eventlog.KindLedger, br, map[string]any{"key": key, "state": e.State, "order_id": id, "entry_id": e.ID, "probe": true}, artValues(arts)...)
+		c.Events.Record(ctx, eventlog.KindLedger, br, payload.Ledger{Key: key, State: string(e.State), OrderID: id, EntryID: e.ID, Probe: true}, artValues(arts)...)
 		res.Entry, res.Recovered = e, true
 		return res, nil
 	}
 	if e, err := c.Ledger.Get(ctx, key); err == nil {
 		res.Entry = e
 	}
-	c.Events.Record(ctx, eventlog.KindLedger, br, map[string]any{"key": key, "state": ledger.StateIntent, "pending": true, "error": cause.Error()}, artValues(arts)...)
+	c.Events.Record(ctx, eventlog.KindLedger, br, payload.Ledger{Key: key, State: string(ledger.StateIntent), Pending: true, Error: cause.Error()}, artValues(arts)...)
 	return res, fmt.Errorf("%w: %v; %s", ErrUncertain, cause, nextStart(c.Task.Commit.Confirm.Probe.URL != "", c.Task.Commit.Confirm.Timeout.D()))
 }
 
@@ -100,7 +101,7 @@ func (c *Committer) refused(ctx context.Context, res *Result, key string, n bran
 		if err != nil {
 			return res, fmt.Errorf("commit: finalizing %s as aborted: %w", key, err)
 		}
-		c.Events.Record(ctx, eventlog.KindLedger, res.Candidate.BranchID, map[string]any{"key": key, "state": e.State, "entry_id": e.ID, "conflict": n.Status})
+		c.Events.Record(ctx, eventlog.KindLedger, res.Candidate.BranchID, payload.Ledger{Key: key, State: string(e.State), EntryID: e.ID, Conflict: n.Status})
 		res.Entry = e
 		return res, &preflightError{fmt.Sprintf("the site refused the commit as a conflict (%d): it changed since preflight", n.Status)}
 	}
@@ -164,7 +165,7 @@ func refusedEarlier(e ledger.Entry) (string, bool) {
 // still unknown.
 func (c *Committer) notSent(ctx context.Context, res *Result, at attempt, state ledger.State, arts map[string]string, cause error) (*Result, error) {
 	if at.before > 0 {
-		c.Events.Record(ctx, eventlog.KindLedger, res.Candidate.BranchID, map[string]any{"key": at.key, "state": ledger.StateIntent, "pending": true, "error": cause.Error()})
+		c.Events.Record(ctx, eventlog.KindLedger, res.Candidate.BranchID, payload.Ledger{Key: at.key, State: string(ledger.StateIntent), Pending: true, Error: cause.Error()})
 		return res, cause
 	}
 	return c.finalizeNot(ctx, res, at.key, state, arts, Evidence{NotSent: true}, cause)
@@ -178,7 +179,7 @@ func (c *Committer) finalizeNot(ctx context.Context, res *Result, key string, st
 	if err != nil {
 		return res, fmt.Errorf("%w; commit: finalizing %s as %s: %w", cause, key, state, err)
 	}
-	c.Events.Record(ctx, eventlog.KindLedger, res.Candidate.BranchID, map[string]any{"key": key, "state": e.State, "error": cause.Error(), "entry_id": e.ID})
+	c.Events.Record(ctx, eventlog.KindLedger, res.Candidate.BranchID, payload.Ledger{Key: key, State: string(e.State), Error: cause.Error(), EntryID: e.ID})
 	res.Entry = e
 	return res, cause
 }

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
@@ -36,23 +35,6 @@ type Run struct {
 	Reproduces *payload.Reproduction `json:"reproduces,omitempty"`
 }
 
-// runEnd is what the dashboard reads of a run_end payload, which the
-// orchestrator writes as a free-form object.
-type runEnd struct {
-	Status    string `json:"status"`
-	Error     string `json:"error"`
-	ElapsedMS int64  `json:"elapsed_ms"`
-	Branches  struct {
-		Forked int `json:"forked"`
-	} `json:"branches"`
-}
-
-// commitEnd is what the dashboard reads of a commit_end payload.
-type commitEnd struct {
-	State   string `json:"state"`
-	OrderID string `json:"order_id"`
-}
-
 // summaryKinds are the event kinds a Run is derived from.
 var summaryKinds = []string{eventlog.KindRunStart, eventlog.KindRunEnd, eventlog.KindWinner, eventlog.KindCommitEnd}
 
@@ -73,13 +55,11 @@ func summarize(info eventlog.RunInfo, es []eventlog.Event, forks int, unended st
 		case eventlog.KindWinner:
 			r.Winner = e.BranchID
 		case eventlog.KindCommitEnd:
-			var c commitEnd
-			if json.Unmarshal(e.Payload, &c) == nil && c.OrderID != "" {
+			if c, err := payload.Decode[payload.CommitEnd](e); err == nil && c.OrderID != "" {
 				r.OrderID = c.OrderID
 			}
 		case eventlog.KindRunEnd:
-			var end runEnd
-			if json.Unmarshal(e.Payload, &end) == nil {
+			if end, err := payload.Decode[payload.RunEnd](e); err == nil {
 				r.Outcome, r.Error, r.DurationMS = end.Status, end.Error, end.ElapsedMS
 				if end.Branches.Forked > 0 {
 					r.Branches = end.Branches.Forked

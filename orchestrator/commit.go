@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -105,9 +106,9 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 	}
 	r.sum.Commit = info
 	head, hash, _ := r.led.Head(ctx)
-	r.rec.add(zeroTime, 0, eventlog.KindCommitEnd, branchID, map[string]any{"entry_id": info.EntryID, "state": info.State, "order_id": info.OrderID,
-		"existing": info.Existing, "recovered": info.Recovered, "key": info.Key, "error": errString(err),
-		"skipped": info.Skipped, "changes": info.Changes, "ledger_head_seq": head, "ledger_head_hash": hash})
+	r.rec.add(zeroTime, 0, eventlog.KindCommitEnd, branchID, payload.CommitEnd{EntryID: info.EntryID, State: info.State, OrderID: info.OrderID,
+		Existing: info.Existing, Recovered: info.Recovered, Key: info.Key, Error: errString(err),
+		Skipped: info.Skipped, Changes: info.Changes, LedgerHeadSeq: head, LedgerHeadHash: hash})
 	r.rec.flush(ctx)
 	if err != nil {
 		return fmt.Errorf("orchestrator: commit: %w", err)

@@ -95,7 +95,8 @@ func (r *run) logSearch(evs []planner.Event) {
 			r.rec.add(time.Time{}, 0, eventlog.KindMetricUpdate, n.ID, payload.MetricUpdate{Score: e.Score.Score, Flips: e.Score.Flips,
 				Credit: e.Score.Credit, Action: e.Score.Action})
 		case planner.EventWidth:
-			r.rec.add(time.Time{}, 0, eventlog.KindBeamWidth, "", e.Width)
+			w := e.Width
+			r.rec.add(time.Time{}, 0, eventlog.KindBeamWidth, "", payload.BeamWidth{From: w.From, To: w.To, BestJ: w.BestJ, SecondJ: w.SecondJ})
 		case planner.EventGuide:
 			r.logGuide(n, e.Guide)
 		}

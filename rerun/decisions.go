@@ -1,7 +1,6 @@
 package rerun
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -95,8 +94,8 @@ func Decisions(evs []eventlog.Event) ([]Decision, error) {
 		case eventlog.KindGoalReached:
 			d = Decision{Kind: "goal", Plan: plan[e.BranchID], What: "reached"}
 		case eventlog.KindBeamWidth:
-			var w struct{ From, To int }
-			if err := json.Unmarshal(e.Payload, &w); err != nil {
+			w, err := payload.Decode[payload.BeamWidth](e)
+			if err != nil {
 				return nil, fmt.Errorf("rerun: event #%d: %w", e.Seq, err)
 			}
 			d = Decision{Kind: "beam", What: fmt.Sprintf("width %d -> %d", w.From, w.To)}

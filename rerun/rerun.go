@@ -2,7 +2,6 @@ package rerun
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
-	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/job"
@@ -390,12 +388,8 @@ func recordedVolatile(evs []eventlog.Event) []string {
 		if e.Kind != eventlog.KindLedger {
 			continue
 		}
-		var p struct {
-			Form *struct {
-				Dropped []commit.Dropped `json:"dropped"`
-			} `json:"form"`
-		}
-		if json.Unmarshal(e.Payload, &p) != nil || p.Form == nil {
+		p, err := payload.Decode[payload.Ledger](e)
+		if err != nil || p.Form == nil {
 			continue
 		}
 		out := []string{}
