@@ -21,12 +21,10 @@ demo: build
 	$(BIN)/orchestrator demo --data-dir $(DATA_DIR)
 
 ## test: the whole suite, with real Chromium, embedded NATS JetStream and SQLite,
-## then the decoders' fuzz targets (task files, bundles) for a short time.
-## Four test binaries at once: the browser tests wait on pages and timeouts
-## more than they compute, and two at a time kept 2 cores half idle.
+## then the decoders' fuzz targets (task files, bundles) for a short time
 test: deps
 	$(GO) vet ./...
-	$(GO) test -count=1 -p 4 -timeout 25m ./...
+	$(GO) test -count=1 -timeout 25m ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 10s -fuzzminimizetime 2s ./task/
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 10s -fuzzminimizetime 2s ./replay/bundle/
 
