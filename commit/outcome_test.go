@@ -12,6 +12,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	pl "github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
@@ -24,7 +25,7 @@ type onIntent struct {
 }
 
 func (r *onIntent) Record(_ context.Context, kind, _ string, payload any, _ ...string) {
-	if m, ok := payload.(map[string]any); ok && kind == "ledger" && m["state"] == ledger.StateIntent && m["pending"] == nil {
+	if l, ok := payload.(pl.Ledger); ok && kind == "ledger" && l.State == string(ledger.StateIntent) && !l.Pending {
 		r.once.Do(r.hook)
 	}
 }
