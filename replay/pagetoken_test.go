@@ -10,7 +10,6 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
-	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
@@ -42,20 +41,10 @@ func TestPageMadeValueKeepsItsToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	ctx := context.Background()
-	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 1, ExploreOnly: true, NoCache: true})
-	if err != nil || sum.Status != "goal_reached" {
-		t.Fatalf("run: %v %v", sum, err)
-	}
-	s, closeSrc := source(t, dir)
-	defer closeSrc()
-	b, err := replay.Build(ctx, s, sum.RunID, sum.Winner.BranchID, bundle.KindBranch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, dir, runID := winnerBundle(t, tk)
 	srv.Close()
-	key, err := orchestrator.ReadScrubKey(dir, sum.RunID)
+	key, err := orchestrator.ReadScrubKey(dir, runID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,6 +157,22 @@ func patternBundle(t *testing.T, file string) *bundle.Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b, _, _ := winnerBundle(t, tk)
+	srv.Close()
+	var buf bytes.Buffer
+	if err := bundle.Write(&buf, b); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = bundle.Read(&buf, bundle.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// winnerBundle runs an explore-only task to its goal with one worker and
+// returns its winner's bundle, the run's data dir and run id.
+func winnerBundle(t *testing.T, tk *task.Task) (*bundle.Bundle, string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
 	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 1, ExploreOnly: true, NoCache: true})
@@ -169,13 +185,5 @@ func patternBundle(t *testing.T, file string) *bundle.Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Close()
-	var buf bytes.Buffer
-	if err := bundle.Write(&buf, b); err != nil {
-		t.Fatal(err)
-	}
-	if b, err = bundle.Read(&buf, bundle.Limits{}); err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return b, dir, sum.RunID
 }
