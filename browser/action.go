@@ -73,7 +73,7 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 		// What arrived since the last observation is this step's pre
 		// phase; after a step nobody observed (a replayed prefix) it
 		// belongs to that step, whose record is another session's.
-		s.takeLive(ctx, s.observed == s.step-1)
+		s.takeLive(s.observed == s.step-1)
 	}
 	strategy, err := s.do(ctx, a, inputs)
 	parked := a.Kind == branch.KindNavigate || a.Kind == branch.KindScroll || s.navigated() != ""

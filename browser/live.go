@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
@@ -196,7 +195,7 @@ type liveTake struct {
 // step (what arrived since the last observation) when keep, otherwise
 // entries of a step that was not observed, dropped with any the session
 // still holds.
-func (s *Session) takeLive(ctx context.Context, keep bool) {
+func (s *Session) takeLive(keep bool) {
 	raw, err := s.page.Evaluate(`() => window.__mvLive ? window.__mvLive.take() : null`)
 	if !keep {
 		s.stepLive()
@@ -228,7 +227,7 @@ func (s *Session) keepLive(raw any, phase string) {
 		if f.Data != "" && !f.Binary {
 			f.Data = s.scrubText(f.Data, known)
 		}
-		f.Reason = s.scrubText(f.Reason, known)
+		f.Reason, f.ID = s.scrubText(f.Reason, known), s.scrubText(f.ID, known)
 	}
 	s.mu.Lock()
 	s.live = append(s.live, t.Entries...)
@@ -254,26 +253,17 @@ func (s *Session) FeedLive(ctx context.Context, frames []branch.LiveFrame) error
 	if len(frames) == 0 {
 		return nil
 	}
-	arg := make([]any, len(frames))
-	for i, f := range frames {
-		m := map[string]any{"c": f.Conn, "k": f.Kind, "n": f.N}
-		for k, v := range map[string]string{"d": f.Data, "t": f.Type, "id": f.ID, "p": f.Protocol, "reason": f.Reason} {
-			if v != "" {
-				m[k] = v
-			}
-		}
-		if f.Binary {
-			m["b"] = true
-		}
-		if f.Code != 0 {
-			m["code"] = f.Code
-		}
-		if f.State != nil {
-			m["rs"] = *f.State
-		}
-		arg[i] = m
+	// The frames' JSON names are the page log's own; playwright-go passes
+	// only maps and slices of any, so they go through JSON once.
+	b, err := json.Marshal(frames)
+	if err != nil {
+		return fmt.Errorf("browser: feeding live frames: %w", err)
 	}
-	err := s.call(ctx, "feeding live frames", func() error {
+	var arg []any
+	if err := json.Unmarshal(b, &arg); err != nil {
+		return fmt.Errorf("browser: feeding live frames: %w", err)
+	}
+	err = s.call(ctx, "feeding live frames", func() error {
 		_, err := s.page.Evaluate(`(fs) => { if (window.__mvLive) window.__mvLive.feed(fs); }`, arg)
 		return err
 	})
@@ -299,5 +289,5 @@ func liveLines(fs []branch.LiveFrame) []string {
 // isStream reports an event-stream request: its events are recorded as
 // live frames, so the request is neither waited for nor digested.
 func isStream(r *netRec) bool {
-	return r.stream || r.Type == "eventsource" || strings.HasPrefix(r.RespHeaders["content-type"], "text/event-stream")
+	return r.stream || r.Type == "eventsource"
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
 // ErrNotRecorded: the run's records lack something the bundle needs (the
@@ -234,7 +235,7 @@ func addRecall(m *bundle.Manifest, rs payload.RunStart, tokens map[string]string
 		return
 	}
 	if m.Recall == nil {
-		m.Recall = &bundle.Recall{Salt: rs.RecallSalt, Iterations: rs.RecallIterations, Tokens: map[string]string{}}
+		m.Recall = &scrub.Recall{Salt: rs.RecallSalt, Iterations: rs.RecallIterations, Tokens: map[string]string{}}
 	}
 	for h, tok := range tokens {
 		m.Recall.Tokens[h] = tok

@@ -172,12 +172,10 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 		key = scrub.NewKey()
 	}
 	sc := scrub.New(key, nil)
-	if r := m.Recall; r != nil {
-		// The capture's tokens for the personal values it observed: a
-		// page that makes one again gets the recorded token, with or
-		// without the run's key.
-		sc = sc.WithRecall(&scrub.Recall{Salt: r.Salt, Iterations: r.Iterations, Tokens: r.Tokens})
-	}
+	// The capture's tokens for the personal values it observed: a page
+	// that makes one again gets the recorded token, with or without the
+	// run's key.
+	sc = sc.WithRecall(m.Recall)
 	so := browser.SessionOptions{
 		Env: browser.Env{Width: env.Width, Height: env.Height, DeviceScaleFactor: env.DeviceScaleFactor, Locale: env.Locale,
 			Timezone: env.Timezone, UserAgent: env.UserAgent, Clock: time.UnixMilli(env.ClockMS).UTC(),

@@ -5,6 +5,7 @@ import (
 	"crypto/pbkdf2"
 	"crypto/sha256"
 	"encoding/hex"
+	"sort"
 	"strconv"
 	"sync"
 )
@@ -86,13 +87,16 @@ func (s *Scrubber) TakeRecall() map[string]string {
 	if len(vals) == 0 {
 		return nil
 	}
+	// The same values give the same recall, whichever a bound leaves out.
+	names := make([]string, 0, len(vals))
+	for v := range vals {
+		names = append(names, v)
+	}
+	sort.Strings(names)
 	salt, _ := hex.DecodeString(s.RecallSalt())
-	out := make(map[string]string, len(vals))
-	for v, tok := range vals {
-		if len(out) >= recallStepLimit {
-			break
-		}
-		out[recallHash(salt, RecallIterations, v)] = tok
+	out := make(map[string]string, min(len(names), recallStepLimit))
+	for _, v := range names[:min(len(names), recallStepLimit)] {
+		out[recallHash(salt, RecallIterations, v)] = vals[v]
 	}
 	return out
 }

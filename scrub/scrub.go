@@ -215,7 +215,7 @@ func (s *Scrubber) Header(name, value string) string {
 		for i, l := range lines {
 			parts := strings.Split(l, ";")
 			if k, v, ok := strings.Cut(parts[0], "="); ok {
-				parts[0] = k + "=" + s.cookieValue(k, v)
+				parts[0] = k + "=" + s.Stored(k, v)
 			}
 			lines[i] = strings.Join(parts, ";")
 		}
@@ -224,7 +224,7 @@ func (s *Scrubber) Header(name, value string) string {
 		parts := strings.Split(value, ";")
 		for i, p := range parts {
 			if k, v, ok := strings.Cut(p, "="); ok {
-				parts[i] = k + "=" + s.cookieValue(strings.TrimSpace(k), v)
+				parts[i] = k + "=" + s.Stored(strings.TrimSpace(k), v)
 			}
 		}
 		return strings.Join(parts, ";")
@@ -242,12 +242,12 @@ func (s *Scrubber) Header(name, value string) string {
 // Referer repeats the query of the page before.
 var urlHeaders = map[string]bool{"referer": true, "location": true, "content-location": true}
 
-// cookieValue scrubs a cookie value by the rule a stored session state
-// follows (StorageState.Scrubbed): a credential (Credential) becomes its
-// token, any other value is scrubbed as text. A user id, a language or a
-// variant stays as the page's scripts read it, in the recorded headers and
-// in the state a replay starts from alike.
-func (s *Scrubber) cookieValue(name, v string) string {
+// Stored scrubs a value a browser stores under a name (a cookie, a local
+// storage entry): a credential (Credential) becomes its token, any other
+// value is scrubbed as text. A user id, a language or a variant stays as
+// the page's scripts read it, in the recorded cookie headers and in the
+// state a replay starts from alike.
+func (s *Scrubber) Stored(name, v string) string {
 	if Credential(name, v) {
 		return s.Token(v)
 	}

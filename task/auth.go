@@ -137,29 +137,23 @@ func (s *StorageState) Secrets() []string {
 	return out
 }
 
-// Scrubbed is the state as a recording may hold it: a credential (a
-// session or auth cookie, a stored token: scrub.Credential) becomes its
-// token under sc, any other value is scrubbed as text (an e-mail address
-// in a preference cookie becomes its token; a user id, a language, a
-// module cache stay as they are). A strict replay starts its page from
+// Scrubbed is the state as a recording may hold it, every value scrubbed
+// by scrub.Scrubber.Stored: a credential (a session or auth cookie, a
+// stored token) becomes its token, any other value is scrubbed as text
+// (an e-mail address in a preference cookie becomes its token; a user id,
+// a language, a module cache stay as they are). A strict replay starts its page from
 // this state, so a page script that reads its cookies or its local
 // storage reads at replay what the recording's scrubbed pages show.
 func (s *StorageState) Scrubbed(sc *scrub.Scrubber) *StorageState {
 	out := &StorageState{Cookies: make([]StateCookie, len(s.Cookies)), Origins: make([]StateOrigin, len(s.Origins))}
-	value := func(name, v string) string {
-		if scrub.Credential(name, v) {
-			return sc.Token(v)
-		}
-		return sc.Text(v)
-	}
 	for i, c := range s.Cookies {
-		c.Value = value(c.Name, c.Value)
+		c.Value = sc.Stored(c.Name, c.Value)
 		out.Cookies[i] = c
 	}
 	for i, o := range s.Origins {
 		kvs := make([]StateKeyValue, len(o.LocalStorage))
 		for j, kv := range o.LocalStorage {
-			kvs[j] = StateKeyValue{Name: kv.Name, Value: value(kv.Name, kv.Value)}
+			kvs[j] = StateKeyValue{Name: kv.Name, Value: sc.Stored(kv.Name, kv.Value)}
 		}
 		out.Origins[i] = StateOrigin{Origin: o.Origin, LocalStorage: kvs}
 	}

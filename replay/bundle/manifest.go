@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
 // Schema is the format version this package writes and the only one it
@@ -75,10 +76,11 @@ type Manifest struct {
 	// in bundles recorded before it was kept).
 	StartState string `json:"start_state,omitempty"`
 	// Recall gives a replay without the run's key the tokens the
-	// capture gave the personal values it observed (see Recall); nil in
-	// bundles recorded before it was kept.
-	Recall  *Recall  `json:"recall,omitempty"`
-	Origins []string `json:"origins,omitempty"`
+	// capture gave the personal values it observed in the steps' DOM and
+	// accessibility text (scrub.Recall: slow salted hashes, never the
+	// values, never secrets); nil in bundles recorded before it was kept.
+	Recall  *scrub.Recall `json:"recall,omitempty"`
+	Origins []string      `json:"origins,omitempty"`
 	// Steps is the number of steps, equal to len(Plan).
 	Steps int `json:"steps"`
 	// Created is the wall time the bundle was written. It is informative
@@ -170,15 +172,4 @@ func (m *Manifest) CommitSteps() (first, action int, ok bool) {
 		}
 	}
 	return first, action, true
-}
-
-// Recall maps the slow salted hash of each personal value the capture
-// tokenized in the steps' DOM and accessibility text to its token: a
-// PBKDF2-SHA256 hash, Iterations rounds, under Salt (hex). It holds no
-// value; it lets a replay that meets a value again (a page that makes it
-// itself) give it the recorded token. Secrets are never in it.
-type Recall struct {
-	Salt       string            `json:"salt"`
-	Iterations int               `json:"iterations"`
-	Tokens     map[string]string `json:"tokens"`
 }
