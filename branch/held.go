@@ -21,6 +21,11 @@ const (
 	HeldOffOrigin = "off_origin"
 )
 
+// MethodFrame stands for the method of a frame a page sends on a
+// WebSocket, in held records and in the task's request patterns
+// (explore.allow, commit.guard): the frame's URL is its connection's.
+const MethodFrame = "WS"
+
 // Held is one request a speculative session held instead of sending.
 // Every field is scrubbed: the URL's path only (no query), the names of
 // the form fields it would have submitted, never their values.

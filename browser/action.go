@@ -97,7 +97,7 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 			s.mu.Unlock()
 		}
 	}
-	if ctx.Err() == nil && !stuck(err) && s.heldOpen(res.Step) {
+	if ctx.Err() == nil && !stuck(err) && (s.heldOpen(res.Step) || s.hasLive()) {
 		s.takeUserRequests(ctx, res.Step)
 	}
 	if h, ok := s.causedHold(res.Step); ok && ctx.Err() == nil {

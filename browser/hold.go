@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,22 +65,67 @@ func (s *Session) holdRoute(route playwright.Route) {
 
 // holdReason is why req must be held, or "" when it may go out.
 func (s *Session) holdReason(req playwright.Request) string {
+	method, raw := req.Method(), req.URL()
+	if r := s.writeWall(method, raw, func() bool { return SafeMethod(method) || graphQLRead(req) }); r != "" {
+		return r
+	}
+	if !s.writes.Load() && req.IsNavigationRequest() && s.isMainFrame(req) && !s.exploredOrigin(raw) {
+		return branch.HeldOffOrigin
+	}
+	return ""
+}
+
+// writeWall is why a request (or a WebSocket frame: method
+// branch.MethodFrame) must be held as a possible write, or "": nothing is
+// held once writes are released, a guard pattern holds what it names,
+// and what is not a read by its protocol goes out only when the task
+// allows it.
+func (s *Session) writeWall(method, raw string, read func() bool) string {
 	if s.writes.Load() {
 		return ""
 	}
-	method, raw := req.Method(), req.URL()
 	for _, g := range s.opts.Guard {
 		if g.Matches(method, raw) {
 			return branch.HeldGuard
 		}
 	}
-	if !SafeMethod(method) && !s.allowed(method, raw) && !graphQLRead(req) {
+	if !s.allowed(method, raw) && !read() {
 		return branch.HeldWrite
 	}
-	if req.IsNavigationRequest() && s.isMainFrame(req) && !s.exploredOrigin(raw) {
-		return branch.HeldOffOrigin
-	}
 	return ""
+}
+
+// liveGate answers a page that sends a frame on a WebSocket (the live
+// script asks before each frame): true lets it out. A frame has no
+// method that says it only reads, so speculation holds every one the
+// task does not allow (explore.allow with method WS) until the
+// committer releases writes; a held frame is recorded like a held
+// request, with the names of its JSON fields, never their values.
+func (s *Session) liveGate(_ *playwright.BindingSource, args ...any) any {
+	raw, data := "", ""
+	if len(args) > 0 {
+		raw, _ = args[0].(string)
+	}
+	if len(args) > 1 {
+		data, _ = args[1].(string)
+	}
+	reason := s.writeWall(branch.MethodFrame, raw, func() bool { return false })
+	s.mu.Lock()
+	step := s.step
+	if reason == "" {
+		if len(s.framesSent) >= maxHeld {
+			s.framesSent = map[string]bool{}
+		}
+		s.framesSent[strconv.Itoa(step)+" "+raw] = true
+	}
+	s.mu.Unlock()
+	if reason == "" {
+		return true
+	}
+	h := branch.Held{Method: branch.MethodFrame, Origin: originOf(raw), Path: s.heldPath(raw), Reason: reason, Count: 1}
+	h.Fields = fieldNames("application/json", []byte(data))
+	s.keepHeld(h)
+	return false
 }
 
 func (s *Session) allowed(method, raw string) bool {
@@ -143,10 +189,18 @@ func (s *Session) recordHeld(req playwright.Request, reason string) {
 		h.Fields = fieldNames(req.Headers()["content-type"], body)
 	}
 	s.mu.Lock()
+	s.blocked[method+" "+raw]++
+	s.mu.Unlock()
+	s.keepHeld(h)
+}
+
+// keepHeld records a held request in the running step, counted with the
+// same request held before in it.
+func (s *Session) keepHeld(h branch.Held) {
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	h.Step = s.step
 	h.Caused = causedHere(h)
-	s.blocked[method+" "+raw]++
 	for i := range s.held {
 		o := &s.held[i]
 		if o.Step == h.Step && o.Method == h.Method && o.Origin == h.Origin && o.Path == h.Path && o.Reason == h.Reason && o.Caused == h.Caused {
@@ -213,12 +267,16 @@ func (s *Session) markCaused(step int, method, raw string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	path := s.heldPath(raw)
+	frame := method == branch.MethodFrame
 	for i := range s.held {
 		h := &s.held[i]
-		if h.Step == step && h.Method == method && h.Origin == originOf(raw) && h.Path == path && !h.Caused {
+		if h.Step == step && h.Method == method && h.Origin == originOf(raw) && h.Path == path && (!h.Caused || frame) {
 			h.Caused = true
 			return true
 		}
+	}
+	if frame {
+		return s.framesSent[strconv.Itoa(step)+" "+raw]
 	}
 	for _, r := range s.net {
 		if r.Step == step && r.Method == method && r.raw == raw && !r.Blocked && r.done {
@@ -368,6 +426,10 @@ func heldError(h branch.Held) *ActionError {
 	if h.Reason == branch.HeldOffOrigin {
 		return &ActionError{Code: branch.CodeOffOrigin, Msg: "held a navigation to " + h.Origin + h.Path + ": the task does not explore that origin (list it in explore.origins)"}
 	}
+	if h.Method == branch.MethodFrame {
+		return &ActionError{Code: branch.CodeSideEffect, Msg: "held a frame sent on the WebSocket " + h.Origin + h.Path +
+			": a frame may change the site; speculation sends none the task does not allow (explore.allow with method WS)"}
+	}
 	msg := "held " + h.Describe()
 	if len(h.Fields) > 0 {
 		msg += " (fields: " + strings.Join(h.Fields, ", ") + ")"
@@ -388,6 +450,14 @@ func (s *Session) heldOpen(step int) bool {
 		}
 	}
 	return false
+}
+
+// hasLive reports whether the page made a live connection: its frames
+// may be the action's own writes (takeUserRequests asks).
+func (s *Session) hasLive() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.liveSeen
 }
 
 // stuck reports whether a step's error says the page may not answer (a

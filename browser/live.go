@@ -37,8 +37,12 @@ const liveTakeLimit = 1000
 
 // liveScript is the init script; play selects the stand-ins.
 func liveScript(play bool) string {
-	return fmt.Sprintf(liveScriptSource, play, liveTakeLimit)
+	return fmt.Sprintf(liveScriptSource, play, liveTakeLimit, userEventJS, liveGateBinding)
 }
+
+// liveGateBinding is the name under which the session answers whether a
+// frame a page sends on a WebSocket may go out (liveGate).
+const liveGateBinding = "__multiverseLiveGate"
 
 const liveScriptSource = `(() => {
   if (window.__mvLive) return;
@@ -109,6 +113,20 @@ const liveScriptSource = `(() => {
       }
     }
   };
+  // gate asks the session whether a frame may go out (a promise of true
+  // or false) and notes a frame sent while the page handles a trusted
+  // user event as the action's own. Without the session's binding
+  // nothing goes out: speculation denies by default.
+  const KEY = Symbol.for('multiverse.userRequests');
+  const byUser = %s;
+  const gate = (ws, d) => {
+    let user = false;
+    try { user = byUser(window.event); } catch (x) {}
+    if (user && window[KEY] && window[KEY].length < 100) window[KEY].push(['WS', ws.url]);
+    const g = window[%q];
+    if (typeof g !== 'function') return Promise.resolve(false);
+    return g(ws.url, typeof d === 'string' ? d.slice(0, 4096) : '');
+  };
   const consts = (C, names) => names.forEach((n, i) => {
     Object.defineProperty(C, n, { value: i });
     Object.defineProperty(C.prototype, n, { value: i });
@@ -127,7 +145,14 @@ const liveScriptSource = `(() => {
         super.addEventListener('close', (e) => note(c, 'close', { code: e.code, reason: e.reason }));
         super.addEventListener('error', () => note(c, 'error'));
       }
-      send(d) { note(this.__mvc, 'out', enc(d)); return super.send(d); }
+      send(d) {
+        if (this.readyState !== 1) return super.send(d); // the browser's own error, or a no-op once closing
+        note(this.__mvc, 'out', enc(d));
+        const ok = gate(this, d);
+        this.__mvq = (this.__mvq || Promise.resolve()).then(() => ok).then((go) => {
+          if (go === true && this.readyState === 1) NativeWS.prototype.send.call(this, d);
+        }, () => {});
+      }
     };
     ES = class EventSource extends NativeES {
       constructor(url, init) {
@@ -161,7 +186,9 @@ const liveScriptSource = `(() => {
       }
       send(d) {
         if (this.readyState === 0) throw new DOMException("Failed to execute 'send' on 'WebSocket': Still in CONNECTING state.", 'InvalidStateError');
-        if (this.readyState === 1) note(this.__mvc, 'out', enc(d));
+        if (this.readyState !== 1) return;
+        note(this.__mvc, 'out', enc(d));
+        gate(this, d); // held or not, a stand-in sends nothing; the decision is recorded as at capture
       }
       close() { if (this.readyState < 2) this.readyState = 2; }
     };
@@ -230,6 +257,9 @@ func (s *Session) keepLive(raw any, phase string) {
 		f.Reason, f.ID = s.scrubText(f.Reason, known), s.scrubText(f.ID, known)
 	}
 	s.mu.Lock()
+	if len(t.Entries) > 0 {
+		s.liveSeen = true // a strict replay's stand-ins fire no websocket event
+	}
 	s.live = append(s.live, t.Entries...)
 	s.liveDropped += t.Dropped
 	s.mu.Unlock()

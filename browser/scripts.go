@@ -911,6 +911,13 @@ const maskScript = `(arg) => {
   return rects;
 }`
 
+// userEventJS is a script function reporting whether an event is a
+// person's input: trusted, and a user interface event (a click, a key, a
+// touch) or a form's own event (submit, change, input, reset). A
+// WebSocket's open, a response's load and a message are trusted too, but
+// what a page sends in their handlers is the page's own doing.
+const userEventJS = `(e) => !!(e && e.isTrusted && (e instanceof UIEvent || /^(submit|change|input|reset|select|toggle)$/.test(e.type)))`
+
 // userRequestScript notes the requests a page sends by fetch or
 // XMLHttpRequest while it handles a trusted user event (a click, a key):
 // the action's own requests, as opposed to the page's timers and load
@@ -921,7 +928,8 @@ const userRequestScript = `(() => {
   const KEY = Symbol.for('multiverse.userRequests');
   if (window[KEY]) return;
   Object.defineProperty(window, KEY, { value: [], writable: true, configurable: true });
-  const byUser = () => { try { const e = window.event; return !!(e && e.isTrusted); } catch (x) { return false; } };
+  const userEvent = ` + userEventJS + `;
+  const byUser = () => { try { return userEvent(window.event); } catch (x) { return false; } };
   const note = (method, url) => {
     try { if (byUser() && window[KEY].length < 100) window[KEY].push([String(method || 'GET').toUpperCase(), new URL(String(url), location.href).href]); } catch (x) {}
   };

@@ -176,6 +176,10 @@ type Session struct {
 	writes atomic.Bool
 	// navOrigins are origins navigate actions named explicitly.
 	navOrigins map[string]bool
+	// framesSent notes the WebSocket frames the live gate let out, by
+	// step and connection URL, so that a frame the action sent is
+	// accounted for (markCaused).
+	framesSent map[string]bool
 	crashed    bool
 	dialogs    []branch.Dialog
 	// answer is how the running action answers native dialogs.
@@ -274,7 +278,7 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if err != nil {
 		return nil, fmt.Errorf("browser: new context: %w", err)
 	}
-	s := &Session{rt: r, opts: opts, bctx: bctx, vt: e.Clock, byReq: map[playwright.Request]*netRec{}, blocked: map[string]int{}, navOrigins: map[string]bool{}, born: time.Now()}
+	s := &Session{rt: r, opts: opts, bctx: bctx, vt: e.Clock, byReq: map[playwright.Request]*netRec{}, blocked: map[string]int{}, navOrigins: map[string]bool{}, framesSent: map[string]bool{}, born: time.Now()}
 	fail := func(what string, err error) (*Session, error) {
 		bctx.Close()
 		return nil, fmt.Errorf("browser: %s: %w", what, err)
@@ -287,6 +291,9 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	}
 	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(userRequestScript)}); err != nil {
 		return fail("installing the request script", err)
+	}
+	if err := bctx.ExposeBinding(liveGateBinding, s.liveGate); err != nil {
+		return fail("installing the live channel gate", err)
 	}
 	if err := bctx.AddInitScript(playwright.Script{Content: playwright.String(liveScript(opts.PlayLive))}); err != nil {
 		return fail("installing the live channel script", err)

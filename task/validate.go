@@ -552,9 +552,9 @@ func (v *validator) requestPatterns(path string, ps []RequestPattern) {
 		}
 		v.regex(p+".url", g.URL)
 		switch strings.ToUpper(g.Method) {
-		case "", "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE":
+		case "", "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", branch.MethodFrame:
 		default:
-			v.fail(p+".method", "%q is not an HTTP method (GET, POST, PUT, PATCH, DELETE, ...)", g.Method)
+			v.fail(p+".method", "%q is not an HTTP method (GET, POST, PUT, PATCH, DELETE, ...) or WS (a WebSocket frame)", g.Method)
 		}
 	}
 }
