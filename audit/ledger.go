@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
-	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
@@ -26,8 +25,8 @@ type LedgerReport struct {
 // with its digest (sealed ones decrypted when key is not nil), every
 // committed row backed by a confirmation naming its order id, every
 // aborted or failed row whose commit action ran backed by the site's
-// refusal (commit.CheckOutcome), no row standing for more than one
-// submission the site accepted (commit.CheckSubmissions), and the ledger against the event log both
+// refusal (ledger.CheckOutcome), no row standing for more than one
+// submission the site accepted (ledger.CheckSubmissions), and the ledger against the event log both
 // ways ([Check]), with the chain of every run a finalization anchors.
 //
 // problems is nil when everything verifies, and otherwise every problem
@@ -102,14 +101,14 @@ func CrossCheck(ctx context.Context, l *ledger.Ledger, elog *eventlog.Log, run s
 
 // checkSubmissions audits a row's rounds (every finalization its history
 // kept, each with its submit transcript) for more than one submission
-// the site accepted (commit.CheckSubmissions). A transcript that is
+// the site accepted (ledger.CheckSubmissions). A transcript that is
 // missing is left to the evidence check.
 func checkSubmissions(ctx context.Context, l *ledger.Ledger, store *artifacts.FS, e ledger.Entry) error {
 	hist, err := l.History(ctx, e.Key)
 	if err != nil {
 		return nil // the chain check reports a row without history
 	}
-	var rounds []commit.Round
+	var rounds []ledger.Round
 	for _, t := range hist {
 		if t.Op != ledger.OpFinalize {
 			continue
@@ -121,7 +120,7 @@ func checkSubmissions(ctx context.Context, l *ledger.Ledger, store *artifacts.FS
 		if json.Unmarshal(t.Data, &snap) != nil {
 			continue
 		}
-		r := commit.Round{Confirmation: snap.Confirmation}
+		r := ledger.Round{Confirmation: snap.Confirmation}
 		if s := snap.Artifacts["submit_transcript"]; s != "" {
 			if d, err := artifacts.ParseDigest(s); err == nil {
 				r.Transcript, _ = store.Get(ctx, d)
@@ -129,7 +128,7 @@ func checkSubmissions(ctx context.Context, l *ledger.Ledger, store *artifacts.FS
 		}
 		rounds = append(rounds, r)
 	}
-	if err := commit.CheckSubmissions(rounds); err != nil {
+	if err := ledger.CheckSubmissions(rounds); err != nil {
 		return fmt.Errorf("submissions: %w", err)
 	}
 	return nil
@@ -137,7 +136,7 @@ func checkSubmissions(ctx context.Context, l *ledger.Ledger, store *artifacts.FS
 
 // checkOutcome audits an aborted or failed row against its submit
 // transcript: one finalized without the site's refusal may stand for an
-// order the site holds (commit.CheckOutcome). A transcript that is
+// order the site holds (ledger.CheckOutcome). A transcript that is
 // missing or corrupt is left to the evidence check, which names it.
 func checkOutcome(ctx context.Context, store *artifacts.FS, e ledger.Entry) error {
 	var transcript []byte
@@ -150,7 +149,7 @@ func checkOutcome(ctx context.Context, store *artifacts.FS, e ledger.Entry) erro
 			return nil
 		}
 	}
-	if err := commit.CheckOutcome(e, transcript); err != nil {
+	if err := ledger.CheckOutcome(e, transcript); err != nil {
 		return fmt.Errorf("outcome: %w", err)
 	}
 	return nil

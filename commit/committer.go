@@ -540,7 +540,7 @@ func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand C
 	if n, ok := commitRequest(c.guard(), transcript); ok {
 		// The request that made the commit: an audit counts the site's
 		// accepting answers to it (one, or it stands for two commits).
-		conf["request"] = Submission{Method: n.Method, URL: n.URL}
+		conf["request"] = ledger.Submission{Method: n.Method, URL: n.URL}
 	}
 	if at.version != "" {
 		conf["version"] = at.version

@@ -97,7 +97,7 @@ func (c *Committer) refused(ctx context.Context, res *Result, key string, n bran
 		// The version changed since preflight. Nothing was bought; the
 		// next candidate may still hold.
 		e, err := c.finalize(ctx, key, ledger.Outcome{State: ledger.StateAborted, Error: "conflict: " + msg, Artifacts: arts,
-			Confirmation: mustJSON(Evidence{Refused: refusalOf(n, notice)})})
+			Confirmation: mustJSON(ledger.Evidence{Refused: refusalOf(n, notice)})})
 		if err != nil {
 			return res, fmt.Errorf("commit: finalizing %s as aborted: %w", key, err)
 		}
@@ -108,7 +108,7 @@ func (c *Committer) refused(ctx context.Context, res *Result, key string, n bran
 	if notice != "" {
 		msg = notice + " (" + msg + ")"
 	}
-	return c.finalizeNot(ctx, res, key, ledger.StateFailed, arts, Evidence{Refused: refusalOf(n, notice)}, refusedError(key, msg))
+	return c.finalizeNot(ctx, res, key, ledger.StateFailed, arts, ledger.Evidence{Refused: refusalOf(n, notice)}, refusedError(key, msg))
 }
 
 // pageRefused finalizes an attempt whose page said refused
@@ -119,11 +119,11 @@ func (c *Committer) pageRefused(ctx context.Context, res *Result, at attempt, gu
 	if n, ok := refusal(guard, transcript); ok {
 		return c.refused(ctx, res, at.key, n, notice, arts)
 	}
-	ref := &Refusal{Notice: notice}
+	ref := &ledger.Refusal{Notice: notice}
 	if n, ok := commitRequest(guard, transcript); ok {
 		ref.Method, ref.URL, ref.Status = n.Method, n.URL, n.Status
 	}
-	return c.finalizeNot(ctx, res, at.key, ledger.StateFailed, arts, Evidence{Refused: ref}, refusedError(at.key, notice))
+	return c.finalizeNot(ctx, res, at.key, ledger.StateFailed, arts, ledger.Evidence{Refused: ref}, refusedError(at.key, notice))
 }
 
 // refusedError is the error of a refused commit: what the site said, and
@@ -139,7 +139,7 @@ func refusedEarlier(e ledger.Entry) (string, bool) {
 	if e.State != ledger.StateFailed || len(e.Confirmation) == 0 {
 		return "", false
 	}
-	var ev Evidence
+	var ev ledger.Evidence
 	if json.Unmarshal(e.Confirmation, &ev) != nil || ev.Refused == nil {
 		return "", false
 	}
@@ -168,13 +168,13 @@ func (c *Committer) notSent(ctx context.Context, res *Result, at attempt, state 
 		c.Events.Record(ctx, eventlog.KindLedger, res.Candidate.BranchID, payload.Ledger{Key: at.key, State: string(ledger.StateIntent), Pending: true, Error: cause.Error()})
 		return res, cause
 	}
-	return c.finalizeNot(ctx, res, at.key, state, arts, Evidence{NotSent: true}, cause)
+	return c.finalizeNot(ctx, res, at.key, state, arts, ledger.Evidence{NotSent: true}, cause)
 }
 
 // finalizeNot finalizes a row whose side effect is known not to have
 // happened (aborted or failed), with the evidence of why, and returns
 // cause.
-func (c *Committer) finalizeNot(ctx context.Context, res *Result, key string, state ledger.State, arts map[string]string, ev Evidence, cause error) (*Result, error) {
+func (c *Committer) finalizeNot(ctx context.Context, res *Result, key string, state ledger.State, arts map[string]string, ev ledger.Evidence, cause error) (*Result, error) {
 	e, err := c.finalize(ctx, key, ledger.Outcome{State: state, Error: cause.Error(), Artifacts: arts, Confirmation: mustJSON(ev)})
 	if err != nil {
 		return res, fmt.Errorf("%w; commit: finalizing %s as %s: %w", cause, key, state, err)

@@ -22,15 +22,15 @@ func TestRefusedEarlier(t *testing.T) {
 	for i, tc := range []struct {
 		name   string
 		state  ledger.State
-		ev     Evidence
+		ev     ledger.Evidence
 		refuse bool
 		msg    string
 	}{
-		{"page refusal", ledger.StateFailed, Evidence{Refused: &Refusal{Method: "POST", URL: "/users", Status: 200, Notice: "Error: that e-mail is taken."}}, true, "Error: that e-mail is taken. (the site answered 200 to POST /users)"},
-		{"4xx refusal", ledger.StateFailed, Evidence{Refused: &Refusal{Method: "POST", URL: "/orders", Status: 422}}, true, "the site answered 422 to POST /orders"},
-		{"page refusal without a request", ledger.StateFailed, Evidence{Refused: &Refusal{Notice: "Refused."}}, true, "Refused."},
-		{"nothing sent", ledger.StateFailed, Evidence{NotSent: true}, false, ""},
-		{"conflict", ledger.StateAborted, Evidence{Refused: &Refusal{Method: "POST", URL: "/orders", Status: 409}}, false, ""},
+		{"page refusal", ledger.StateFailed, ledger.Evidence{Refused: &ledger.Refusal{Method: "POST", URL: "/users", Status: 200, Notice: "Error: that e-mail is taken."}}, true, "Error: that e-mail is taken. (the site answered 200 to POST /users)"},
+		{"4xx refusal", ledger.StateFailed, ledger.Evidence{Refused: &ledger.Refusal{Method: "POST", URL: "/orders", Status: 422}}, true, "the site answered 422 to POST /orders"},
+		{"page refusal without a request", ledger.StateFailed, ledger.Evidence{Refused: &ledger.Refusal{Notice: "Refused."}}, true, "Refused."},
+		{"nothing sent", ledger.StateFailed, ledger.Evidence{NotSent: true}, false, ""},
+		{"conflict", ledger.StateAborted, ledger.Evidence{Refused: &ledger.Refusal{Method: "POST", URL: "/orders", Status: 409}}, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			key := "commit:site:flow:" + strings.Repeat(string(rune('a'+i)), 64)

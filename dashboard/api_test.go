@@ -15,7 +15,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/dashboard"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
-	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/explain"
 )
 
 func TestRunsAPI(t *testing.T) {
@@ -124,7 +124,7 @@ func TestBranchAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := orchestrator.Explain(all, w.BranchID); !slices.Equal(got.Explain, want) || !strings.Contains(strings.Join(want, "\n"), "won") {
+	if want := explain.Branch(all, w.BranchID); !slices.Equal(got.Explain, want) || !strings.Contains(strings.Join(want, "\n"), "won") {
 		t.Errorf("explain = %q\nwant %q", got.Explain, want)
 	}
 	if len(got.Events) == 0 || got.Branch.Status != dashboard.StatusWinner {

@@ -10,9 +10,9 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
-	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
 // ReplayStatus is a "status" message of a replay stream.
@@ -76,7 +76,7 @@ func (s *Server) runReplay(ctx context.Context, out *sse, b *bundle.Bundle) Repl
 	// Strict, never Live: the recording answers every request.
 	opts := replay.Options{OnStep: func(sr replay.StepReport) { out.send("step", 0, sr) }}
 	if s.stores.DataDir != "" {
-		if key, err := orchestrator.ReadScrubKey(s.stores.DataDir, b.Manifest.RunID); err == nil {
+		if key, err := scrub.ReadKey(s.stores.DataDir, b.Manifest.RunID); err == nil {
 			opts.ScrubKey = key // the run's own data dir (replay.Options.ScrubKey)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
-	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/explain"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 )
 
@@ -85,7 +85,7 @@ func branchDetail(runID string, es []eventlog.Event, branchID string) (*BranchDe
 	if b == nil {
 		return nil, fmt.Errorf("%w: run %s has no branch %s", ErrNotFound, runID, branchID)
 	}
-	d := &BranchDetail{RunID: runID, Branch: *b, Explain: orchestrator.Explain(es, branchID), Events: own}
+	d := &BranchDetail{RunID: runID, Branch: *b, Explain: explain.Branch(es, branchID), Events: own}
 	d.Steps = chainSteps(forks, runs, branchID)
 	return d, nil
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/rerun"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
@@ -402,7 +403,7 @@ func checkFullRerun(t *testing.T, dir string, sum *orchestrator.Summary, tk *tas
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := orchestrator.ReadScrubKey(dir, sum.RunID)
+	key, err := scrub.ReadKey(dir, sum.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}

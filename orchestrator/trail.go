@@ -10,7 +10,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit"
-	"github.com/multiverse-orchestrator/multiverse/internal/regfile"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
 // trail watches a run's audit trail for the committer: the event log's
@@ -62,28 +62,13 @@ func (s trailStore) Put(ctx context.Context, data []byte) (artifacts.Digest, err
 	return d, err
 }
 
-// ScrubKeyPath is where a run's scrubbing key is kept in its data dir.
-func ScrubKeyPath(dataDir, runID string) string {
-	return filepath.Join(dataDir, "keys", runID+".key")
-}
-
-// ReadScrubKey reads a run's scrubbing key from its data dir: a rerun
-// needs it to match the run's recorded tokens.
-func ReadScrubKey(dataDir, runID string) ([]byte, error) {
-	key, err := regfile.ReadFile(context.Background(), ScrubKeyPath(dataDir, runID), 4<<10) // a key is 32 bytes
-	if err != nil {
-		return nil, fmt.Errorf("the scrubbing key of run %s: %w", runID, err)
-	}
-	return key, nil
-}
-
 // writeKey keeps the run's scrubbing key in DATA_DIR/keys: without it the
 // run's tokens cannot be checked, so a failure breaks the trail.
 func writeKey(dd, runID string, key []byte) error {
-	if err := os.MkdirAll(filepath.Dir(ScrubKeyPath(dd, runID)), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(scrub.KeyPath(dd, runID)), 0o700); err != nil {
 		return fmt.Errorf("the scrubbing key was not written: %w", err)
 	}
-	if err := os.WriteFile(ScrubKeyPath(dd, runID), key, 0o600); err != nil {
+	if err := os.WriteFile(scrub.KeyPath(dd, runID), key, 0o600); err != nil {
 		return fmt.Errorf("the scrubbing key was not written: %w", err)
 	}
 	return nil

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
@@ -44,7 +44,7 @@ func TestPageMadeValueKeepsItsToken(t *testing.T) {
 	ctx := context.Background()
 	b, dir, runID := winnerBundle(t, tk)
 	srv.Close()
-	key, err := orchestrator.ReadScrubKey(dir, runID)
+	key, err := scrub.ReadKey(dir, runID)
 	if err != nil {
 		t.Fatal(err)
 	}

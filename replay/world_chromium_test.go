@@ -58,7 +58,7 @@ func TestRerunInRecordedWorld(t *testing.T) {
 
 	src, closeSrc := source(t, dir)
 	defer closeSrc()
-	key, err := orchestrator.ReadScrubKey(dir, sum.RunID)
+	key, err := scrub.ReadKey(dir, sum.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}

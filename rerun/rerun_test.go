@@ -20,6 +20,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/rerun"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
@@ -91,7 +92,7 @@ func recordDemo(t *testing.T) *recorded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := orchestrator.ReadScrubKey(dir, sum.RunID)
+	key, err := scrub.ReadKey(dir, sum.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/explain"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
@@ -239,7 +240,7 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		fmt.Fprintln(stdout)
-		for _, line := range orchestrator.Explain(all, *br) {
+		for _, line := range explain.Branch(all, *br) {
 			fmt.Fprintln(stdout, line)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
 // openSource opens a data dir's records for bundle assembly.
@@ -268,7 +269,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer rt.Close()
 	opts := replay.Options{Live: *live, StartURL: *startURL, NoControls: *noControls, Heal: *heal, IgnoreHTTPSErrors: bf.insecure, FailOnUnrecorded: *failUnrecorded}
-	if key, err := orchestrator.ReadScrubKey(*dataDir, b.Manifest.RunID); err == nil {
+	if key, err := scrub.ReadKey(*dataDir, b.Manifest.RunID); err == nil {
 		// The run's own data dir: its key gives page-made personal
 		// values the tokens they got at capture.
 		opts.ScrubKey = key

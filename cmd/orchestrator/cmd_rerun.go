@@ -20,6 +20,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/rerun"
+	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
@@ -88,7 +89,7 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	key, err := orchestrator.ReadScrubKey(*dataDir, runID)
+	key, err := scrub.ReadKey(*dataDir, runID)
 	if err != nil {
 		return badInput("%v", err)
 	}

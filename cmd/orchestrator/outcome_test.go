@@ -10,7 +10,6 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/branch"
-	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -33,10 +32,10 @@ func TestVerifyFailedRowWithPlacedOrder(t *testing.T) {
 		fails    string
 	}{
 		{"placed, recorded failed", []branch.NetRecord{post(303)}, nil, "the site accepted POST {origin}/orders (303): it may hold the order"},
-		{"placed, recorded refused", []branch.NetRecord{post(303), post(422)}, commit.Evidence{Refused: &commit.Refusal{Method: "POST", URL: "{origin}/orders", Status: 422}}, "the site accepted POST {origin}/orders (303)"},
-		{"refusal not in the transcript", []branch.NetRecord{post(500)}, commit.Evidence{Refused: &commit.Refusal{Method: "POST", URL: "{origin}/orders", Status: 422}}, "holds no such answer"},
-		{"refused", []branch.NetRecord{post(422)}, commit.Evidence{Refused: &commit.Refusal{Method: "POST", URL: "{origin}/orders", Status: 422}}, ""},
-		{"not sent", nil, commit.Evidence{NotSent: true}, ""},
+		{"placed, recorded refused", []branch.NetRecord{post(303), post(422)}, ledger.Evidence{Refused: &ledger.Refusal{Method: "POST", URL: "{origin}/orders", Status: 422}}, "the site accepted POST {origin}/orders (303)"},
+		{"refusal not in the transcript", []branch.NetRecord{post(500)}, ledger.Evidence{Refused: &ledger.Refusal{Method: "POST", URL: "{origin}/orders", Status: 422}}, "holds no such answer"},
+		{"refused", []branch.NetRecord{post(422)}, ledger.Evidence{Refused: &ledger.Refusal{Method: "POST", URL: "{origin}/orders", Status: 422}}, ""},
+		{"not sent", nil, ledger.Evidence{NotSent: true}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

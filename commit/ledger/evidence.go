@@ -1,4 +1,4 @@
-package commit
+package ledger
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
-	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 )
 
 // Evidence is what an aborted or failed row records (as its confirmation)
@@ -37,10 +36,6 @@ type Submission struct {
 	URL    string `json:"url"`
 }
 
-func refusalOf(n branch.NetRecord, notice string) *Refusal {
-	return &Refusal{Method: n.Method, URL: n.URL, Status: n.Status, Notice: notice}
-}
-
 // CheckOutcome audits an aborted or failed row against the transcript of
 // its commit action (the submit_transcript artifact; nil when the row has
 // none because the action never ran). A row whose action ran must name
@@ -49,8 +44,8 @@ func refusalOf(n branch.NetRecord, notice string) *Refusal {
 // state-changing request accepted. A row that fails may stand for an
 // order the site holds: resolve it with the confirm probe before any
 // retry. Other rows pass.
-func CheckOutcome(e ledger.Entry, transcript []byte) error {
-	if e.State != ledger.StateAborted && e.State != ledger.StateFailed || transcript == nil {
+func CheckOutcome(e Entry, transcript []byte) error {
+	if e.State != StateAborted && e.State != StateFailed || transcript == nil {
 		return nil
 	}
 	var recs []branch.NetRecord

@@ -1,4 +1,4 @@
-package orchestrator
+package explain
 
 import (
 	"fmt"
@@ -10,12 +10,12 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 )
 
-// Explain tells, in a few lines, why a branch ended as it did, from a
+// Branch tells, in a few lines, why a branch ended as it did, from a
 // run's events: where it was forked from and why, which predicates its
 // actions flipped and the credit they earned, the prune rule that cut it
 // with the rule's numbers, or its place in the winner ranking with every
 // candidate's scores. es is the whole run (the ranking is a run event).
-func Explain(es []eventlog.Event, branchID string) []string {
+func Branch(es []eventlog.Event, branchID string) []string {
 	short := eventlog.ShortID
 	out := []string{"why " + short(branchID) + ":"}
 	ended := false

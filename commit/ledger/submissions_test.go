@@ -1,4 +1,4 @@
-package commit_test
+package ledger_test
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
-	"github.com/multiverse-orchestrator/multiverse/commit"
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 )
 
 func transcript(t *testing.T, recs ...branch.NetRecord) []byte {
@@ -32,25 +32,25 @@ func TestCheckSubmissions(t *testing.T) {
 	pageRefusal := json.RawMessage(`{"refused":{"method":"POST","url":"http://shop/orders","status":200,"notice":"Already exists."}}`)
 	for _, tc := range []struct {
 		name   string
-		rounds []commit.Round
+		rounds []ledger.Round
 		bad    string
 	}{
-		{"one submission", []commit.Round{{Confirmation: named, Transcript: transcript(t, post(303), follow, poll, poll)}}, ""},
-		{"two in one transcript", []commit.Round{{Confirmation: named, Transcript: transcript(t, post(303), post(303), follow)}}, "2 accepted submissions"},
-		{"two rounds", []commit.Round{
+		{"one submission", []ledger.Round{{Confirmation: named, Transcript: transcript(t, post(303), follow, poll, poll)}}, ""},
+		{"two in one transcript", []ledger.Round{{Confirmation: named, Transcript: transcript(t, post(303), post(303), follow)}}, "2 accepted submissions"},
+		{"two rounds", []ledger.Round{
 			{Confirmation: json.RawMessage(`{"not_sent":true}`), Transcript: transcript(t, post(201))},
 			{Confirmation: named, Transcript: transcript(t, post(303), follow)},
 		}, "2 accepted submissions"},
-		{"an older row without the request named", []commit.Round{{Confirmation: json.RawMessage(`{"order_id":"ORD-1"}`), Transcript: transcript(t, post(303), post(302), poll)}}, "2 accepted submissions"},
-		{"page refusal then commit", []commit.Round{
+		{"an older row without the request named", []ledger.Round{{Confirmation: json.RawMessage(`{"order_id":"ORD-1"}`), Transcript: transcript(t, post(303), post(302), poll)}}, "2 accepted submissions"},
+		{"page refusal then commit", []ledger.Round{
 			{Confirmation: pageRefusal, Transcript: transcript(t, post(200))},
 			{Confirmation: named, Transcript: transcript(t, post(303))},
 		}, ""},
-		{"4xx refusal and a commit", []commit.Round{{Confirmation: named, Transcript: transcript(t, post(422), post(303))}}, ""},
-		{"no transcript", []commit.Round{{Confirmation: named}}, ""},
+		{"4xx refusal and a commit", []ledger.Round{{Confirmation: named, Transcript: transcript(t, post(422), post(303))}}, ""},
+		{"no transcript", []ledger.Round{{Confirmation: named}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := commit.CheckSubmissions(tc.rounds)
+			err := ledger.CheckSubmissions(tc.rounds)
 			switch {
 			case tc.bad == "" && err != nil:
 				t.Fatalf("CheckSubmissions = %v, want nil", err)

@@ -1,4 +1,4 @@
-package orchestrator_test
+package explain_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	pl "github.com/multiverse-orchestrator/multiverse/eventlog/payload"
-	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/explain"
 )
 
 func ev(t *testing.T, kind, branch string, payload map[string]any) eventlog.Event {
@@ -46,7 +46,7 @@ func TestExplain(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.branch, func(t *testing.T) {
-			got := strings.Join(orchestrator.Explain(es, tc.branch), "\n")
+			got := strings.Join(explain.Branch(es, tc.branch), "\n")
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("explanation lacks %q:\n%s", w, got)
@@ -67,11 +67,11 @@ func TestExplainModelAnswers(t *testing.T) {
 		mk(eventlog.KindLLMResponse, "B2", pl.LLMResponse{Step: 2, Fallback: "heuristic order: llm: endpoint answered 503"}),
 		mk(eventlog.KindBranchFork, "B2", pl.BranchFork{Action: "click", PlanDigest: "d2"}),
 	}
-	got := strings.Join(orchestrator.Explain(es, "B1"), "\n")
+	got := strings.Join(explain.Branch(es, "B1"), "\n")
 	if !strings.Contains(got, "asked the model (from the cassette) for step 2: it ranked 3 candidates (320 tokens") {
 		t.Errorf("B1:\n%s", got)
 	}
-	got = strings.Join(orchestrator.Explain(es, "B2"), "\n")
+	got = strings.Join(explain.Branch(es, "B2"), "\n")
 	if !strings.Contains(got, "the heuristic's order stood: llm: endpoint answered 503") {
 		t.Errorf("B2:\n%s", got)
 	}
