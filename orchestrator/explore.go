@@ -46,24 +46,11 @@ func (r *run) endSpan(n *planner.Node) {
 // explore drives the search wave by wave until it has winners or cannot
 // go on.
 func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bus.Result) ([]*planner.Node, error) {
-	t := r.t
-	prop, err := planner.NewProposer(t)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
-	}
-	search := planner.NewSearch(t, prop, func() string { return ulid.Make().String() })
-	r.followCache(search)
-	for _, sub := range r.cfg.Substitutions {
-		search.Substitute(sub.Plan, sub.With)
-	}
-	ectx, cancel := context.WithTimeout(ctx, t.Budgets.WallClock.D())
+	ectx, cancel := context.WithTimeout(ctx, r.t.Budgets.WallClock.D())
 	defer cancel()
-	adv, err := r.newAdvisor(ectx)
+	search, adv, err := r.newSearch(ectx)
 	if err != nil {
 		return nil, err
-	}
-	if adv != nil {
-		search.SetAdvisor(adv)
 	}
 	root := search.Root()
 	r.logSearch(search.Drain())
@@ -86,44 +73,13 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 		for _, n := range wave {
 			search.Complete(n, got[n.ID])
 		}
-		if n := wave[0]; n == root {
-			// Pin the site's assignment of this visitor for every branch.
-			if res := r.results[n.ID]; res != nil && len(res.Cookies) > 0 {
-				spec := *r.spec
-				spec.Cookies = res.Cookies
-				r.spec = &spec
-			}
-		}
-		if len(wave) == 1 && wave[0] == root && !got[root.ID].OK {
-			o := got[root.ID]
-			r.fold(search, wave)
-			r.countBranches(search)
-			switch o.Code {
-			case branch.CodePageError, branch.CodeHTTPError, branch.CodeNavigationTimeout, branch.CodeTimeout:
-				return nil, &SiteError{URL: r.sc.URL(t.StartURL), Reason: fmt.Sprintf("opening it failed: %s: %s", o.Code, o.Msg)}
-			}
-			return nil, fmt.Errorf("orchestrator: the start page branch failed: %s: %s", o.Code, o.Msg)
-		}
-		decision = r.fold(search, wave)
-		r.progress(search, 0, "explore")
-		if adv != nil && adv.fatal != nil {
-			search.Stop()
-			r.logSearch(search.Drain())
-			r.countBranches(search)
-			return nil, adv.fatal
-		}
-		failed := waveSiteFailures(wave, got)
-		r.siteFailures += failed
-		if len(decision.Winners) == 0 && (failed > 0 && failed == len(wave) || decision.Exhausted != "" && r.siteFailures > 0) {
-			// Every branch of the wave failed to reach the site, or the
-			// search ends after some did: is the site gone?
-			why := fmt.Sprintf("wave %d: %d of %d branches failed to reach it, %d in all", r.sum.Waves, failed, len(wave), r.siteFailures)
-			if err := r.siteLost(ctx, why); err != nil {
-				search.Stop()
-				r.logSearch(search.Drain())
-				r.countBranches(search)
+		if wave[0] == root {
+			if err := r.afterRoot(search, wave, got); err != nil {
 				return nil, err
 			}
+		}
+		if decision, err = r.afterWave(ctx, search, wave, got, adv); err != nil {
+			return nil, err
 		}
 		if len(decision.Winners) > 0 || decision.Exhausted != "" {
 			break
@@ -135,6 +91,80 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 	}
 	r.recordWinners(ctx, decision.Winners)
 	return decision.Winners, nil
+}
+
+// newSearch makes the run's search: its proposer, the cached plan it
+// follows, the substitutions a rerun asks for, and the model advisor
+// (nil without one) bound to the exploration's context.
+func (r *run) newSearch(ectx context.Context) (*planner.Search, *modelAdvisor, error) {
+	prop, err := planner.NewProposer(r.t)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	search := planner.NewSearch(r.t, prop, func() string { return ulid.Make().String() })
+	r.followCache(search)
+	for _, sub := range r.cfg.Substitutions {
+		search.Substitute(sub.Plan, sub.With)
+	}
+	adv, err := r.newAdvisor(ectx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if adv != nil {
+		search.SetAdvisor(adv)
+	}
+	return search, adv, nil
+}
+
+// afterRoot pins the site's assignment of this visitor (the start page's
+// cookies) for every branch, and ends the run when the start page
+// itself failed: a site that cannot be opened is a site error.
+func (r *run) afterRoot(search *planner.Search, wave []*planner.Node, got map[string]planner.Outcome) error {
+	root := wave[0]
+	if res := r.results[root.ID]; res != nil && len(res.Cookies) > 0 {
+		spec := *r.spec
+		spec.Cookies = res.Cookies
+		r.spec = &spec
+	}
+	if len(wave) != 1 || got[root.ID].OK {
+		return nil
+	}
+	o := got[root.ID]
+	r.fold(search, wave)
+	r.countBranches(search)
+	switch o.Code {
+	case branch.CodePageError, branch.CodeHTTPError, branch.CodeNavigationTimeout, branch.CodeTimeout:
+		return &SiteError{URL: r.sc.URL(r.t.StartURL), Reason: fmt.Sprintf("opening it failed: %s: %s", o.Code, o.Msg)}
+	}
+	return fmt.Errorf("orchestrator: the start page branch failed: %s: %s", o.Code, o.Msg)
+}
+
+// afterWave folds a wave into the search and decides: a fatal model
+// error, or a site that every branch of the wave failed to reach (or
+// some did before the search ran out), ends the run.
+func (r *run) afterWave(ctx context.Context, search *planner.Search, wave []*planner.Node, got map[string]planner.Outcome, adv *modelAdvisor) (planner.Decision, error) {
+	decision := r.fold(search, wave)
+	r.progress(search, 0, "explore")
+	if adv != nil && adv.fatal != nil {
+		search.Stop()
+		r.logSearch(search.Drain())
+		r.countBranches(search)
+		return decision, adv.fatal
+	}
+	failed := waveSiteFailures(wave, got)
+	r.siteFailures += failed
+	if len(decision.Winners) == 0 && (failed > 0 && failed == len(wave) || decision.Exhausted != "" && r.siteFailures > 0) {
+		// Every branch of the wave failed to reach the site, or the
+		// search ends after some did: is the site gone?
+		why := fmt.Sprintf("wave %d: %d of %d branches failed to reach it, %d in all", r.sum.Waves, failed, len(wave), r.siteFailures)
+		if err := r.siteLost(ctx, why); err != nil {
+			search.Stop()
+			r.logSearch(search.Drain())
+			r.countBranches(search)
+			return decision, err
+		}
+	}
+	return decision, nil
 }
 
 // outOfTime is the error of a search whose wall clock budget ran out (or

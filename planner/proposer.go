@@ -215,60 +215,13 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	if obs == nil {
 		return nil
 	}
-	var out []Candidate
-	seen := map[string]bool{}
-	named := false // a candidate the goal names by its target is on the page
-	add := func(c Candidate) {
-		key := string(branch.Plan{c.Action}.Canonical())
-		if seen[key] || h.Done[key] {
-			return
-		}
-		seen[key] = true
-		named = named || c.Named && c.match >= exactName
-		c.Prior = math.Max(0, math.Min(1, c.Prior))
-		out = append(out, c)
-	}
+	col := &collector{seen: map[string]bool{}, done: h.Done}
+	add := col.add
 	modal := modalOpen(obs)
-	// Forms: fill the first field that a task input says how to fill, in
-	// page order; one canonical order keeps the tree narrow.
-	filledForm := map[int]bool{}
-	pendingForm := map[int]bool{}
-	typed := map[int]bool{}  // forms with a text field holding a value
-	blank := map[int]bool{}  // forms with an empty text field
-	needed := map[int]bool{} // forms with an empty text field they require
-	for _, a := range obs.Affordances {
-		switch a.Kind {
-		case "textbox", "number", "email", "search", "textarea":
-			if a.Value == "" {
-				blank[a.Form] = true
-				needed[a.Form] = needed[a.Form] || a.Required || strings.HasSuffix(strings.TrimSpace(a.Target.Name), "*")
-			} else {
-				typed[a.Form] = true
-			}
-		}
-	}
-	for _, a := range obs.Affordances {
-		if !isField(a.Kind) || a.Region == "obscured" {
-			continue
-		}
-		rule, ok := p.ruleFor(a)
-		if !ok {
-			continue
-		}
-		act, needed := p.fillAction(a, rule, h)
-		if !needed {
-			filledForm[a.Form] = true
-			continue
-		}
-		if pendingForm[a.Form] {
-			continue
-		}
-		pendingForm[a.Form] = true
-		add(Candidate{Action: act, Prior: FillPrior, Reason: "fills " + rule.name + " into " + label(a)})
-	}
+	f := p.fillCandidates(obs, h, add)
 	p.stepCandidates(obs, h, add)
 	p.widgetCandidates(obs, h, add) // widgets.go: sliders and spin buttons
-	p.valueCandidates(obs, h, pendingForm, add)
+	p.valueCandidates(obs, h, f.pending, add)
 	p.toggleCandidates(obs, add)
 	p.suggestionCandidates(obs, add)
 	p.stepperCandidates(obs, add)
@@ -283,33 +236,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 			if !ok {
 				continue
 			}
-			if a.Submit {
-				switch {
-				case pendingForm[a.Form]:
-					c.Prior, c.Reason = PendingSubmitPrior, "submits a form with fields still to fill"
-				case filledForm[a.Form]:
-					c.Prior, c.Reason = math.Max(c.Prior, FilledSubmitPrior), "submits a filled form"
-				case blank[a.Form] && !typed[a.Form]:
-					c.Prior, c.Reason = EmptySubmitPrior, "submits an empty form"
-				}
-			}
-			if len(p.g.Steps) > 0 {
-				// The goal names its steps: what they name comes first.
-				c.Prior *= StepsOutrank
-			}
-			if behind && a.Region == "dialog" && dismisses(a) {
-				c.Prior, c.Reason = math.Max(c.Prior, DismissPrior), "dismisses the modal that hides what the goal names"
-			}
-			if !named && len(p.g.Steps) > 0 && pager(a) {
-				// Nothing the goal names is here: it may be further on.
-				c.Prior, c.Reason, c.Onward = math.Max(c.Prior, PagerPrior), "pages on: what the goal names is not on this page", true
-			}
-			if a.Kind == "button" && a.Form >= 0 && typed[a.Form] && (!blank[a.Form] || a.Submit && !needed[a.Form]) && !pendingForm[a.Form] {
-				// Every text field of its form holds a value now (or
-				// every one it requires, for its submit button): the
-				// form's button is how it goes on (a search, a step).
-				c.Prior, c.Reason = math.Max(c.Prior, TypedFormPrior), "goes on with a filled form"
-			}
+			p.clickPrior(&c, a, f, behind, col.named)
 			add(c)
 		case p.query != "" && a.Value == "" && h.Progress == 0 && searchField(a):
 			add(Candidate{Action: branch.Action{Kind: branch.KindType, Target: targetOf(a), Value: p.query,
@@ -319,12 +246,115 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	keyCandidates(obs, modal, behind, add)
 	p.hoverCandidates(obs, add)
 	p.rest(obs, add) // menu.go: the rest of what the page offers
-	out = p.safeOnly(obs, out)
+	out := p.safeOnly(obs, col.out)
 	waitForFields(obs, out)
 	p.g.placeControls(out)
 	goalOrder(out)
 	p.rank(obs, out)
 	return out
+}
+
+// collector gathers a proposal's candidates once each: never one the
+// history already did, and with its prior clamped to [0, 1].
+type collector struct {
+	out  []Candidate
+	seen map[string]bool
+	done map[string]bool
+	// named is set once a candidate the goal names by its target is on
+	// the page.
+	named bool
+}
+
+func (col *collector) add(c Candidate) {
+	key := string(branch.Plan{c.Action}.Canonical())
+	if col.seen[key] || col.done[key] {
+		return
+	}
+	col.seen[key] = true
+	col.named = col.named || c.Named && c.match >= exactName
+	c.Prior = math.Max(0, math.Min(1, c.Prior))
+	col.out = append(col.out, c)
+}
+
+// formFill is what a page's forms hold, by form index: forms with a
+// field still to fill (pending) or every field a task input fills
+// already filled (filled); forms with a text field holding a value
+// (typed), an empty one (blank), an empty one they require (needed).
+type formFill struct {
+	filled, pending, typed, blank, needed map[int]bool
+}
+
+// fillCandidates proposes to fill, in each form, the first field a task
+// input says how to fill, in page order (one canonical order keeps the
+// tree narrow), and reports what the forms hold.
+func (p *Proposer) fillCandidates(obs *branch.Observation, h History, add func(Candidate)) formFill {
+	f := formFill{filled: map[int]bool{}, pending: map[int]bool{}, typed: map[int]bool{}, blank: map[int]bool{}, needed: map[int]bool{}}
+	for _, a := range obs.Affordances {
+		switch a.Kind {
+		case "textbox", "number", "email", "search", "textarea":
+			if a.Value == "" {
+				f.blank[a.Form] = true
+				f.needed[a.Form] = f.needed[a.Form] || a.Required || strings.HasSuffix(strings.TrimSpace(a.Target.Name), "*")
+			} else {
+				f.typed[a.Form] = true
+			}
+		}
+	}
+	for _, a := range obs.Affordances {
+		if !isField(a.Kind) || a.Region == "obscured" {
+			continue
+		}
+		rule, ok := p.ruleFor(a)
+		if !ok {
+			continue
+		}
+		act, needed := p.fillAction(a, rule, h)
+		if !needed {
+			f.filled[a.Form] = true
+			continue
+		}
+		if f.pending[a.Form] {
+			continue
+		}
+		f.pending[a.Form] = true
+		add(Candidate{Action: act, Prior: FillPrior, Reason: "fills " + rule.name + " into " + label(a)})
+	}
+	return f
+}
+
+// clickPrior sets the prior of a click by what it does to its form and
+// the page: a submit button by how filled its form is, what the goal's
+// steps name first, a modal's dismissal when it hides what the goal
+// names, a pager when nothing the goal names is here (named is false),
+// a form's button once its text fields hold values.
+func (p *Proposer) clickPrior(c *Candidate, a branch.Affordance, f formFill, behind, named bool) {
+	if a.Submit {
+		switch {
+		case f.pending[a.Form]:
+			c.Prior, c.Reason = PendingSubmitPrior, "submits a form with fields still to fill"
+		case f.filled[a.Form]:
+			c.Prior, c.Reason = math.Max(c.Prior, FilledSubmitPrior), "submits a filled form"
+		case f.blank[a.Form] && !f.typed[a.Form]:
+			c.Prior, c.Reason = EmptySubmitPrior, "submits an empty form"
+		}
+	}
+	if len(p.g.Steps) > 0 {
+		// The goal names its steps: what they name comes first.
+		c.Prior *= StepsOutrank
+	}
+	if behind && a.Region == "dialog" && dismisses(a) {
+		c.Prior, c.Reason = math.Max(c.Prior, DismissPrior), "dismisses the modal that hides what the goal names"
+	}
+	if !named && len(p.g.Steps) > 0 && pager(a) {
+		// Nothing the goal names is here: it may be further on.
+		c.Prior, c.Reason, c.Onward = math.Max(c.Prior, PagerPrior), "pages on: what the goal names is not on this page", true
+	}
+	if a.Kind == "button" && a.Form >= 0 && f.typed[a.Form] && (!f.blank[a.Form] || a.Submit && !f.needed[a.Form]) && !f.pending[a.Form] {
+		// Every text field of its form holds a value now (or every one
+		// it requires, for its submit button): the form's button is how
+		// it goes on (a search, a step).
+		c.Prior, c.Reason = math.Max(c.Prior, TypedFormPrior), "goes on with a filled form"
+	}
 }
 
 // searchField reports whether a field is a site's search box: a search

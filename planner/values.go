@@ -274,18 +274,15 @@ func typedSpans(t string) ([]Value, []span) {
 		}
 		return true
 	}
-	// shaped: a date or a clock that is no real one (31/02/2011, 25:00)
-	// is no value, and its digits are no numbers either.
-	shaped := map[*regexp.Regexp]bool{reISODate: true, reNumDate: true, reClock: true}
-	take := func(re *regexp.Regexp, read func(m []int) []Value) {
-		for _, m := range re.FindAllStringSubmatchIndex(t, -1) {
+	for _, r := range spanReaders {
+		for _, m := range r.re.FindAllStringSubmatchIndex(t, -1) {
 			s, e := m[0], m[1]
 			if !free(s, e) {
 				continue
 			}
-			vs := read(m)
+			vs := r.read(t, m)
 			if len(vs) == 0 {
-				if shaped[re] {
+				if r.shaped {
 					taken = append(taken, span{s, e})
 				}
 				continue
@@ -298,77 +295,106 @@ func typedSpans(t string) ([]Value, []span) {
 			out = append(out, vs...)
 		}
 	}
-	group := func(m []int, k int) string {
-		if m[2*k] < 0 {
-			return ""
-		}
-		return t[m[2*k]:m[2*k+1]]
+	return out, taken
+}
+
+// spanReader reads the values of one pattern's matches in a text: m is
+// the match's submatch indexes (read may trim the end, m[1]); no value
+// means the match is no value. A shaped pattern's match that is no value
+// (a date or a clock that is no real one: 31/02/2011, 25:00) still takes
+// its span: its digits are no numbers either.
+type spanReader struct {
+	re     *regexp.Regexp
+	shaped bool
+	read   func(t string, m []int) []Value
+}
+
+// group is the text of submatch k of m, or "".
+func group(t string, m []int, k int) string {
+	if m[2*k] < 0 {
+		return ""
 	}
-	take(reURL, func(m []int) []Value {
+	return t[m[2*k]:m[2*k+1]]
+}
+
+// spanReaders are the patterns typedSpans reads, in order: an earlier
+// pattern's span is taken before a later one looks.
+var spanReaders = []spanReader{
+	{re: reURL, read: func(t string, m []int) []Value {
 		e := strings.TrimRight(t[m[0]:m[1]], ".,;:!?)]}")
 		m[1] = m[0] + len(e)
 		return []Value{{Kind: ValueURL, Norm: e}}
-	})
-	take(reEmail, func(m []int) []Value { return []Value{{Kind: ValueEmail, Norm: strings.ToLower(t[m[0]:m[1]])}} })
-	take(reISODate, func(m []int) []Value {
-		if d, ok := dateNorm(atoi(group(m, 1)), atoi(group(m, 2)), atoi(group(m, 3))); ok {
+	}},
+	{re: reEmail, read: func(t string, m []int) []Value {
+		return []Value{{Kind: ValueEmail, Norm: strings.ToLower(t[m[0]:m[1]])}}
+	}},
+	{re: reISODate, shaped: true, read: func(t string, m []int) []Value {
+		if d, ok := dateNorm(atoi(group(t, m, 1)), atoi(group(t, m, 2)), atoi(group(t, m, 3))); ok {
 			return []Value{{Kind: ValueDate, Norm: d}}
 		}
 		return nil
-	})
-	take(reNumDate, func(m []int) []Value {
-		if group(m, 2) != group(m, 4) {
-			return nil
-		}
-		a, b, y := atoi(group(m, 1)), atoi(group(m, 3)), year(group(m, 5))
-		first, second := [2]int{a, b}, [2]int{b, a} // month/day, then day/month
-		if group(m, 2) == "." {
-			first, second = second, first // 11.10.2011 is day first
-		}
-		var vs []Value
-		for _, md := range [][2]int{first, second} {
-			if d, ok := dateNorm(y, md[0], md[1]); ok && (len(vs) == 0 || vs[0].Norm != d) {
-				vs = append(vs, Value{Kind: ValueDate, Norm: d})
-			}
-		}
-		return vs
-	})
-	take(reMonthDay, func(m []int) []Value {
-		return textDate(group(m, 3), monthNames[strings.ToLower(group(m, 1))], atoi(group(m, 2)))
-	})
-	take(reDayMonth, func(m []int) []Value {
-		return textDate(group(m, 3), monthNames[strings.ToLower(group(m, 2))], atoi(group(m, 1)))
-	})
-	take(reMonthYr, func(m []int) []Value {
-		mo, y := monthNames[strings.ToLower(group(m, 1))], atoi(group(m, 2))
+	}},
+	{re: reNumDate, shaped: true, read: readNumDate},
+	{re: reMonthDay, read: func(t string, m []int) []Value {
+		return textDate(group(t, m, 3), monthNames[strings.ToLower(group(t, m, 1))], atoi(group(t, m, 2)))
+	}},
+	{re: reDayMonth, read: func(t string, m []int) []Value {
+		return textDate(group(t, m, 3), monthNames[strings.ToLower(group(t, m, 2))], atoi(group(t, m, 1)))
+	}},
+	{re: reMonthYr, read: func(t string, m []int) []Value {
+		mo, y := monthNames[strings.ToLower(group(t, m, 1))], atoi(group(t, m, 2))
 		if mo == 0 || y == 0 {
 			return nil
 		}
 		return []Value{{Kind: ValueDate, Norm: fmt.Sprintf("%04d-%02d", y, mo)}}
-	})
-	take(reClock, func(m []int) []Value {
-		h, mi, sec := atoi(group(m, 1)), atoi(group(m, 2)), group(m, 3)
-		if n, ok := clockNorm(h, mi, atoiOr(sec, -1), strings.ToLower(group(m, 4))); ok {
+	}},
+	{re: reClock, shaped: true, read: func(t string, m []int) []Value {
+		h, mi, sec := atoi(group(t, m, 1)), atoi(group(t, m, 2)), group(t, m, 3)
+		if n, ok := clockNorm(h, mi, atoiOr(sec, -1), strings.ToLower(group(t, m, 4))); ok {
 			return []Value{{Kind: ValueTime, Norm: n}}
 		}
 		return nil
-	})
-	take(reHourAMPM, func(m []int) []Value {
-		if n, ok := clockNorm(atoi(group(m, 1)), 0, -1, strings.ToLower(group(m, 2))); ok {
+	}},
+	{re: reHourAMPM, read: func(t string, m []int) []Value {
+		if n, ok := clockNorm(atoi(group(t, m, 1)), 0, -1, strings.ToLower(group(t, m, 2))); ok {
 			return []Value{{Kind: ValueTime, Norm: n}}
 		}
 		return nil
-	})
-	take(reTimeWord, func(m []int) []Value {
-		return []Value{{Kind: ValueTime, Norm: timeWords[strings.ToLower(group(m, 1))]}}
-	})
-	take(rePhone, func(m []int) []Value { return []Value{{Kind: ValuePhone, Norm: t[m[0]:m[1]]}} })
-	take(reAmountL, func(m []int) []Value { return []Value{{Kind: ValueAmount, Norm: plainNumber(group(m, 2))}} })
-	take(reAmountR, func(m []int) []Value { return []Value{{Kind: ValueAmount, Norm: plainNumber(group(m, 1))}} })
-	take(reNumber, func(m []int) []Value {
-		return []Value{{Kind: ValueNumber, Norm: plainNumber(group(m, 1))}}
-	})
-	return out, taken
+	}},
+	{re: reTimeWord, read: func(t string, m []int) []Value {
+		return []Value{{Kind: ValueTime, Norm: timeWords[strings.ToLower(group(t, m, 1))]}}
+	}},
+	{re: rePhone, read: func(t string, m []int) []Value { return []Value{{Kind: ValuePhone, Norm: t[m[0]:m[1]]}} }},
+	{re: reAmountL, read: func(t string, m []int) []Value {
+		return []Value{{Kind: ValueAmount, Norm: plainNumber(group(t, m, 2))}}
+	}},
+	{re: reAmountR, read: func(t string, m []int) []Value {
+		return []Value{{Kind: ValueAmount, Norm: plainNumber(group(t, m, 1))}}
+	}},
+	{re: reNumber, read: func(t string, m []int) []Value {
+		return []Value{{Kind: ValueNumber, Norm: plainNumber(group(t, m, 1))}}
+	}},
+}
+
+// readNumDate reads a numeric date (11/10/2011, 11.10.11) both ways it
+// may be meant: month first, then day first (day first first when the
+// separator is a dot).
+func readNumDate(t string, m []int) []Value {
+	if group(t, m, 2) != group(t, m, 4) {
+		return nil
+	}
+	a, b, y := atoi(group(t, m, 1)), atoi(group(t, m, 3)), year(group(t, m, 5))
+	first, second := [2]int{a, b}, [2]int{b, a} // month/day, then day/month
+	if group(t, m, 2) == "." {
+		first, second = second, first // 11.10.2011 is day first
+	}
+	var vs []Value
+	for _, md := range [][2]int{first, second} {
+		if d, ok := dateNorm(y, md[0], md[1]); ok && (len(vs) == 0 || vs[0].Norm != d) {
+			vs = append(vs, Value{Kind: ValueDate, Norm: d})
+		}
+	}
+	return vs
 }
 
 // textDate is a date with a month name: a full date with a year, or a
@@ -1119,11 +1145,26 @@ type binding struct {
 // pending, so its submit waits); otherwise up to ValueBranches values,
 // with falling priors: the search and the task's predicates decide.
 func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending map[int]bool, add func(Candidate)) {
-	covered := p.stepFields(obs)
+	open := p.openFields(obs, pending)
+	if len(open) == 0 {
+		return
+	}
 	pool := p.statedValues(obs)
 	pool = append(pool, dateTimes(p.g.text, pool)...)
-	open := map[int]bool{} // the fields values may be proposed for
-	some := false
+	binds, bestOf := p.bindValues(obs, pool, open)
+	choices, sure, chosen := chooseFields(obs, open, binds, bestOf)
+	for _, i := range slices.Sorted(maps.Values(chosen)) {
+		p.proposeValues(obs.Affordances[i], choices[i], sure[i], pending, add)
+	}
+}
+
+// openFields are the fields values may be proposed for, by affordance
+// index: empty value fields (or ones that always hold a value: a select,
+// a slider) that no step, pending form, task input or site search
+// covers.
+func (p *Proposer) openFields(obs *branch.Observation, pending map[int]bool) map[int]bool {
+	covered := p.stepFields(obs)
+	open := map[int]bool{}
 	for i, a := range obs.Affordances {
 		if !valueField(a) || covered[i] || pending[a.Form] || !alwaysHolds(a) && a.Value != "" {
 			continue
@@ -1134,31 +1175,25 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 		if _, ok := p.ruleFor(a); ok {
 			continue
 		}
-		open[i], some = true, true
+		open[i] = true
 	}
-	if !some {
-		return
-	}
+	return open
+}
+
+// bindValues binds the pool's values (and, for an open field, the values
+// its own label offers) to every value field, the filled and the covered
+// ones too: a value that plainly belongs to another field (one that holds
+// it already, in a form the page may have scrubbed or rewritten) is not
+// guessed into this one. It returns the open fields' bindings and, per
+// pool index, its best score over all fields.
+func (p *Proposer) bindValues(obs *branch.Observation, pool []Value, open map[int]bool) (map[int][]binding, map[int]float64) {
 	used := map[string]bool{} // values some field holds already
 	for _, a := range obs.Affordances {
 		if a.Value != "" && textKinds[a.Kind] && !alwaysHolds(a) {
 			used[squash(a.Value)] = true
 		}
 	}
-	// Every field's bindings, the filled and the covered ones too: a value
-	// that plainly belongs to another field (one that holds it already,
-	// in a form the page may have scrubbed or rewritten) is not guessed
-	// into this one.
-	fieldNames := map[string]bool{} // the page's fields' names, word for word
-	for _, a := range obs.Affordances {
-		if valueField(a) {
-			for _, n := range []string{a.Target.Name, a.Target.Hint} {
-				if ws := Words(n); len(ws) > 0 {
-					fieldNames[strings.Join(ws, " ")] = true
-				}
-			}
-		}
-	}
+	fieldNames := valueFieldNames(obs)
 	binds := map[int][]binding{}
 	bestOf := map[int]float64{} // pool index -> its best score over the fields
 	for i, a := range obs.Affordances {
@@ -1173,37 +1208,70 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 			if fieldNames[strings.Join(Words(v.Text), " ")] {
 				continue // "Postcode: 13008": a field's name is not a value
 			}
-			w, ok := Written(a, v)
-			if !ok {
-				w, ok = datePart(a, v)
-			}
+			b, ok := bindOne(a, v, k >= len(pool))
 			if !ok {
 				continue
 			}
-			aff := affinity(a, v)
-			if k >= len(pool) {
-				aff = max(aff, labelAffinity(v))
-			}
-			if a.Kind == "select" && v.Kind != ValueNumber {
-				aff = max(aff, AffinityOption) // one of its choices spells the value
-			}
-			b := binding{v: v, pk: -1, written: w, aff: aff, score: aff + BindTypeWeight*typeFit(a, v)}
 			if k < len(pool) {
 				b.pk = k
 				bestOf[k] = max(bestOf[k], b.score)
 			}
-			if !open[i] || used[squash(v.Text)] || used[squash(v.Norm)] || used[squash(w)] {
+			if !open[i] || used[squash(v.Text)] || used[squash(v.Norm)] || used[squash(b.written)] {
 				continue
 			}
-			if alwaysHolds(a) && aff == 0 || a.Kind == "select" && selected(a, w) {
+			if alwaysHolds(a) && b.aff == 0 || a.Kind == "select" && selected(a, b.written) {
 				continue // a select or slider moves only for a value meant for it
 			}
 			binds[i] = append(binds[i], b)
 		}
 	}
-	// One field per form, in one canonical order: the first field a
-	// value surely belongs to, else the first that any value may fit (a
-	// guess into a field nothing names waits until the sure ones are in).
+	return binds, bestOf
+}
+
+// bindOne binds value v to field a: how it is written there, its
+// affinity (a value from the field's own label counts its label's
+// affinity; a select's choice that spells the value counts as meant for
+// it) and its score. ok is false when the field cannot hold it.
+func bindOne(a branch.Affordance, v Value, fromLabel bool) (binding, bool) {
+	w, ok := Written(a, v)
+	if !ok {
+		w, ok = datePart(a, v)
+	}
+	if !ok {
+		return binding{}, false
+	}
+	aff := affinity(a, v)
+	if fromLabel {
+		aff = max(aff, labelAffinity(v))
+	}
+	if a.Kind == "select" && v.Kind != ValueNumber {
+		aff = max(aff, AffinityOption) // one of its choices spells the value
+	}
+	return binding{v: v, pk: -1, written: w, aff: aff, score: aff + BindTypeWeight*typeFit(a, v)}, true
+}
+
+// valueFieldNames are the names and hints of the page's value fields,
+// word for word.
+func valueFieldNames(obs *branch.Observation) map[string]bool {
+	names := map[string]bool{}
+	for _, a := range obs.Affordances {
+		if valueField(a) {
+			for _, n := range []string{a.Target.Name, a.Target.Hint} {
+				if ws := Words(n); len(ws) > 0 {
+					names[strings.Join(ws, " ")] = true
+				}
+			}
+		}
+	}
+	return names
+}
+
+// chooseFields picks one field per form, in one canonical order: the
+// first field a value surely belongs to, else the first that any value
+// may fit (a guess into a field nothing names waits until the sure ones
+// are in). It returns each open field's values, best first, whether the
+// best is sure, and the field chosen per form.
+func chooseFields(obs *branch.Observation, open map[int]bool, binds map[int][]binding, bestOf map[int]float64) (map[int][]binding, map[int]bool, map[int]int) {
 	choices := map[int][]binding{} // field -> its values, best first
 	sure := map[int]bool{}
 	chosen := map[int]int{} // form -> the field proposed for
@@ -1221,9 +1289,7 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 			chosen[a.Form] = i
 		}
 	}
-	for _, i := range slices.Sorted(maps.Values(chosen)) {
-		p.proposeValues(obs.Affordances[i], choices[i], sure[i], pending, add)
-	}
+	return choices, sure, chosen
 }
 
 // fieldChoices are a field's bindings that do not belong to another
