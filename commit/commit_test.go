@@ -14,6 +14,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
+	"github.com/multiverse-orchestrator/multiverse/internal/sitetest"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -37,20 +38,12 @@ func setup(t *testing.T) *fixture {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	v, err := sites.NewVendor(sites.VendorOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sites.Serve(context.Background(), v, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close(context.Background()) })
+	site := sitetest.Start(t, sites.Knobs{})
 	tk, err := task.Load("../examples/procure-team-plan.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tk, err = tk.WithStartURL(srv.URL() + "/"); err != nil {
+	if tk, err = tk.WithStartURL(site.URL() + "/"); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -65,7 +58,7 @@ func setup(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{site: v, url: srv.URL(), task: tk, rt: rt, store: store, dir: dir}
+	return &fixture{site: site.Vendor, url: site.URL(), task: tk, rt: rt, store: store, dir: dir}
 }
 
 // winner is a plan that reaches the review page with the goal met.

@@ -15,10 +15,9 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/dashboard"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
-	"github.com/multiverse-orchestrator/multiverse/examples"
+	"github.com/multiverse-orchestrator/multiverse/internal/sitetest"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/sites"
-	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
 // demoRun is the run every API test reads: the demo task, committed once
@@ -74,28 +73,17 @@ func siteURL() (string, error) {
 
 // startSite serves a vendor demo site until the test binary exits.
 func startSite(k sites.Knobs) (*sites.Vendor, string, error) {
-	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
+	s, err := sitetest.Serve(k)
 	if err != nil {
 		return nil, "", err
 	}
-	srv, err := sites.Serve(context.Background(), v, "127.0.0.1:0")
-	if err != nil {
-		return nil, "", err
-	}
-	return v, srv.URL(), nil
+	return s.Vendor, s.URL(), nil
 }
 
 // runDemo runs the demo task against the site at url into dir.
 func runDemo(ctx context.Context, url, dir string) (*orchestrator.Summary, error) {
-	data, err := examples.FS.ReadFile(examples.DemoTask)
+	tk, err := sitetest.LoadDemo(url, nil)
 	if err != nil {
-		return nil, err
-	}
-	tk, err := task.Parse(examples.DemoTask, data)
-	if err != nil {
-		return nil, err
-	}
-	if tk, err = tk.WithStartURL(url + "/"); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)

@@ -28,6 +28,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/bus/natstest"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/internal/porttrap"
+	"github.com/multiverse-orchestrator/multiverse/internal/sitetest"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -191,17 +192,9 @@ func startSite(t *testing.T, latency time.Duration) *sites.Vendor {
 	t.Helper()
 	k := sites.DefaultKnobs()
 	k.Latency = latency
-	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sites.Serve(context.Background(), v, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close(context.Background()) })
-	siteURLs.Store(v, srv.URL())
-	return v
+	s := sitetest.Start(t, k)
+	siteURLs.Store(s.Vendor, s.URL())
+	return s.Vendor
 }
 
 var siteURLs sync.Map

@@ -52,7 +52,7 @@ func TestStorageStateLogsEveryBranchIn(t *testing.T) {
 		t.Skip("drives Chromium")
 	}
 	s := startSite(t, sites.Knobs{RequireLogin: true})
-	url := s.srv.URL()
+	url := s.URL()
 
 	tk := checkoutTaskFrom(t, url, nil)
 	tk.Budgets.TotalBranches = 8
@@ -61,7 +61,7 @@ func TestStorageStateLogsEveryBranchIn(t *testing.T) {
 		t.Fatalf("run without a session = %v, want no boundary", err)
 	}
 
-	token, err := s.v.Login(sites.DemoEmail, sites.DemoPassword)
+	token, err := s.Vendor.Login(sites.DemoEmail, sites.DemoPassword)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestStorageStateLogsEveryBranchIn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run with a session: %v", err)
 	}
-	orders := s.v.Orders()
+	orders := s.Vendor.Orders()
 	if sum.Status != "committed" || len(orders) != 1 || orders[0].ID != sum.Commit.OrderID {
 		t.Fatalf("status %s, %d orders (%+v), commit %+v; want one order", sum.Status, len(orders), orders, sum.Commit)
 	}
@@ -153,11 +153,11 @@ func TestScriptedLogin(t *testing.T) {
 	}
 	s := startSite(t, sites.Knobs{RequireLogin: true})
 	dir := t.TempDir()
-	sum, err := runTask(t, loginTask(t, s.srv.URL(), sites.DemoPassword), dir, false)
+	sum, err := runTask(t, loginTask(t, s.URL(), sites.DemoPassword), dir, false)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	orders := s.v.Orders()
+	orders := s.Vendor.Orders()
 	if sum.Status != "committed" || len(orders) != 1 {
 		t.Fatalf("status %s with %d orders, want one order", sum.Status, len(orders))
 	}
@@ -174,7 +174,7 @@ func TestScriptedLogin(t *testing.T) {
 		t.Fatalf("login events %q", got)
 	}
 	noneInClear(t, dir, sites.DemoPassword)
-	tokens := s.v.Sessions()
+	tokens := s.Vendor.Sessions()
 	if len(tokens) == 0 {
 		t.Fatal("the site holds no session after the login")
 	}
@@ -183,12 +183,12 @@ func TestScriptedLogin(t *testing.T) {
 	}
 
 	bad := t.TempDir()
-	_, err = runTask(t, loginTask(t, s.srv.URL(), "wrong horse"), bad, false)
+	_, err = runTask(t, loginTask(t, s.URL(), "wrong horse"), bad, false)
 	if !errors.Is(err, orchestrator.ErrLoginFailed) || orchestrator.ExitCode(err) != orchestrator.ExitBadInput ||
 		!strings.Contains(err.Error(), "login page") {
 		t.Fatalf("run with a wrong password = %v (exit %d), want the login failed (exit 2)", err, orchestrator.ExitCode(err))
 	}
-	if n := len(s.v.Orders()); n != 1 {
+	if n := len(s.Vendor.Orders()); n != 1 {
 		t.Fatalf("%d orders after the failed login, want still 1", n)
 	}
 	replayStrict(t, sum.Paths.Bundle, s)
@@ -218,12 +218,12 @@ func TestExpiredSessionIsAuthRequired(t *testing.T) {
 		t.Skip("drives Chromium")
 	}
 	s := startSite(t, sites.Knobs{RequireLogin: true, SessionRequests: 1})
-	token, err := s.v.Login(sites.DemoEmail, sites.DemoPassword)
+	token, err := s.Vendor.Login(sites.DemoEmail, sites.DemoPassword)
 	if err != nil {
 		t.Fatal(err)
 	}
 	state := storageStateFile(t, token)
-	tk := checkoutTaskFrom(t, s.srv.URL(), func(src string) string {
+	tk := checkoutTaskFrom(t, s.URL(), func(src string) string {
 		return src + "\nauth:\n  storage_state: {secret_file: " + state + "}\n  login_page: {visible: '[data-testid=login-form]'}\n"
 	})
 	sum, err := runTask(t, tk, t.TempDir(), false)
@@ -234,7 +234,7 @@ func TestExpiredSessionIsAuthRequired(t *testing.T) {
 	if sum == nil || sum.Pruned["auth_required"] == 0 {
 		t.Fatalf("summary %+v: want auth_required branches", sum)
 	}
-	if n := len(s.v.Orders()); n != 0 {
+	if n := len(s.Vendor.Orders()); n != 0 {
 		t.Fatalf("%d orders", n)
 	}
 }
@@ -249,7 +249,7 @@ func TestSessionExpiryLogsInAgain(t *testing.T) {
 		t.Skip("drives Chromium")
 	}
 	s := startSite(t, sites.Knobs{RequireLogin: true})
-	tk := loginTask(t, s.srv.URL(), sites.DemoPassword)
+	tk := loginTask(t, s.URL(), sites.DemoPassword)
 	dir := t.TempDir()
 	var once sync.Once
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -257,13 +257,13 @@ func TestSessionExpiryLogsInAgain(t *testing.T) {
 	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 2, NoScreenshots: true,
 		Progress: func(p orchestrator.Progress) {
 			if p.Wave == 1 && p.Running == 0 {
-				once.Do(s.v.ExpireSessions)
+				once.Do(s.Vendor.ExpireSessions)
 			}
 		}})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if n := len(s.v.Orders()); sum.Status != "committed" || n != 1 {
+	if n := len(s.Vendor.Orders()); sum.Status != "committed" || n != 1 {
 		t.Fatalf("status %s with %d orders, want one order", sum.Status, n)
 	}
 	logins, again := 0, 0
@@ -292,7 +292,7 @@ func replayStrict(t *testing.T, path string, s *site) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.srv.Close(context.Background())
+	s.Server.Close(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	rt, err := browser.Launch(ctx, browser.Options{})

@@ -37,7 +37,7 @@ func TestTaskWithoutCommitReportsItsGoal(t *testing.T) {
 	}
 	s := startSite(t, sites.Knobs{})
 	dir := t.TempDir()
-	sum, err := runTask(t, exampleTask(t, "lookup-team-price.yaml", s.srv.URL()), dir, false)
+	sum, err := runTask(t, exampleTask(t, "lookup-team-price.yaml", s.URL()), dir, false)
 	if err != nil {
 		t.Fatalf("run: %v (exit %d)", err, orchestrator.ExitCode(err))
 	}
@@ -47,7 +47,7 @@ func TestTaskWithoutCommitReportsItsGoal(t *testing.T) {
 	if sum.Extract["team_price"] == "" || sum.Extract["team_price_cents"] == "" {
 		t.Fatalf("extract = %v, want the Team price and its cents", sum.Extract)
 	}
-	if n := len(s.v.Orders()); n != 0 {
+	if n := len(s.Vendor.Orders()); n != 0 {
 		t.Fatalf("the site holds %d orders; a task without commit places none", n)
 	}
 	var reached bool
@@ -80,7 +80,7 @@ func TestGoalFailureExitsWithItsOwnCode(t *testing.T) {
 		t.Skip("drives Chromium")
 	}
 	s := startSite(t, sites.Knobs{})
-	sum, err := runTask(t, exampleTask(t, "start-trial.yaml", s.srv.URL()), t.TempDir(), false)
+	sum, err := runTask(t, exampleTask(t, "start-trial.yaml", s.URL()), t.TempDir(), false)
 	if !errors.Is(err, orchestrator.ErrGoalFailed) {
 		t.Fatalf("run: %v, want ErrGoalFailed", err)
 	}

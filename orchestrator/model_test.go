@@ -127,7 +127,7 @@ func modelTask(t *testing.T, s *site, m *scriptedModel) *task.Task {
 // branch, a beam of two): the model tests need a run that asks questions
 // and reaches the commit boundary, not the demo's whole tree.
 func narrowDemoTask(t *testing.T, s *site) *task.Task {
-	tk := demoTask(t, s.srv.URL())
+	tk := demoTask(t, s.URL())
 	tk.Search.BeamWidth, tk.Search.MinBeamWidth, tk.Search.MaxChildren = 2, 1, 2
 	return tk
 }
@@ -223,7 +223,7 @@ func TestModelPlannerRecordReplay(t *testing.T) {
 
 	// A full rerun of the recorded run, the site and the model both
 	// gone, asks the same questions and makes the same decisions.
-	s.srv.Close(context.Background())
+	s.Server.Close(context.Background())
 	checkFullRerun(t, recDir, rec, modelTask(t, s, m))
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
-	"github.com/multiverse-orchestrator/multiverse/examples"
+	"github.com/multiverse-orchestrator/multiverse/internal/sitetest"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -22,45 +22,11 @@ import (
 // These tests drive real Chromium through a real embedded NATS JetStream
 // server and real SQLite files against the demo vendor site.
 
-type site struct {
-	v   *sites.Vendor
-	srv *sites.Server
-}
-
-func startSite(t *testing.T, k sites.Knobs) *site {
-	t.Helper()
-	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sites.Serve(context.Background(), v, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close(context.Background()) })
-	return &site{v: v, srv: srv}
-}
-
-func demoTask(t *testing.T, url string) *task.Task {
-	t.Helper()
-	data, err := examples.FS.ReadFile(examples.DemoTask)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := task.Parse(examples.DemoTask, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err = tk.WithStartURL(url + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tk
-}
+type site = sitetest.Site
 
 func runDemo(t *testing.T, s *site, dataDir string) (*orchestrator.Summary, error) {
 	t.Helper()
-	return runTask(t, demoTask(t, s.srv.URL()), dataDir, false)
+	return runTask(t, demoTask(t, s.URL()), dataDir, false)
 }
 
 func runTask(t *testing.T, tk *task.Task, dataDir string, exploreOnly bool) (*orchestrator.Summary, error) {
@@ -183,7 +149,7 @@ func TestDemoEndToEnd(t *testing.T) {
 
 	// The same site at another address: digests fold the origin.
 	other := startSite(t, k)
-	third, err := runTask(t, demoTask(t, other.srv.URL()), t.TempDir(), true)
+	third, err := runTask(t, demoTask(t, other.URL()), t.TempDir(), true)
 	if err != nil {
 		t.Fatalf("third run: %v", err)
 	}
@@ -196,7 +162,7 @@ func TestDemoEndToEnd(t *testing.T) {
 // one, and that the ledger holds it, committed, with its evidence.
 func checkCommitted(t *testing.T, s *site, dir string, first *orchestrator.Summary) {
 	t.Helper()
-	orders := siteOrders(t, s.srv.URL())
+	orders := siteOrders(t, s.URL())
 	if len(orders) != 1 {
 		t.Fatalf("site holds %d orders after the first run, want 1", len(orders))
 	}
@@ -260,7 +226,7 @@ func checkRerun(t *testing.T, s *site, first, second *orchestrator.Summary) {
 	if second.Status != "existing" || !second.Commit.Existing || second.Commit.OrderID != first.Commit.OrderID {
 		t.Fatalf("second run = %s %+v, want the existing commit", second.Status, second.Commit)
 	}
-	if n := len(siteOrders(t, s.srv.URL())); n != 1 {
+	if n := len(siteOrders(t, s.URL())); n != 1 {
 		t.Fatalf("site holds %d orders after the second run, want 1", n)
 	}
 	if second.Winner.PlanDigest != first.Winner.PlanDigest {
@@ -296,7 +262,7 @@ func TestRandomVariantNoSecondOrder(t *testing.T) {
 	dir := t.TempDir()
 	// Start at the pricing page, where the variants differ (variant B
 	// shows monthly prices first and orders the plans the other way).
-	tk, err := demoTask(t, s.srv.URL()).WithStartURL(s.srv.URL() + "/pricing")
+	tk, err := demoTask(t, s.URL()).WithStartURL(s.URL() + "/pricing")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +277,7 @@ func TestRandomVariantNoSecondOrder(t *testing.T) {
 	if !b.Commit.Existing || b.Commit.Key != a.Commit.Key {
 		t.Fatalf("second run committed again: %+v", b.Commit)
 	}
-	if n := len(siteOrders(t, s.srv.URL())); n != 1 {
+	if n := len(siteOrders(t, s.URL())); n != 1 {
 		t.Fatalf("site holds %d orders, want 1", n)
 	}
 }
@@ -327,9 +293,9 @@ func TestUnreachableAndFailingSite(t *testing.T) {
 	k := sites.DefaultKnobs()
 	k.Latency = 0
 	s := startSite(t, k)
-	s.v.SetKnobs(sites.Knobs{FailStatus: map[string]int{"/": 500}})
+	s.Vendor.SetKnobs(sites.Knobs{FailStatus: map[string]int{"/": 500}})
 	ctx := context.Background()
-	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.srv.URL()), DataDir: dir, Workers: 1})
+	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.URL()), DataDir: dir, Workers: 1})
 	if !errors.Is(err, orchestrator.ErrSiteUnreachable) || orchestrator.ExitCode(err) != orchestrator.ExitSite {
 		t.Fatalf("500 site: err = %v", err)
 	}
@@ -337,8 +303,8 @@ func TestUnreachableAndFailingSite(t *testing.T) {
 	if es[len(es)-1].Kind != eventlog.KindRunEnd {
 		t.Fatalf("last event = %s, want run_end", es[len(es)-1].Kind)
 	}
-	s.srv.Close(ctx)
-	_, err = orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.srv.URL()), DataDir: dir, Workers: 1})
+	s.Server.Close(ctx)
+	_, err = orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.URL()), DataDir: dir, Workers: 1})
 	if !errors.Is(err, orchestrator.ErrSiteUnreachable) {
 		t.Fatalf("closed site: err = %v", err)
 	}
@@ -370,7 +336,7 @@ func TestHostileSite(t *testing.T) {
 	}
 	dir := t.TempDir()
 	s := startSite(t, sites.Knobs{RedirectLoop: true, HangPaths: []string{"/docs"}})
-	tk := demoTask(t, s.srv.URL())
+	tk := demoTask(t, s.URL())
 	tk.Budgets.ActionTimeout = task.Duration(3 * time.Second)
 	tk.Budgets.BranchWallClock = task.Duration(20 * time.Second)
 	tk.Budgets.WallClock = task.Duration(60 * time.Second)
@@ -408,7 +374,7 @@ func TestHostileSite(t *testing.T) {
 	if codes["navigation_timeout"]+codes["timeout"]+codes["page_unresponsive"]+codes["branch_timeout"] == 0 {
 		t.Fatalf("no step failed on the hanging page with a timeout code: codes %v", codes)
 	}
-	orders := siteOrders(t, s.srv.URL())
+	orders := siteOrders(t, s.URL())
 	if err != nil && len(orders) != 0 {
 		t.Fatalf("no commit, yet the site holds %d orders", len(orders))
 	}
@@ -416,3 +382,7 @@ func TestHostileSite(t *testing.T) {
 		t.Fatalf("committed, and the site holds %d orders, want 1", len(orders))
 	}
 }
+
+func startSite(t *testing.T, k sites.Knobs) *site { return sitetest.Start(t, k) }
+
+func demoTask(t *testing.T, url string) *task.Task { return sitetest.DemoTask(t, url, nil) }

@@ -46,7 +46,7 @@ func TestInvalidSelectorFailsBeforeExploring(t *testing.T) {
 		t.Skip("drives Chromium")
 	}
 	s := startSite(t, sites.Knobs{})
-	tk := checkoutTaskFrom(t, s.srv.URL(), func(src string) string {
+	tk := checkoutTaskFrom(t, s.URL(), func(src string) string {
 		return strings.Replace(src, "token: '[data-testid=order-id]'", "token: '[[[['", 1)
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -60,7 +60,7 @@ func TestInvalidSelectorFailsBeforeExploring(t *testing.T) {
 	if want := fmt.Sprintf("%s:%d: commit.confirm.token: \"[[[[\" is not a valid CSS selector", checkoutTask, line); !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %q does not contain %q", err, want)
 	}
-	if n := len(s.v.Orders()); n != 0 {
+	if n := len(s.Vendor.Orders()); n != 0 {
 		t.Fatalf("the site holds %d orders", n)
 	}
 }

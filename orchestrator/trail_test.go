@@ -43,7 +43,7 @@ func TestBrokenAuditTrailRefusesCommit(t *testing.T) {
 				tc.before(t, dir)
 			}
 			var explored sync.Once
-			cfg := orchestrator.Config{Task: checkoutTaskFrom(t, s.srv.URL(), nil), DataDir: dir, Workers: 2, NoScreenshots: true}
+			cfg := orchestrator.Config{Task: checkoutTaskFrom(t, s.URL(), nil), DataDir: dir, Workers: 2, NoScreenshots: true}
 			if tc.explore != nil {
 				cfg.Progress = func(p orchestrator.Progress) {
 					if p.Phase == "explore" && p.Executed > 0 {
@@ -63,7 +63,7 @@ func TestBrokenAuditTrailRefusesCommit(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "nothing was sent") {
 				t.Fatalf("error %q does not say why (%q) and that nothing was sent", err, tc.want)
 			}
-			if n := len(s.v.Orders()); n != 0 {
+			if n := len(s.Vendor.Orders()); n != 0 {
 				t.Fatalf("the site holds %d orders after a refused commit", n)
 			}
 			if sum == nil || sum.Status != "aborted" {

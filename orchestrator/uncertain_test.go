@@ -29,7 +29,7 @@ func TestUncertainCommitResolvedAtNextStart(t *testing.T) {
 	}
 	s := startSite(t, sites.Knobs{})
 	dir := t.TempDir()
-	tk := checkoutTaskFrom(t, s.srv.URL(), nil)
+	tk := checkoutTaskFrom(t, s.URL(), nil)
 	tk.Budgets.ActionTimeout = task.Duration(3 * time.Second)
 	tk.Commit.Confirm.Timeout = task.Duration(2 * time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -44,7 +44,7 @@ func TestUncertainCommitResolvedAtNextStart(t *testing.T) {
 			defer l.Close()
 			for ctx.Err() == nil {
 				if p, err := l.Pending(ctx); err == nil && len(p) > 0 {
-					s.v.SetKnobs(sites.Knobs{Latency: 2 * time.Second, FailStatus: map[string]int{"/api/orders": 503}})
+					s.Vendor.SetKnobs(sites.Knobs{Latency: 2 * time.Second, FailStatus: map[string]int{"/api/orders": 503}})
 					return
 				}
 				time.Sleep(5 * time.Millisecond)
@@ -58,7 +58,7 @@ func TestUncertainCommitResolvedAtNextStart(t *testing.T) {
 	if !strings.Contains(err.Error(), "the next start asks the probe first") {
 		t.Errorf("the exit-4 text does not say what the next start does: %v", err)
 	}
-	orders := s.v.Orders()
+	orders := s.Vendor.Orders()
 	if len(orders) != 1 {
 		t.Fatalf("the site holds %d orders after the slow commit, want 1", len(orders))
 	}
@@ -66,14 +66,14 @@ func TestUncertainCommitResolvedAtNextStart(t *testing.T) {
 		t.Fatalf("first run's commit = %+v, want the row left intent under %s", first.Commit, orders[0].ClientReference)
 	}
 
-	if err := s.v.SetKnobs(sites.Knobs{}); err != nil {
+	if err := s.Vendor.SetKnobs(sites.Knobs{}); err != nil {
 		t.Fatal(err)
 	}
 	second, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 2, NoScreenshots: true})
 	if err != nil {
 		t.Fatalf("second run: %v", err)
 	}
-	if n := len(s.v.Orders()); n != 1 {
+	if n := len(s.Vendor.Orders()); n != 1 {
 		t.Fatalf("the site holds %d orders after the second run, want 1", n)
 	}
 	if !second.Commit.Existing || second.Commit.State != string(ledger.StateCommitted) || second.Commit.OrderID != orders[0].ID {

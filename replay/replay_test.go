@@ -19,9 +19,9 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
-	"github.com/multiverse-orchestrator/multiverse/examples"
 	"github.com/multiverse-orchestrator/multiverse/internal/chromiumtest"
 	"github.com/multiverse-orchestrator/multiverse/internal/porttrap"
+	"github.com/multiverse-orchestrator/multiverse/internal/sitetest"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
@@ -38,44 +38,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-type site struct {
-	v   *sites.Vendor
-	srv *sites.Server
-}
-
-func startSite(t *testing.T, k sites.Knobs) *site {
-	t.Helper()
-	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sites.Serve(context.Background(), v, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close(context.Background()) })
-	return &site{v: v, srv: srv}
-}
-
-func demoTask(t *testing.T, url string, edit func(string) string) *task.Task {
-	t.Helper()
-	data, err := examples.FS.ReadFile(examples.DemoTask)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := string(data)
-	if edit != nil {
-		src = edit(src)
-	}
-	tk, err := task.Parse("demo.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tk, err = tk.WithStartURL(url + "/"); err != nil {
-		t.Fatal(err)
-	}
-	return tk
-}
+type site = sitetest.Site
 
 func chaos() sites.Knobs {
 	return sites.Knobs{Latency: 5 * time.Millisecond, LateBanner: true, Modal: true, LazyContent: true, PageRandom: true, TimerRace: true}
@@ -141,7 +104,7 @@ func TestReplayWithChaos(t *testing.T) {
 	s := startSite(t, chaos())
 	dir := t.TempDir()
 	ctx := context.Background()
-	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.srv.URL(), nil), DataDir: dir, Workers: 4, NoScreenshots: true})
+	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.URL(), nil), DataDir: dir, Workers: 4, NoScreenshots: true})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -169,7 +132,7 @@ func TestReplayWithChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	closeSrc()
-	s.srv.Close(ctx)
+	s.Server.Close(ctx)
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +191,7 @@ func TestLiveReplayDrift(t *testing.T) {
 	s := startSite(t, k)
 	dir := t.TempDir()
 	ctx := context.Background()
-	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.srv.URL(), nil), DataDir: dir, Workers: 4, NoScreenshots: true, ExploreOnly: true})
+	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.URL(), nil), DataDir: dir, Workers: 4, NoScreenshots: true, ExploreOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +206,7 @@ func TestLiveReplayDrift(t *testing.T) {
 		t.Fatalf("live replay of an unchanged site: RSR %.2f, %v\n%s", repRSR(rep), err, repDiff(rep))
 	}
 	k.Drift = "Now with automatic failover."
-	if err := s.v.SetKnobs(k); err != nil {
+	if err := s.Vendor.SetKnobs(k); err != nil {
 		t.Fatal(err)
 	}
 	rep, err = replay.Replay(ctx, runtime(t), b, replay.Options{Live: true})
@@ -276,7 +239,7 @@ func TestNothingSensitiveRecorded(t *testing.T) {
 	k.Latency = 5 * time.Millisecond
 	k.Drift = "Questions? Call " + phone + " or pay by card " + card + "."
 	s := startSite(t, k)
-	tk := demoTask(t, s.srv.URL(), func(src string) string {
+	tk := demoTask(t, s.URL(), func(src string) string {
 		src = strings.Replace(src, "procurement@example.com", email, 1)
 		src = strings.Replace(src, "  email: {value: "+email+", match: '(?i)e-?mail'}\n",
 			"  email: {value: "+email+", match: '(?i)e-?mail'}\n  vat_id: {secret_env: MV_PLANTED_SECRET, match: '(?i)vat'}\n", 1)
@@ -329,4 +292,10 @@ func TestNothingSensitiveRecorded(t *testing.T) {
 	if !bytes.Contains(tarBytes, []byte("scrubbed.invalid")) {
 		t.Error("the bundle holds no e-mail token: was the planted e-mail typed at all?")
 	}
+}
+
+func startSite(t *testing.T, k sites.Knobs) *site { return sitetest.Start(t, k) }
+
+func demoTask(t *testing.T, url string, edit func(string) string) *task.Task {
+	return sitetest.DemoTask(t, url, edit)
 }

@@ -35,7 +35,7 @@ func TestRerunInRecordedWorld(t *testing.T) {
 	k := sites.DefaultKnobs()
 	k.Latency = 5 * time.Millisecond
 	s := startSite(t, k)
-	tk := demoTask(t, s.srv.URL(), nil)
+	tk := demoTask(t, s.URL(), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -43,9 +43,9 @@ func TestRerunInRecordedWorld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.srv.Close(ctx)
+	s.Server.Close(ctx)
 	var hits atomic.Int64
-	if ln, err := net.Listen("tcp", strings.TrimPrefix(s.srv.URL(), "http://")); err == nil {
+	if ln, err := net.Listen("tcp", strings.TrimPrefix(s.URL(), "http://")); err == nil {
 		trip := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			hits.Add(1)
 			http.Error(w, "the rerun reached the site", http.StatusTeapot)
@@ -93,7 +93,7 @@ func TestRerunInRecordedWorld(t *testing.T) {
 		t.Fatal(err)
 	}
 	novel := append(append(branch.Plan(nil), b.Manifest.Plan[:2]...),
-		branch.Action{Kind: branch.KindNavigate, URL: s.srv.URL() + "/never-recorded"})
+		branch.Action{Kind: branch.KindNavigate, URL: s.URL() + "/never-recorded"})
 	store, err := artifacts.OpenFS(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
-	"github.com/multiverse-orchestrator/multiverse/examples"
+	"github.com/multiverse-orchestrator/multiverse/internal/sitetest"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/rerun"
@@ -24,22 +24,6 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
-
-func demoTask(t *testing.T, url string) *task.Task {
-	t.Helper()
-	data, err := examples.FS.ReadFile(examples.DemoTask)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := task.Parse(examples.DemoTask, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tk, err = tk.WithStartURL(url + "/"); err != nil {
-		t.Fatal(err)
-	}
-	return tk
-}
 
 // recorded is a committed demo run whose site is gone: its address
 // answers only a tripwire that counts the requests reaching it.
@@ -227,3 +211,5 @@ func pricier(t *testing.T, r *recorded) []byte {
 	t.Fatal("no recorded review page shows a total")
 	return nil
 }
+
+func demoTask(t *testing.T, url string) *task.Task { return sitetest.DemoTask(t, url, nil) }

@@ -45,7 +45,7 @@ func TestPlanCache(t *testing.T) {
 	}
 	site := startCountingSite(t)
 	dir := t.TempDir()
-	code, first := runSummary(t, site.srv.URL(), dir)
+	code, first := runSummary(t, site.URL(), dir)
 	if code != 0 || first.Cache == nil || !first.Cache.Stored || first.Cache.Hit {
 		t.Fatalf("first run: exit %d, cache %+v", code, first.Cache)
 	}
@@ -54,7 +54,7 @@ func TestPlanCache(t *testing.T) {
 		t.Fatal("the first run cached no target with a test id: the drift below would prove nothing")
 	}
 
-	code, cached := runSummary(t, site.srv.URL(), dir)
+	code, cached := runSummary(t, site.URL(), dir)
 	c := cached.Cache
 	if code != 0 || c == nil || !c.Hit || c.Followed != steps || c.DivergedAt != 0 {
 		t.Fatalf("cached run: exit %d, cache %+v (winner of %d steps)", code, c, steps)
@@ -65,14 +65,14 @@ func TestPlanCache(t *testing.T) {
 	if cached.Commit == nil || !cached.Commit.Existing || cached.Commit.Key != first.Commit.Key {
 		t.Errorf("cached run's commit = %+v, want the first run's key %s found in the ledger", cached.Commit, first.Commit.Key)
 	}
-	if n := len(site.v.Orders()); n != 1 {
+	if n := len(site.Vendor.Orders()); n != 1 {
 		t.Fatalf("the site holds %d orders, want 1", n)
 	}
 
-	if err := site.v.SetKnobs(sites.Knobs{TestIDDrift: true}); err != nil {
+	if err := site.Vendor.SetKnobs(sites.Knobs{TestIDDrift: true}); err != nil {
 		t.Fatal(err)
 	}
-	code, drifted := runSummary(t, site.srv.URL(), dir)
+	code, drifted := runSummary(t, site.URL(), dir)
 	if code != 0 || drifted.Cache == nil || drifted.Cache.Followed != steps {
 		t.Errorf("after the test ids drifted: exit %d, cache %+v", code, drifted.Cache)
 	}
@@ -88,7 +88,7 @@ func TestPlanCache(t *testing.T) {
 			t.Errorf("step %d is cached with the test id %q the site no longer has", i+1, tg.TestID)
 		}
 	}
-	if err := site.v.SetKnobs(sites.Knobs{}); err != nil {
+	if err := site.Vendor.SetKnobs(sites.Knobs{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -102,7 +102,7 @@ func TestPlanCache(t *testing.T) {
 	if err := store.Put(e); err != nil {
 		t.Fatal(err)
 	}
-	code, diverged := runSummary(t, site.srv.URL(), dir)
+	code, diverged := runSummary(t, site.URL(), dir)
 	if code != 0 || diverged.Cache == nil || diverged.Cache.DivergedAt != 2 || !strings.Contains(diverged.Cache.Reason, "billed_to_germany no longer held") {
 		t.Fatalf("diverging run: exit %d, cache %+v", code, diverged.Cache)
 	}
@@ -110,11 +110,11 @@ func TestPlanCache(t *testing.T) {
 		t.Errorf("run %s's events do not say the cache diverged at step 2", diverged.RunID)
 	}
 
-	code, fresh := runSummary(t, site.srv.URL(), dir, "--no-cache")
+	code, fresh := runSummary(t, site.URL(), dir, "--no-cache")
 	if code != 0 || fresh.Cache != nil {
 		t.Errorf("--no-cache: exit %d, cache %+v", code, fresh.Cache)
 	}
-	if n := len(site.v.Orders()); n != 1 {
+	if n := len(site.Vendor.Orders()); n != 1 {
 		t.Errorf("the site holds %d orders after five runs, want 1", n)
 	}
 

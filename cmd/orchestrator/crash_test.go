@@ -16,6 +16,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/failpoint"
+	"github.com/multiverse-orchestrator/multiverse/internal/sitetest"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -78,24 +79,9 @@ func commitSmallTask(t *testing.T, siteURL, dir string) orchestrator.Summary {
 	return res.Summary
 }
 
-type demoSite struct {
-	v   *sites.Vendor
-	srv *sites.Server
-}
+type demoSite = sitetest.Site
 
-func startDemoSite(t *testing.T) *demoSite {
-	t.Helper()
-	v, err := sites.NewVendor(sites.VendorOptions{Knobs: sites.Knobs{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sites.Serve(context.Background(), v, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close(context.Background()) })
-	return &demoSite{v: v, srv: srv}
-}
+func startDemoSite(t *testing.T) *demoSite { return sitetest.Start(t, sites.Knobs{}) }
 
 func ledgerEntries(t *testing.T, dir string) []ledger.Entry {
 	t.Helper()
@@ -124,7 +110,7 @@ func TestCrashAtEachFailpoint(t *testing.T) {
 		t.Run(fp, func(t *testing.T) {
 			site := startDemoSite(t)
 			dir := t.TempDir()
-			args := []string{"run", taskFile, "--start-url", site.srv.URL() + "/checkout?plan=team&billing=monthly", "--data-dir", dir, "--no-screenshots", "--quiet"}
+			args := []string{"run", taskFile, "--start-url", site.URL() + "/checkout?plan=team&billing=monthly", "--data-dir", dir, "--no-screenshots", "--quiet"}
 			code, out := cli(t, []string{failpoint.EnvVar + "=" + fp}, args...)
 			if code != -9 {
 				t.Fatalf("the failpoint did not kill the run (exit %d):\n%s", code, out)
@@ -133,7 +119,7 @@ func TestCrashAtEachFailpoint(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("restart exit %d:\n%s", code, out)
 			}
-			orders := site.v.Orders()
+			orders := site.Vendor.Orders()
 			if len(orders) != 1 {
 				t.Fatalf("site holds %d orders after a crash at %s, want 1", len(orders), fp)
 			}
@@ -161,20 +147,20 @@ func TestPriceRaisedBeforeCommit(t *testing.T) {
 	var raised sync.Once
 	cfgHook := func() {
 		raised.Do(func() {
-			k := site.v.Knobs()
+			k := site.Vendor.Knobs()
 			k.PriceFactor = 2
-			if err := site.v.SetKnobs(k); err != nil {
+			if err := site.Vendor.SetKnobs(k); err != nil {
 				t.Error(err)
 			}
 		})
 	}
-	tk := loadTask(t, smallTask(t), site.srv.URL()+"/checkout?plan=team&billing=monthly")
+	tk := loadTask(t, smallTask(t), site.URL()+"/checkout?plan=team&billing=monthly")
 	sum, err := orchestrator.Run(context.Background(), orchestrator.Config{Task: tk, DataDir: dir, Workers: 2,
 		NoScreenshots: true, BeforeCommit: cfgHook})
 	if orchestrator.ExitCode(err) != orchestrator.ExitAborted {
 		t.Fatalf("exit code %d (%v), want %d", orchestrator.ExitCode(err), err, orchestrator.ExitAborted)
 	}
-	if n := len(site.v.Orders()); n != 0 {
+	if n := len(site.Vendor.Orders()); n != 0 {
 		t.Fatalf("the site holds %d orders at the wrong price", n)
 	}
 	if sum.Commit == nil || len(sum.Commit.Changes) == 0 || !strings.Contains(strings.Join(sum.Commit.Changes, ";"), "total: 178.50 -> 357.00") {
@@ -205,7 +191,7 @@ func TestTwoProcessesOneOrder(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			codes[i], outs[i] = cli(t, nil, "run", taskFile, "--start-url", site.srv.URL()+"/checkout?plan=team&billing=monthly",
+			codes[i], outs[i] = cli(t, nil, "run", taskFile, "--start-url", site.URL()+"/checkout?plan=team&billing=monthly",
 				"--data-dir", filepath.Join(t.TempDir(), fmt.Sprint(i)), "--no-screenshots", "--quiet", "--workers", "1")
 		}(i)
 	}
@@ -215,10 +201,10 @@ func TestTwoProcessesOneOrder(t *testing.T) {
 			t.Errorf("process %d exit %d:\n%s", i, c, outs[i])
 		}
 	}
-	if n := len(site.v.Orders()); n != 1 {
+	if n := len(site.Vendor.Orders()); n != 1 {
 		t.Fatalf("two processes placed %d orders, want 1", n)
 	}
-	resp, err := http.Get(site.srv.URL() + "/api/orders")
+	resp, err := http.Get(site.URL() + "/api/orders")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func TestFailureStderr(t *testing.T) {
 	}{
 		{"site down", []string{"run", unreachable, "--data-dir", filepath.Join(dir, "d1"), "--workers", "1"}, orchestrator.ExitSite,
 			"orchestrator: no site answers at " + down + "/ (dial tcp " + downAddr + ": connect: connection refused): start it with `orchestrator site --addr " + downAddr + "`\n"},
-		{"NATS port taken", []string{"run", "../../examples/procure-team-plan.yaml", "--start-url", site.srv.URL() + "/", "--nats-listen", busy,
+		{"NATS port taken", []string{"run", "../../examples/procure-team-plan.yaml", "--start-url", site.URL() + "/", "--nats-listen", busy,
 			"--data-dir", filepath.Join(dir, "d2"), "--quiet"}, orchestrator.ExitBadInput,
 			`orchestrator: bad input: --nats-listen "` + busy + `": bus: embedded server failed to start: cannot listen on the address: ` + busy +
 				": listen tcp " + busy + ": bind: address already in use\n"},

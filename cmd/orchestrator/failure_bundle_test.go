@@ -27,7 +27,7 @@ func TestFailedRunHandsOverABundle(t *testing.T) {
 	dir := t.TempDir()
 	data, junit := filepath.Join(dir, "data"), filepath.Join(dir, "reports", "junit.xml")
 	var o, e bytes.Buffer
-	code := runCLI([]string{"run", tinyBudgetTask(t, dir), "--start-url", site.srv.URL() + "/checkout?plan=team&billing=monthly",
+	code := runCLI([]string{"run", tinyBudgetTask(t, dir), "--start-url", site.URL() + "/checkout?plan=team&billing=monthly",
 		"--data-dir", data, "--workers", "2", "--quiet", "--no-screenshots", "--json", "--junit", junit}, &o, &e)
 	if code != orchestrator.ExitNoBoundary {
 		t.Fatalf("exit %d, want %d (no boundary)\n%s%s", code, orchestrator.ExitNoBoundary, o.String(), e.String())
@@ -86,7 +86,7 @@ func TestUnwritableBundlesKeepTheExitCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	var o, e bytes.Buffer
-	code := runCLI([]string{"run", tinyBudgetTask(t, dir), "--start-url", site.srv.URL() + "/checkout?plan=team&billing=monthly",
+	code := runCLI([]string{"run", tinyBudgetTask(t, dir), "--start-url", site.URL() + "/checkout?plan=team&billing=monthly",
 		"--data-dir", data, "--workers", "2", "--quiet", "--no-screenshots"}, &o, &e)
 	lines := strings.Split(strings.TrimSpace(e.String()), "\n")
 	if code != orchestrator.ExitNoBoundary || len(lines) < 2 {

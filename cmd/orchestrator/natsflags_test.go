@@ -56,7 +56,7 @@ func TestNATSListenPortTaken(t *testing.T) {
 	site := startDemoSite(t)
 	var out, errb bytes.Buffer
 	args := []string{"run", smallTask(t), "--workers", "1", "--data-dir", t.TempDir(),
-		"--start-url", site.srv.URL() + "/checkout?plan=team&billing=monthly", "--nats-listen", ln.Addr().String()}
+		"--start-url", site.URL() + "/checkout?plan=team&billing=monthly", "--nats-listen", ln.Addr().String()}
 	if code := run(context.Background(), args, &out, &errb); code != orchestrator.ExitBadInput {
 		t.Fatalf("exit code %d, want %d; stderr: %s", code, orchestrator.ExitBadInput, errb.String())
 	}
@@ -64,7 +64,7 @@ func TestNATSListenPortTaken(t *testing.T) {
 	if !strings.Contains(errb.String(), want) || !strings.Contains(errb.String(), "address already in use") {
 		t.Fatalf("stderr %q does not name %s and why", errb.String(), want)
 	}
-	if n := len(site.v.Orders()); n != 0 {
+	if n := len(site.Vendor.Orders()); n != 0 {
 		t.Fatalf("the site holds %d orders", n)
 	}
 }

@@ -31,7 +31,7 @@ func TestPlayExportedFlow(t *testing.T) {
 	}
 	site := startCountingSite(t)
 	dir := t.TempDir()
-	sum := commitSmallTask(t, site.srv.URL(), dir)
+	sum := commitSmallTask(t, site.URL(), dir)
 	site.reset()
 
 	path := filepath.Join(dir, "checkout.flow.yaml")
@@ -54,7 +54,7 @@ func TestPlayExportedFlow(t *testing.T) {
 		t.Errorf("the exported flow holds a typed input in clear:\n%s", data)
 	}
 	inputs := map[string]string{"seats": "10", "billing": "monthly", "country": "DE", "email": "procurement@example.com"}
-	args := []string{"play", path, "--start-url", site.srv.URL() + "/", "--json", "--data-dir", dir}
+	args := []string{"play", path, "--start-url", site.URL() + "/", "--json", "--data-dir", dir}
 	for _, a := range f.Actions {
 		switch {
 		case a.Input != "" && a.Redacted:
@@ -80,13 +80,13 @@ func TestPlayExportedFlow(t *testing.T) {
 	if sent := site.reset(); sent["POST /orders"] != 0 {
 		t.Errorf("playback sent POST /orders %d times", sent["POST /orders"])
 	}
-	if n := len(site.v.Orders()); n != 1 {
+	if n := len(site.Vendor.Orders()); n != 1 {
 		t.Errorf("the site holds %d orders after playback, want 1", n)
 	}
 
 	// The site renames every test id: each target heals by a later
 	// strategy, with a screenshot, and the flow still reaches review.
-	if err := site.v.SetKnobs(sites.Knobs{TestIDDrift: true}); err != nil {
+	if err := site.Vendor.SetKnobs(sites.Knobs{TestIDDrift: true}); err != nil {
 		t.Fatal(err)
 	}
 	o.Reset()
@@ -109,7 +109,7 @@ func TestPlayExportedFlow(t *testing.T) {
 	// the healed steps (and diverges: the page is not the recorded one).
 	o.Reset()
 	e.Reset()
-	code = runCLI([]string{"replay", sum.Paths.Bundle, "--live", "--heal", "--start-url", site.srv.URL() + "/", "--json"}, &o, &e)
+	code = runCLI([]string{"replay", sum.Paths.Bundle, "--live", "--heal", "--start-url", site.URL() + "/", "--json"}, &o, &e)
 	var rrep replay.Report
 	if err := json.Unmarshal(o.Bytes(), &rrep); err != nil {
 		t.Fatalf("replay --heal --json: %v\n%s%s", err, o.String(), e.String())
@@ -125,7 +125,7 @@ func TestPlayExportedFlow(t *testing.T) {
 
 	// The checkout now needs a login: the navigation lands on the login
 	// page, and what fails after it is put down to that.
-	if err := site.v.SetKnobs(sites.Knobs{RequireLogin: true}); err != nil {
+	if err := site.Vendor.SetKnobs(sites.Knobs{RequireLogin: true}); err != nil {
 		t.Fatal(err)
 	}
 	o.Reset()
@@ -161,7 +161,7 @@ auth:
     - type: {field: email, input: login_email}
     - type: {field: password, input: login_password}
     - click: {role: button, name: Log in}
-`, site.srv.URL(), sites.DemoEmail)), 0o600); err != nil {
+`, site.URL(), sites.DemoEmail)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	o.Reset()
@@ -174,11 +174,11 @@ auth:
 	if strings.Contains(o.String()+e.String(), sites.DemoPassword) {
 		t.Error("the password of the login shows in play's output")
 	}
-	if err := site.v.SetKnobs(sites.Knobs{}); err != nil {
+	if err := site.Vendor.SetKnobs(sites.Knobs{}); err != nil {
 		t.Fatal(err)
 	}
-	if sent := site.reset(); sent["POST /orders"] != 0 || len(site.v.Orders()) != 1 {
-		t.Errorf("playback reached the order endpoint: %v, %d orders", sent, len(site.v.Orders()))
+	if sent := site.reset(); sent["POST /orders"] != 0 || len(site.Vendor.Orders()) != 1 {
+		t.Errorf("playback reached the order endpoint: %v, %d orders", sent, len(site.Vendor.Orders()))
 	}
 
 	// The same flow without the values: redacted actions are skipped.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/multiverse-orchestrator/multiverse/internal/sitetest"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/sites"
 )
@@ -16,8 +17,7 @@ import (
 // countingSite serves the demo site and counts the non-GET requests that
 // reach it, by method and path.
 type countingSite struct {
-	v   *sites.Vendor
-	srv *sites.Server
+	sitetest.Site
 
 	mu   sync.Mutex
 	seen map[string]int
@@ -29,7 +29,7 @@ func startCountingSite(t *testing.T) *countingSite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &countingSite{v: v, seen: map[string]int{}}
+	s := &countingSite{Site: sitetest.Site{Vendor: v}, seen: map[string]int{}}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			s.mu.Lock()
@@ -38,10 +38,10 @@ func startCountingSite(t *testing.T) *countingSite {
 		}
 		v.ServeHTTP(w, r)
 	})
-	if s.srv, err = sites.Serve(context.Background(), h, "127.0.0.1:0"); err != nil {
+	if s.Server, err = sites.Serve(context.Background(), h, "127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.srv.Close(context.Background()) })
+	t.Cleanup(func() { s.Server.Close(context.Background()) })
 	return s
 }
 
@@ -65,19 +65,19 @@ func TestLiveReplayOfCommitSendsNothing(t *testing.T) {
 	}
 	site := startCountingSite(t)
 	dir := t.TempDir()
-	sum := commitSmallTask(t, site.srv.URL(), dir)
-	if n := len(site.v.Orders()); n != 1 || sum.Paths.Bundle == "" {
+	sum := commitSmallTask(t, site.URL(), dir)
+	if n := len(site.Vendor.Orders()); n != 1 || sum.Paths.Bundle == "" {
 		t.Fatalf("the run placed %d orders, sealed bundle %q", n, sum.Paths.Bundle)
 	}
 	site.reset()
 
 	var o, e bytes.Buffer
-	code := runCLI([]string{"replay", sum.Paths.Bundle, "--live", "--start-url", site.srv.URL() + "/", "--json"}, &o, &e)
+	code := runCLI([]string{"replay", sum.Paths.Bundle, "--live", "--start-url", site.URL() + "/", "--json"}, &o, &e)
 	sent := site.reset()
 	if sent["POST /orders"] != 0 {
 		t.Errorf("the live replay sent POST /orders to the site %d times", sent["POST /orders"])
 	}
-	if n := len(site.v.Orders()); n != 1 {
+	if n := len(site.Vendor.Orders()); n != 1 {
 		t.Errorf("the site holds %d orders after the live replay, want 1", n)
 	}
 	var rep replay.Report

@@ -40,7 +40,7 @@ func sharedCommit(t *testing.T) (string, orchestrator.Summary) {
 		}
 		sharedRun.dir = dir
 		site := startDemoSite(t) // closed when t ends; the records stay
-		sharedRun.sum = commitSmallTask(t, site.srv.URL(), dir)
+		sharedRun.sum = commitSmallTask(t, site.URL(), dir)
 		sharedRun.ok = true
 	})
 	if !sharedRun.ok {
