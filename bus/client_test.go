@@ -26,6 +26,9 @@ func TestConnectInvalidOptions(t *testing.T) {
 		{"zero replicas", bus.WithReplicas(0)},
 		{"six replicas", bus.WithReplicas(6)},
 		{"nil logger", bus.WithLogger(nil)},
+		{"no publish attempt", bus.WithPublishRetry(0, time.Second, time.Second)},
+		{"no publish timeout", bus.WithPublishRetry(3, 0, time.Second)},
+		{"negative publish backoff", bus.WithPublishRetry(3, time.Second, -time.Second)},
 		{"nil option", nil},
 	}
 	for _, tc := range tests {

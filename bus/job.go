@@ -2,10 +2,12 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/nats-io/nats.go"
@@ -62,9 +64,28 @@ func ResultMsgID(runID, branchID string, attempt int) string {
 // nil, so a retry after an unknown outcome is safe; a branch that must run
 // again needs a new branch id. Ids that are not single subject tokens return
 // an error wrapping [ErrInvalidID].
+//
+// With WithPublishRetry a server that is away is waited out.
 func (c *Client) PublishJob(ctx context.Context, runID, branchID string, data []byte, hdr nats.Header) error {
-	_, err := c.publishJob(ctx, runID, branchID, "", data, hdr)
-	return err
+	r := c.opts.publish
+	var err error
+	for attempt := 0; ; attempt++ {
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if r.timeout > 0 {
+			pctx, cancel = context.WithTimeout(ctx, r.timeout)
+		}
+		_, err = c.publishJob(pctx, runID, branchID, "", data, hdr)
+		cancel()
+		if err == nil || ctx.Err() != nil || errors.Is(err, ErrStorageFull) || errors.Is(err, ErrInvalidID) || attempt+1 >= r.attempts {
+			return err
+		}
+		c.log.Debug("publishing a job failed; retrying", "branch_id", branchID, "attempt", attempt+1, "error", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * r.backoff):
+		}
+	}
 }
 
 // publishJob queues a job on mv.jobs.<run_id>, or on

@@ -37,6 +37,16 @@ type options struct {
 	replicasSet bool
 	logger      *slog.Logger
 	server      *Server // the embedded server, when the client uses one
+	// publish is how PublishJob waits out a server that is away
+	// (WithPublishRetry); the zero value makes one attempt.
+	publish publishRetry
+}
+
+// publishRetry bounds PublishJob's attempts: each one by timeout (0: the
+// caller's context alone), the n-th retry after n times backoff.
+type publishRetry struct {
+	attempts         int
+	timeout, backoff time.Duration
 }
 
 func defaultOptions() options {
@@ -47,6 +57,24 @@ func defaultOptions() options {
 		backoff:    append([]time.Duration(nil), defaultBackoff[:]...),
 		replicas:   DefaultReplicas,
 		logger:     slog.New(slog.DiscardHandler),
+	}
+}
+
+// WithPublishRetry makes PublishJob wait out a server that is away (a
+// restart, a cluster election): up to attempts in all, each bounded by
+// timeout, the n-th retry after n times backoff. A restarting server
+// refuses publishes outright (no responders, a closed connection) as
+// well as leaving them unanswered; both are retried. The job's message
+// id makes a retry safe: a job that did land is de-duplicated. A full
+// store (ErrStorageFull) and the caller's context ending are not
+// retried. Without it, PublishJob makes one attempt.
+func WithPublishRetry(attempts int, timeout, backoff time.Duration) Option {
+	return func(o *options) error {
+		if attempts < 1 || timeout <= 0 || backoff < 0 {
+			return fmt.Errorf("%w: publish retry of %d attempts, timeout %s, backoff %s", ErrInvalidOption, attempts, timeout, backoff)
+		}
+		o.publish = publishRetry{attempts: attempts, timeout: timeout, backoff: backoff}
+		return nil
 	}
 }
 

@@ -199,3 +199,52 @@ func TestReconnectAfterServerRestart(t *testing.T) {
 	// request times out (about 10 s).
 	requireEqual(t, nextResult(t, res, 3*time.Second).BranchID, "after", "result after restart")
 }
+
+// TestPublishRetryWaitsOutARestart: with WithPublishRetry one PublishJob
+// call outlasts a server that goes away and comes back (the caller does
+// not loop); without it the same call fails while the server is away.
+func TestPublishRetryWaitsOutARestart(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	requireNoErr(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cfg := bus.ServerConfig{StoreDir: t.TempDir(), Port: port}
+	srv, err := bus.StartEmbedded(ctx, cfg)
+	if err != nil {
+		t.Skipf("port %d was taken again before the server bound it: %v", port, err)
+	}
+	patient := connect(t, srv.ClientURL(), bus.WithPublishRetry(20, 300*time.Millisecond, 50*time.Millisecond))
+	once := connect(t, srv.ClientURL())
+	srv.Shutdown()
+
+	// (Its run is apart: the client's reconnect buffer may still deliver
+	// the publish it reported failed, which the job's message id makes
+	// harmless.)
+	short, scancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	err = once.PublishJob(short, "run-once", "impatient", []byte("x"), nil)
+	scancel()
+	if err == nil {
+		t.Fatal("a single attempt succeeded with the server down")
+	}
+	done := make(chan error, 1)
+	go func() { done <- patient.PublishJob(ctx, "run-retry", "patient", []byte("y"), nil) }()
+	time.Sleep(700 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("PublishJob returned while the server was down: %v", err)
+	default:
+	}
+	srv, err = bus.StartEmbedded(ctx, cfg)
+	requireNoErr(t, err)
+	t.Cleanup(srv.Shutdown)
+	select {
+	case err := <-done:
+		requireNoErr(t, err)
+	case <-ctx.Done():
+		t.Fatal("PublishJob did not return after the server came back")
+	}
+	requireEqual(t, pending(t, patient, "run-retry"), uint64(1), "jobs queued")
+}

@@ -45,7 +45,8 @@ func (r *run) connectBus(ctx context.Context) (_ *busConn, err error) {
 		conn.url, r.nats = srv.ClientURL(), srv
 		r.sum.Paths.NATS = filepath.Join(r.dd, "nats")
 	}
-	busOpts := []bus.Option{bus.WithName("multiverse-orchestrator " + r.runID), bus.WithLogger(r.log)}
+	busOpts := []bus.Option{bus.WithName("multiverse-orchestrator " + r.runID), bus.WithLogger(r.log),
+		bus.WithPublishRetry(publishAttempts, publishTimeout, publishBackoff)}
 	if r.cfg.Replicas > 0 {
 		busOpts = append(busOpts, bus.WithReplicas(r.cfg.Replicas))
 	}

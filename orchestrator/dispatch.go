@@ -2,7 +2,6 @@ package orchestrator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -93,7 +92,7 @@ func (d *dispatcher) publish(ctx context.Context, jobs []outJob) ([]routedJob, e
 				}
 				d.log.Warn("routing a job failed; queueing it for any worker", "branch_id", j.branchID, "error", errs[i])
 			}
-			errs[i] = publishRetry(ctx, d.client, d.runID, j.branchID, j.data, j.hdr)
+			errs[i] = d.client.PublishJob(ctx, d.runID, j.branchID, j.data, j.hdr)
 		}()
 	}
 	wg.Wait()
@@ -143,7 +142,7 @@ func (d *dispatcher) reroute(ctx context.Context, pending []routedJob, answered 
 			hdr = maps.Clone(hdr)
 			hdr.Set(bus.HeaderAttemptBase, strconv.Itoa(claimed))
 		}
-		if err := publishRetry(ctx, d.client, d.runID, rj.branchID, rj.data, hdr); err != nil {
+		if err := d.client.PublishJob(ctx, d.runID, rj.branchID, rj.data, hdr); err != nil {
 			return nil, n, fmt.Errorf("orchestrator: publishing branch %s: %w", rj.branchID, err)
 		}
 		n++
@@ -232,28 +231,4 @@ func (d *dispatcher) lost(open []string) map[string]planner.Outcome {
 		d.events.add(time.Time{}, 0, eventlog.KindError, id, map[string]any{"where": "dispatch", "error": "no result from any worker"})
 	}
 	return out
-}
-
-// publishRetry publishes a job, retrying while the server is away (a
-// restart, a cluster election): the job's message id makes retries safe.
-// It is not the bus package's retry: that one repeats only unanswered
-// requests (timeouts), while a restarting server also refuses publishes
-// outright (no responders, a closed connection), which is worth waiting
-// out here too.
-func publishRetry(ctx context.Context, client *bus.Client, runID, branchID string, data []byte, hdr nats.Header) error {
-	var err error
-	for attempt := 0; attempt < publishAttempts; attempt++ {
-		pctx, cancel := context.WithTimeout(ctx, publishTimeout)
-		err = client.PublishJob(pctx, runID, branchID, data, hdr)
-		cancel()
-		if err == nil || ctx.Err() != nil || errors.Is(err, bus.ErrStorageFull) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Duration(attempt+1) * publishBackoff):
-		}
-	}
-	return err
 }
