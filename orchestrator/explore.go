@@ -22,7 +22,7 @@ import (
 // startSpan opens a branch's span when it is forked; it ends when the
 // branch is folded after its execution, or pruned without one.
 func (r *run) startSpan(n *planner.Node) {
-	ctx, span := telemetry.Tracer().Start(r.ctx, "branch", trace.WithAttributes(
+	ctx, span := telemetry.Tracer().Start(trace.ContextWithSpan(context.Background(), r.runSpan), "branch", trace.WithAttributes(
 		attribute.String("multiverse.branch_id", n.ID), attribute.String("multiverse.plan_digest", n.Digest),
 		attribute.Int("multiverse.depth", n.Depth), attribute.String("multiverse.action", n.Action().Kind)))
 	r.spans[n.ID] = span
@@ -102,7 +102,7 @@ func (r *run) newSearch(ectx context.Context) (*planner.Search, *modelAdvisor, e
 		return nil, nil, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	search := planner.NewSearch(r.t, prop, func() string { return ulid.Make().String() })
-	r.followCache(search)
+	r.followCache(ectx, search)
 	for _, sub := range r.cfg.Substitutions {
 		search.Substitute(sub.Plan, sub.With)
 	}

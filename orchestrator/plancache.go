@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -20,11 +21,11 @@ func PlanCacheDir(dataDir string) string { return filepath.Join(dataDir, "plans"
 // followCache makes the search follow the cached plan of the task on its
 // site, when there is one and the run may use it. A cache entry that does
 // not read is recorded and ignored: the run searches from zero.
-func (r *run) followCache(search *planner.Search) {
+func (r *run) followCache(ctx context.Context, search *planner.Search) {
 	if r.cfg.NoCache {
 		return
 	}
-	e, err := plancache.Open(PlanCacheDir(r.dd)).Get(r.ctx, r.t.Digest(), r.t.SiteKey())
+	e, err := plancache.Open(PlanCacheDir(r.dd)).Get(ctx, r.t.Digest(), r.t.SiteKey())
 	if errors.Is(err, plancache.ErrNotFound) {
 		return
 	}

@@ -192,7 +192,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		rec.add(time.Time{}, 0, eventlog.KindError, "", map[string]any{"where": "scrub_key", "error": err.Error()})
 	}
 	sc := scrub.New(key, t.SecretValues())
-	r := &run{ctx: ctx, cfg: cfg, t: t, log: log, dd: dd, store: store, elog: elog, led: led, rec: rec, sum: sum,
+	r := &run{runSpan: trace.SpanFromContext(ctx), cfg: cfg, t: t, log: log, dd: dd, store: store, elog: elog, led: led, rec: rec, sum: sum,
 		runID: runID, key: key, sc: sc, workers: workers, start: start, results: map[string]*job.Result{},
 		spans: map[string]trace.Span{}, trail: tr}
 	cpu0 := cpuTime()
@@ -319,8 +319,8 @@ type run struct {
 	relogins  int            // times the run logged in again
 	reruns    map[string]int // branch -> times its job was published again
 	rt        *browser.Runtime
-	// ctx carries the run span (the parent of branch spans).
-	ctx     context.Context
+	// runSpan is the run's span, the parent of branch spans.
+	runSpan trace.Span
 	cfg     Config
 	t       *task.Task
 	log     *slog.Logger
