@@ -179,30 +179,46 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 			o.AXArtifact = string(d)
 		}
 	}
+	s.notePersonal(res.PII)
 	if spec.Screenshot && s.opts.Store != nil {
-		s.mu.Lock()
-		if s.seenPII == nil {
-			s.seenPII = map[string]bool{}
-		}
-		for _, v := range res.PII {
-			s.seenPII[v] = true
-		}
-		s.mu.Unlock()
-		png, err := s.screenshot(playwright.PageScreenshotOptions{
-			// Screenshots must not touch the page: caret hiding (Playwright's
-			// default) leaves style="" on the focused field, which the next
-			// step's DOM would carry.
-			Caret:   playwright.ScreenshotCaretInitial,
-			Timeout: millis(screenshotTimeout),
-		}, s.knownPersonal(res.PII))
-		if err == nil {
-			if d, err := s.opts.Store.Put(ctx, png); err == nil {
-				o.ScreenshotHash = string(d)
-			}
-		}
+		o.ScreenshotHash, _ = s.storeScreenshot(ctx, res.PII)
 	}
 	snap.Obs = o
 	return snap, nil
+}
+
+// notePersonal remembers an observation's personal values: every later
+// screenshot of the session masks them, whether or not this observation
+// took one (Session.Screenshot after it, the committer's evidence).
+func (s *Session) notePersonal(pii []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seenPII == nil {
+		s.seenPII = map[string]bool{}
+	}
+	for _, v := range pii {
+		s.seenPII[v] = true
+	}
+}
+
+// storeScreenshot takes the page's screenshot, secret fields and personal
+// values masked, and stores it.
+func (s *Session) storeScreenshot(ctx context.Context, pii []string) (string, error) {
+	png, err := s.screenshot(playwright.PageScreenshotOptions{
+		// Screenshots must not touch the page: caret hiding (Playwright's
+		// default) leaves style="" on the focused field, which the next
+		// step's DOM would carry.
+		Caret:   playwright.ScreenshotCaretInitial,
+		Timeout: millis(screenshotTimeout),
+	}, s.knownPersonal(pii))
+	if err != nil {
+		return "", err
+	}
+	d, err := s.opts.Store.Put(ctx, png)
+	if err != nil {
+		return "", err
+	}
+	return string(d), nil
 }
 
 // maskLocators covers the fields a screenshot must not show whatever

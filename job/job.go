@@ -46,8 +46,16 @@ type Spec struct {
 	// ScrubKey is the run's scrubbing key: tokens made by workers must
 	// match the orchestrator's.
 	ScrubKey []byte `json:"scrub_key"`
-	// Screenshots stores a screenshot of each branch's last step.
+	// Screenshots stores screenshots of branches' last steps: where a
+	// person looks (a failed or healed step, the boundary, the goal met, a
+	// dead end, an HTTP error), or every one with ScreenshotsAll.
 	Screenshots bool `json:"screenshots"`
+	// ScreenshotsAll takes a screenshot of every branch's last step
+	// (capture.screenshots: all).
+	ScreenshotsAll bool `json:"screenshots_all,omitempty"`
+	// Success names the goal's success predicates: a page where all hold
+	// is one a person looks at.
+	Success []string `json:"success,omitempty"`
 	// Cookies are the cookies the site set on the run's first page (its
 	// assignment of this visitor: an A/B variant, a session): every branch
 	// starts from them, so all branches and the committer see the site in

@@ -370,10 +370,24 @@ func (r *run) storageFull() <-chan struct{} {
 	return r.nats.StorageFull()
 }
 
+// setScreenshots sets the job spec's screenshot policy: the task's
+// capture.screenshots (looked unless it says otherwise), none with
+// Config.NoScreenshots. The committer's evidence is taken whatever it is.
+func (r *run) setScreenshots() {
+	pol := r.t.Capture.Screenshots
+	r.spec.Screenshots = !r.cfg.NoScreenshots && pol != task.ScreenshotsNone
+	r.spec.ScreenshotsAll = pol == task.ScreenshotsAll
+	r.spec.Success = r.spec.Success[:0]
+	for _, p := range r.t.Goal.Success {
+		r.spec.Success = append(r.spec.Success, p.Name)
+	}
+}
+
 func (r *run) execute(ctx context.Context) error {
 	t := r.t
 	r.spec = job.NewSpec(t)
-	r.spec.ScrubKey, r.spec.Screenshots = r.key, !r.cfg.NoScreenshots
+	r.spec.ScrubKey = r.key
+	r.setScreenshots()
 	// The HTTP preflight speaks to real sites; a custom executor (a
 	// simulated web) has none.
 	if r.cfg.Executor == nil {

@@ -168,6 +168,11 @@ func (d *decoder) task(n *yaml.Node, t *Task) {
 				"origins": func(v *yaml.Node, p string) { d.strings(v, p, &t.Explore.Origins) },
 			})
 		},
+		"capture": func(v *yaml.Node, p string) {
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"screenshots": func(v *yaml.Node, p string) { d.str(v, p, &t.Capture.Screenshots) },
+			})
+		},
 		"dead_ends": func(v *yaml.Node, p string) {
 			t.DeadEnds = []scoring.Detector{}
 			d.list(v, p, func(_ int, v *yaml.Node, p string) {

@@ -36,6 +36,8 @@ type Task struct {
 	Environment  Environment        `json:"environment"`
 	// Explore bounds what speculation may send and where it may go.
 	Explore Explore `json:"explore"`
+	// Capture says what a run records beyond what replay needs.
+	Capture Capture `json:"capture"`
 	// Commit is the task's one side effect; nil for a task whose goal is
 	// reached inside the page (fill a form, look something up, check a
 	// flow): such a run ends when a branch satisfies every goal.success
@@ -138,6 +140,27 @@ type Explore struct {
 
 // IsZero reports whether the section says nothing.
 func (e Explore) IsZero() bool { return len(e.Allow) == 0 && len(e.Origins) == 0 }
+
+// Screenshot policies (Capture.Screenshots).
+const (
+	// ScreenshotsLooked (the default) screenshots the pages a person
+	// looks at: a failed or healed step, the commit boundary, the goal
+	// met, a dead end, an HTTP error, the committer's evidence. Any other
+	// step's page is rendered on demand by a strict replay of its branch.
+	ScreenshotsLooked = "looked"
+	// ScreenshotsAll screenshots every branch's last step, as capture did
+	// before.
+	ScreenshotsAll = "all"
+	// ScreenshotsNone takes none but the committer's evidence.
+	ScreenshotsNone = "none"
+)
+
+// Capture says what a run records beyond what a strict replay needs.
+type Capture struct {
+	// Screenshots is the policy for speculative steps' screenshots:
+	// ScreenshotsLooked ("" too), ScreenshotsAll or ScreenshotsNone.
+	Screenshots string `json:"screenshots,omitempty"`
+}
 
 // Viewport is a size in CSS pixels.
 type Viewport struct {

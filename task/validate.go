@@ -381,6 +381,11 @@ func (v *validator) validate(t *Task) {
 	if !contains(Strategies, s.Strategy) {
 		v.fail("search.strategy", "unknown strategy %q (known: %s)", s.Strategy, strings.Join(Strategies, ", "))
 	}
+	switch c := t.Capture.Screenshots; c {
+	case "", ScreenshotsLooked, ScreenshotsAll, ScreenshotsNone:
+	default:
+		v.fail("capture.screenshots", "unknown policy %q (known: looked, all, none)", c)
+	}
 	if s.Selection != "" && s.Selection != "j" && s.Selection != "pareto" {
 		v.fail("search.selection", "unknown selection %q (known: j, pareto)", s.Selection)
 	}

@@ -386,7 +386,7 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, j *job.Jo
 	snap, err := sess.Observe(ctx, browser.ObserveSpec{
 		Probes:     scoring.Probes(preds...),
 		Text:       len(spec.DeadEnds) > 0,
-		Screenshot: spec.Screenshots,
+		Screenshot: spec.Screenshots && spec.ScreenshotsAll,
 		Store:      true,
 	})
 	if err != nil {
@@ -430,10 +430,38 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, j *job.Jo
 			obs.DeadEnds = append(obs.DeadEnds, d.Name)
 		}
 	}
+	if spec.Screenshots && !spec.ScreenshotsAll && looked(spec, res, &obs) {
+		if d, err := sess.Screenshot(ctx); err == nil {
+			obs.ScreenshotHash = d
+		}
+	}
 	markHolds(obs.Affordances, spec.Inputs, spec.Scrubber(), snap.PII)
 	res.Obs = &obs
 	res.Net = sess.NetSince(len(j.Plan))
 	return nil
+}
+
+// looked reports whether a branch's last page is one a person looks at
+// (the default, capture.screenshots: looked): a step that failed or was
+// healed, the commit boundary, the goal met, a dead end, an HTTP error:
+// where a branch ends or has to be explained. Any other step's page is
+// rendered on demand by a strict replay of its branch.
+func looked(spec *job.Spec, res *job.Result, obs *branch.Observation) bool {
+	if res.Status == job.ResultFailed || res.AtBoundary || len(obs.DeadEnds) > 0 || obs.Status >= 400 {
+		return true
+	}
+	if n := len(res.Steps); n > 0 && res.Steps[n-1].Status == branch.StatusHealed {
+		return true
+	}
+	if len(spec.Success) == 0 {
+		return false
+	}
+	for _, name := range spec.Success {
+		if !obs.Predicates[name] {
+			return false
+		}
+	}
+	return true
 }
 
 // markHolds records which input each field holds, then scrubs the field

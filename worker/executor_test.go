@@ -32,9 +32,9 @@ func spec(origin string) *job.Spec {
 		DeadEnds:   scoring.DefaultDetectors(),
 		Inputs:     map[string]task.Input{"seats": {Value: "10", Match: "(?i)seats"}},
 		ScrubKey:   []byte("k"),
-		// Screenshots are on: taking one must leave no trace in the page
-		// that a warm child would inherit.
-		Screenshots: true,
+		// Screenshots are on, for every step: taking one must leave no
+		// trace in the page that a warm child would inherit.
+		Screenshots: true, ScreenshotsAll: true,
 	}
 }
 
@@ -119,6 +119,60 @@ func TestWarmContinuationMatchesColdReplay(t *testing.T) {
 	again, err := ex.Execute(ctx, branchJob("sibling", "parent", 5), 1)
 	if err != nil || again.Reused {
 		t.Fatalf("sibling reused a taken context: %v %+v", err, again)
+	}
+}
+
+// TestScreenshotsWhereLooked: by default a speculative step gets a
+// screenshot only where a person looks: not on the way (the pricing
+// page), but at a failed step, at the commit boundary and where the
+// goal's success predicates all hold; with ScreenshotsAll every step does.
+func TestScreenshotsWhereLooked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	v, err := sites.NewVendor(sites.VendorOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(v)
+	defer srv.Close()
+	store, _ := artifacts.OpenFS(t.TempDir())
+	ctx := context.Background()
+	ex, err := worker.NewExecutor(ctx, worker.Options{Name: "test", Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	looked := spec(srv.URL)
+	looked.ScreenshotsAll = false
+	withGoal := *looked
+	withGoal.Success = []string{"pricing"}
+	all := spec(srv.URL)
+	p := plan(srv.URL)
+	missing := append(p[:2:2], branch.Action{Kind: branch.KindClick, Target: &branch.Target{TestID: "no-such-button"}})
+	for i, tc := range []struct {
+		name string
+		sp   *job.Spec
+		plan branch.Plan
+		shot bool
+	}{
+		{"on the way", looked, p[:2], false},
+		{"a failed step", looked, missing, true},
+		{"the goal met", &withGoal, p[:2], true},
+		{"every step", all, p[:2], true},
+	} {
+		res, err := ex.Execute(ctx, &job.Job{RunID: "run", BranchID: fmt.Sprintf("b%d", i), Plan: tc.plan, Spec: tc.sp}, 1)
+		if err != nil || res.Obs == nil {
+			t.Fatalf("%s: %v %+v", tc.name, err, res)
+		}
+		if got := res.Obs.ScreenshotHash != ""; got != tc.shot {
+			t.Errorf("%s: screenshot taken %v, want %v (status %s %s)", tc.name, got, tc.shot, res.Status, res.ErrCode)
+		}
+		if tc.shot {
+			if _, err := store.Get(ctx, artifacts.Digest(res.Obs.ScreenshotHash)); err != nil {
+				t.Errorf("%s: the screenshot is not stored: %v", tc.name, err)
+			}
+		}
 	}
 }
 

@@ -33,6 +33,7 @@ type runFlags struct {
 	headful    bool
 	startURL   string
 	noShots    bool
+	shots      string
 	quiet      bool
 	cold       bool
 	noCache    bool
@@ -72,7 +73,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.chromium, "chromium", "", "Chromium executable (default: MULTIVERSE_CHROMIUM, then system paths)")
 	fs.StringVar(&f.driver, "driver", "", "Playwright driver directory (default: PLAYWRIGHT_DRIVER_PATH, then .cache/playwright-driver)")
 	fs.BoolVar(&f.headful, "headful", false, "show the browser windows")
-	fs.BoolVar(&f.noShots, "no-screenshots", false, "skip per-branch screenshots")
+	fs.BoolVar(&f.noShots, "no-screenshots", false, "skip per-branch screenshots (--screenshots none)")
+	fs.StringVar(&f.shots, "screenshots", "", "which speculative steps get a screenshot: looked (failed, healed, the boundary, the goal), all, or none (default: the task's capture.screenshots, else looked)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "neither follow nor store a cached plan (DATA_DIR/plans): search from zero")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	fs.IntVar(&f.replicas, "replicas", 0, "JetStream stream replicas (e.g. 3 on a three-node cluster; default: keep, 1 when new)")
@@ -102,6 +104,13 @@ func (f *runFlags) config(t *task.Task, stderr io.Writer) (orchestrator.Config, 
 	}
 	if f.failureBundles < 0 {
 		return orchestrator.Config{}, badInput("--failure-bundles must not be negative")
+	}
+	switch f.shots {
+	case "":
+	case task.ScreenshotsLooked, task.ScreenshotsAll, task.ScreenshotsNone:
+		t.Capture.Screenshots = f.shots
+	default:
+		return orchestrator.Config{}, badInput("--screenshots %q: want looked, all or none", f.shots)
 	}
 	mode, err := llm.ParseMode(f.llm)
 	if err != nil {
