@@ -26,6 +26,7 @@ type Server struct {
 	browser browser.Options
 	log     *slog.Logger
 	replays chan struct{} // one replay at a time
+	shots   rendered      // screenshots rendered by replay, on demand
 }
 
 // New returns a server over st. It fails when st has neither an event log
@@ -61,6 +62,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/runs/{id}/stream", s.handleStream)
 	mux.HandleFunc("GET /api/runs/{id}/branches/{bid}", s.handleBranch)
 	mux.HandleFunc("POST /api/runs/{id}/branches/{bid}/replay", s.handleReplay)
+	mux.HandleFunc("GET /api/runs/{id}/branches/{bid}/steps/{n}/screenshot", s.handleStepShot)
 	mux.HandleFunc("GET /api/artifacts/{digest}", s.handleArtifact)
 	mux.HandleFunc("GET /api/ledger", s.handleLedger)
 	mux.HandleFunc("GET /api/info", s.handleInfo)

@@ -187,6 +187,14 @@ func TestUILiveRunAndReplay(t *testing.T) {
 		t.Errorf("replayed steps %q", steps)
 	}
 
+	// A page the run did not screenshot is rendered by a strict replay.
+	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Render: Page after step 1", Exact: playwright.Bool(true)}).Click())
+	rendered := page.Locator(`article.step img[alt="Page after step 1"]`)
+	must(t, rendered.WaitFor(playwright.LocatorWaitForOptions{Timeout: playwright.Float(120000)}))
+	if ok, err := rendered.Evaluate(`async (el) => { if (!el.complete) await new Promise((r) => el.addEventListener("load", r, {once: true})); return el.naturalWidth > 0 }`, nil); err != nil || ok != true {
+		t.Errorf("the rendered screenshot did not load: %v %v", ok, err)
+	}
+
 	for _, v := range []struct{ hash, heading, golden string }{{"#/", "Runs", "runs.aria"}, {"#/ledger", "Commit ledger", "ledger.aria"}} {
 		if _, err := page.Goto(ts.URL + "/" + v.hash); err != nil {
 			t.Fatal(err)

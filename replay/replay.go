@@ -65,6 +65,10 @@ type Options struct {
 	// the step has been replayed (a progress display); it must not block
 	// for long.
 	OnStep func(StepReport)
+	// OnShot, when set, is handed a screenshot of the page after each step
+	// (personal data masked as at capture): how a step that was recorded
+	// without one is shown on demand.
+	OnShot func(step int, png []byte)
 	// ScrubKey is the scrubbing key of the run the bundle came from, when
 	// it is at hand (DATA_DIR/keys/RUN.key, in the run's own data dir).
 	// Personal values the page makes itself (a page-generated e-mail
@@ -281,10 +285,13 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 				sr.WantURL = foldOrigin(want.URL, m.Origin)
 			}
 		}
-		if shot, ok := b.Files[bundle.ScreenshotPath(i+1)]; ok && err == nil {
+		if shot, ok := b.Files[bundle.ScreenshotPath(i+1)]; (ok || opts.OnShot != nil) && err == nil {
 			if png, serr := sess.ScreenshotPNG(ctx); serr == nil {
-				if d, derr := screenDistance(shot, png); derr == nil {
+				if d, derr := screenDistance(shot, png); ok && derr == nil {
 					sr.ScreenDiff = &d
+				}
+				if opts.OnShot != nil {
+					opts.OnShot(i+1, png)
 				}
 			}
 		}

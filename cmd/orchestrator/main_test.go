@@ -53,6 +53,7 @@ func TestBadInput(t *testing.T) {
 		{"events of unknown run", []string{"events", "01NOPE", "--data-dir", filepath.Join(dir, "d1")}, orchestrator.ExitBadInput, "no run 01NOPE"},
 		{"ledger without data", []string{"ledger", "list", "--data-dir", filepath.Join(dir, "empty")}, orchestrator.ExitBadInput, "no ledger.db"},
 		{"llm mode", []string{"run", unknown, "--llm", "cached"}, orchestrator.ExitBadInput, ""},
+		{"screenshot policy", []string{"run", unreachable, "--screenshots", "some"}, orchestrator.ExitBadInput, `--screenshots "some": want looked, all or none`},
 		{"llm without a model", []string{"run", unreachable, "--llm", "replay", "--data-dir", filepath.Join(dir, "d2")}, orchestrator.ExitBadInput, "the task's planner asks no model"},
 		{"replay without a cassette", []string{"run", model, "--llm", "replay", "--cassettes", filepath.Join(dir, "none"), "--data-dir", filepath.Join(dir, "d3"), "--workers", "1"},
 			orchestrator.ExitBadInput, "does not exist (record one with --llm record)"},

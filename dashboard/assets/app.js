@@ -226,12 +226,26 @@ async function runView(runID, branchID) {
 
 // ---- one branch ----
 
-function shot(digest, alt) {
-  if (!digest) return h("div", { class: "noshot" }, alt + ": no screenshot");
-  return h("img", { src: withToken("/api/artifacts/" + digest), alt, loading: "lazy" });
+// shot shows a recorded screenshot, or, for a page the run did not
+// screenshot (only failed, healed, boundary and goal pages are), a button
+// that renders it by a strict replay of the branch (render: its URL).
+function shot(digest, alt, render) {
+  if (digest) return h("img", { src: withToken("/api/artifacts/" + digest), alt, loading: "lazy" });
+  if (!render) return h("div", { class: "noshot" }, alt + ": no screenshot");
+  const box = h("div", { class: "noshot" }, alt + ": not recorded ");
+  const button = h("button", { type: "button", class: "action", "aria-label": "Render: " + alt, onclick: () => {
+    button.disabled = true;
+    button.textContent = "Rendering by strict replay…";
+    const img = h("img", { src: withToken(render), alt });
+    img.addEventListener("load", () => box.replaceWith(img), { once: true });
+    img.addEventListener("error", () => { button.textContent = "Could not render it"; }, { once: true });
+  } }, "Render it");
+  box.append(button);
+  return box;
 }
 
-function stepView(s) {
+function stepView(s, runID, branchID) {
+  const render = (n) => n < 1 ? "" : "/api/runs/" + encodeURIComponent(runID) + "/branches/" + encodeURIComponent(branchID) + "/steps/" + n + "/screenshot";
   const flips = s.flips.length ? s.flips.map((f) => f.predicate + " → " + f.to).join(", ") : "none";
   const facts = [["Kind", s.kind], ["Result", s.status || "not executed"], ["Code", s.code || "none"], ["Strategy", s.strategy || "none"],
     ["Duration", dur(s.duration_ms)], ["Page", s.url ? s.url + (s.http_status ? " (" + s.http_status + ")" : "") : ""],
@@ -246,8 +260,8 @@ function stepView(s) {
   return h("article", { class: "step", "aria-labelledby": "step-" + s.index },
     h("h5", { id: "step-" + s.index }, "Step " + s.index + ": " + s.action),
     h("div", { class: "shots" },
-      h("figure", {}, shot(s.before, "Page before step " + s.index), h("figcaption", {}, "Before")),
-      h("figure", {}, shot(s.after, "Page after step " + s.index), h("figcaption", {}, "After"))),
+      h("figure", {}, shot(s.before, "Page before step " + s.index, render(s.index - 1)), h("figcaption", {}, "Before")),
+      h("figure", {}, shot(s.after, "Page after step " + s.index, render(s.index)), h("figcaption", {}, "After"))),
     h("dl", { class: "facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])), console);
 }
 
@@ -266,7 +280,7 @@ async function branchView(box, runID, branchID) {
     h("p", {}, button), out,
     h("details", {}, h("summary", {}, "Its events (" + d.events.length + ")"), h("pre", {}, d.events.join("\n"))),
     h("h4", {}, "Steps"),
-    ...d.steps.map(stepView));
+    ...d.steps.map((s) => stepView(s, runID, branchID)));
 }
 
 // replay posts a strict replay and reads its event stream.
