@@ -7,7 +7,9 @@
 #      step over embedded JetStream, bus round trip, event log, ledger,
 #      the dashboard's runs list over 10,000 branches
 #   3. the demo with real Chromium on the latency-bound demo site (100 ms):
-#      wall clock to the commit boundary with 1, 2 and 4 in-process workers
+#      wall clock to the commit boundary with 1, 2 and 4 in-process workers;
+#      CPU per branch step over the run's process tree, screenshots where
+#      someone looks against every step's
 #   4. capture and replay: capture overhead per step, replay wall clock as a
 #      ratio of capture, bundle size of the winner; the winner's flow played
 #      alone (orchestrator play) against the search that found it; the plan
@@ -73,6 +75,27 @@ if cores / (cpu / el) < 2.5:
     print("here the speedup is bounded by Chromium's CPU, not by the site latency the target assumes")
 PY
 echo
+echo "CPU per branch step, the run's whole process tree (orchestrator, Playwright driver, Chromium; the"
+echo "demo site runs in the orchestrator's process), 4 workers: screenshots where someone looks against all:"
+python3 - "$tmp" <<'PY'
+import json, resource, subprocess, sys
+d = sys.argv[1]
+def run(name, *extra):
+    # Chromium is the driver's child and the driver the orchestrator's:
+    # each reaps its children, so the tree's CPU reaches RUSAGE_CHILDREN.
+    b = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(["bin/orchestrator", "demo", "--workers", "4", "--data-dir", f"{d}/cpu-{name}", "--json", "--quiet", *extra],
+                         capture_output=True, text=True, check=True).stdout
+    a = resource.getrusage(resource.RUSAGE_CHILDREN)
+    s = json.loads(out)["summary"]
+    return (a.ru_utime - b.ru_utime) + (a.ru_stime - b.ru_stime), s["branches"]["executed"], s["cpu_ns"] / 1e9
+res = {name: run(name, *extra) for name, extra in (("looked", ()), ("all", ("--screenshots", "all")))}
+for name, (cpu, n, own) in res.items():
+    print("  screenshots %-6s %5.1f CPU-s (orchestrator process %4.1f) for %d branches: %4.0f ms per branch step"
+          % (name, cpu, own, n, 1000 * cpu / n))
+per = {k: v[0] / v[1] for k, v in res.items()}
+print("  looked / all: %.2f (target: 120 ms per branch step)" % (per["looked"] / per["all"]))
+PY
 echo "browser work per operation (demo site, no latency; machine CPU, so run on a quiet machine):"
 go test -run '^$' -bench 'BenchmarkSession' -benchtime 10x ./browser/ | grep -E '^Benchmark'
 echo "headless shell against the full browser, one branch's work (context + navigation + observation):"
