@@ -54,6 +54,7 @@ type observeResult struct {
 	Answers     []scoring.Answer    `json:"answers"`
 	Text        string              `json:"text"`
 	Ready       string              `json:"ready"`
+	Title       string              `json:"title"`
 	Live        any                 `json:"live"`
 }
 
@@ -125,7 +126,7 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	for i, p := range spec.Probes {
 		snap.Answers[p] = res.Answers[i]
 	}
-	title, _ := s.page.Title()
+	title := res.Title // read in the same evaluation: no round trip of its own
 	ax, err := s.page.Locator("body").AriaSnapshot(playwright.LocatorAriaSnapshotOptions{Timeout: millis(ariaSnapshotTimeout)})
 	if err != nil {
 		ax = ""

@@ -801,6 +801,7 @@ const observeScript = `(arg) => {
     answers,
     text: arg.text ? (document.body ? document.body.innerText : '').slice(0, 262144) : '',
     ready: document.readyState,
+    title: document.title,
     live: window.__mvLive ? window.__mvLive.take() : null,
   };
 }`
