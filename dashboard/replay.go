@@ -45,12 +45,8 @@ func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	b, err := s.bundleOf(ctx, r.PathValue("id"), r.PathValue("bid"))
-	switch {
-	case errors.Is(err, ErrNotFound), errors.Is(err, eventlog.ErrRunNotFound):
-		writeError(w, http.StatusNotFound, err)
-		return
-	case err != nil:
-		writeError(w, http.StatusConflict, err)
+	if err != nil {
+		bundleError(w, err)
 		return
 	}
 	out, ok := startSSE(w)
@@ -65,27 +61,49 @@ func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 // runReplay launches Chromium and replays b strictly, sending progress.
 func (s *Server) runReplay(ctx context.Context, out *sse, b *bundle.Bundle) ReplayResult {
 	out.send("status", 0, ReplayStatus{Phase: "launching", Steps: len(b.Steps)})
-	lctx, cancel := context.WithTimeout(ctx, time.Minute)
-	rt, err := browser.Launch(lctx, s.browser)
-	cancel()
+	rt, opts, err := s.strict(ctx, b)
 	if err != nil {
 		return ReplayResult{Error: err.Error()}
 	}
 	defer rt.Close()
 	out.send("status", 0, ReplayStatus{Phase: "replaying", Steps: len(b.Steps)})
-	// Strict, never Live: the recording answers every request.
-	opts := replay.Options{OnStep: func(sr replay.StepReport) { out.send("step", 0, sr) }}
-	if s.stores.DataDir != "" {
-		if key, err := scrub.ReadKey(s.stores.DataDir, b.Manifest.RunID); err == nil {
-			opts.ScrubKey = key // the run's own data dir (replay.Options.ScrubKey)
-		}
-	}
+	opts.OnStep = func(sr replay.StepReport) { out.send("step", 0, sr) }
 	rep, err := replay.Replay(ctx, rt, b, opts)
 	res := ReplayResult{Report: rep}
 	if err != nil {
 		res.Error = err.Error()
 	}
 	return res
+}
+
+// strict launches Chromium for a strict replay of b (never Live: the
+// recording answers every request) and returns its options: the run's
+// scrubbing key when the data dir holds it (replay.Options.ScrubKey).
+func (s *Server) strict(ctx context.Context, b *bundle.Bundle) (*browser.Runtime, replay.Options, error) {
+	lctx, cancel := context.WithTimeout(ctx, time.Minute)
+	rt, err := browser.Launch(lctx, s.browser)
+	cancel()
+	if err != nil {
+		return nil, replay.Options{}, err
+	}
+	var opts replay.Options
+	if s.stores.DataDir != "" {
+		if key, err := scrub.ReadKey(s.stores.DataDir, b.Manifest.RunID); err == nil {
+			opts.ScrubKey = key
+		}
+	}
+	return rt, opts, nil
+}
+
+// bundleError answers a request for a branch that has no bundle: 404 for
+// a run or branch the records do not hold, 409 for one that cannot be
+// bundled (a log that does not verify, a missing artifact).
+func bundleError(w http.ResponseWriter, err error) {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, eventlog.ErrRunNotFound) {
+		writeError(w, http.StatusNotFound, err)
+		return
+	}
+	writeError(w, http.StatusConflict, err)
 }
 
 // bundleOf is the bundle of a branch: the bundle shown, or one built from

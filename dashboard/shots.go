@@ -2,17 +2,13 @@ package dashboard
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/multiverse-orchestrator/multiverse/browser"
-	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/replay"
-	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
 
 // A run records screenshots only where a person looks (a failed step,
@@ -108,12 +104,8 @@ func (s *Server) handleStepShot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	shots, err := s.render(ctx, runID, branchID)
-	switch {
-	case errors.Is(err, ErrNotFound), errors.Is(err, eventlog.ErrRunNotFound):
-		writeError(w, http.StatusNotFound, err)
-		return
-	case err != nil:
-		writeError(w, http.StatusConflict, err)
+	if err != nil {
+		bundleError(w, err)
 		return
 	}
 	s.shots.put(key, shots)
@@ -132,24 +124,17 @@ func (s *Server) render(ctx context.Context, runID, branchID string) (map[int][]
 	if err != nil {
 		return nil, err
 	}
-	lctx, cancel := context.WithTimeout(ctx, time.Minute)
-	rt, err := browser.Launch(lctx, s.browser)
-	cancel()
+	rt, opts, err := s.strict(ctx, b)
 	if err != nil {
 		return nil, err
 	}
 	defer rt.Close()
 	var mu sync.Mutex
 	shots := map[int][]byte{}
-	opts := replay.Options{OnShot: func(step int, png []byte) {
+	opts.OnShot = func(step int, png []byte) {
 		mu.Lock()
 		shots[step] = png
 		mu.Unlock()
-	}}
-	if s.stores.DataDir != "" {
-		if key, err := scrub.ReadKey(s.stores.DataDir, b.Manifest.RunID); err == nil {
-			opts.ScrubKey = key
-		}
 	}
 	if _, err := replay.Replay(ctx, rt, b, opts); err != nil && len(shots) == 0 {
 		return nil, fmt.Errorf("dashboard: rendering branch %s: %w", branchID, err)

@@ -51,6 +51,29 @@ func plan(origin string) branch.Plan {
 	}
 }
 
+// newExecutor serves the demo vendor with knobs k for the test and makes
+// an executor (opts with a name and an artifact store) that closes with it.
+func newExecutor(t *testing.T, k sites.Knobs, opts worker.Options) (*httptest.Server, *artifacts.FS, *worker.Executor) {
+	t.Helper()
+	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(v)
+	t.Cleanup(srv.Close)
+	store, err := artifacts.OpenFS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Name, opts.Store = "test", store
+	ex, err := worker.NewExecutor(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ex.Close() })
+	return srv, store, ex
+}
+
 // TestWarmContinuationMatchesColdReplay: a child that continues its
 // parent's live context reaches the same strict hashes as one that
 // replays the whole plan in a fresh context, on a page full of chaos that
@@ -59,19 +82,8 @@ func TestWarmContinuationMatchesColdReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	v, err := sites.NewVendor(sites.VendorOptions{Knobs: sites.Knobs{PageRandom: true, TimerRace: true, LateBanner: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(v)
-	defer srv.Close()
-	store, _ := artifacts.OpenFS(t.TempDir())
+	srv, _, ex := newExecutor(t, sites.Knobs{PageRandom: true, TimerRace: true, LateBanner: true}, worker.Options{KeepWarm: 4})
 	ctx := context.Background()
-	ex, err := worker.NewExecutor(ctx, worker.Options{Name: "test", Store: store, KeepWarm: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ex.Close()
 	sp := spec(srv.URL)
 	p := plan(srv.URL)
 	if p[2].Target.TestID == "" {
@@ -130,19 +142,8 @@ func TestScreenshotsWhereLooked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	v, err := sites.NewVendor(sites.VendorOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(v)
-	defer srv.Close()
-	store, _ := artifacts.OpenFS(t.TempDir())
+	srv, store, ex := newExecutor(t, sites.Knobs{}, worker.Options{})
 	ctx := context.Background()
-	ex, err := worker.NewExecutor(ctx, worker.Options{Name: "test", Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ex.Close()
 	looked := spec(srv.URL)
 	looked.ScreenshotsAll = false
 	withGoal := *looked
