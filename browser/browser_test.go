@@ -14,6 +14,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/internal/chromiumtest"
+	"github.com/multiverse-orchestrator/multiverse/internal/sitetest"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/sites"
@@ -28,16 +29,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func vendor(t testing.TB, k sites.Knobs) *httptest.Server {
-	t.Helper()
-	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(v)
-	t.Cleanup(srv.Close)
-	return srv
-}
+func vendor(t testing.TB, k sites.Knobs) *httptest.Server { return sitetest.HTTPTest(t, k) }
 
 func session(t testing.TB, origin string, seed uint64, guard ...browser.GuardPattern) *browser.Session {
 	t.Helper()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/internal/sitetest"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 	"github.com/multiverse-orchestrator/multiverse/sites"
@@ -55,12 +56,7 @@ func plan(origin string) branch.Plan {
 // an executor (opts with a name and an artifact store) that closes with it.
 func newExecutor(t *testing.T, k sites.Knobs, opts worker.Options) (*httptest.Server, *artifacts.FS, *worker.Executor) {
 	t.Helper()
-	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(v)
-	t.Cleanup(srv.Close)
+	srv := sitetest.HTTPTest(t, k)
 	store, err := artifacts.OpenFS(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ package sitetest
 
 import (
 	"context"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/multiverse-orchestrator/multiverse/examples"
@@ -45,6 +46,19 @@ func Start(t testing.TB, k sites.Knobs) *Site {
 	}
 	t.Cleanup(func() { s.Server.Close(context.Background()) })
 	return s
+}
+
+// HTTPTest serves a vendor with knobs k on an httptest server until the
+// test ends: for tests that need a handler's URL, not a Site.
+func HTTPTest(t testing.TB, k sites.Knobs) *httptest.Server {
+	t.Helper()
+	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(v)
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // DemoTask is the example demo task started at url, its source first
