@@ -13,8 +13,8 @@ deps:
 
 ## build: build bin/orchestrator and bin/worker
 build: deps
-	$(GO) build -o $(BIN)/orchestrator ./cmd/orchestrator
-	$(GO) build -o $(BIN)/worker ./cmd/worker
+	$(GO) build -buildvcs=auto -o $(BIN)/orchestrator ./cmd/orchestrator
+	$(GO) build -buildvcs=auto -o $(BIN)/worker ./cmd/worker
 
 ## demo: run the example task against the embedded demo site
 demo: build

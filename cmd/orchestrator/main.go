@@ -75,6 +75,7 @@ commands:
   serve              a read-only web dashboard over the data dir (--bundle FILE for one bundle; --addr, --token)
   doctor             report Chromium, its headless shell, Node.js and the Playwright driver, and how to install what is missing
   install            install the Playwright driver into the per-user cache (npm registry)
+  version            the build (version, commit, Go) and the browser parts a run would use (also --version)
 
 ids: RUN, BRANCH and ENTRY take any unique prefix of the id, in either case;
   BRANCH also the short form events print (…9NGHT4DK), ENTRY an idempotency key.
@@ -150,6 +151,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdDoctor(ctx, rest, stdout, stderr)
 	case "install":
 		err = cmdInstall(ctx, rest, stdout, stderr)
+	case "version", "--version":
+		err = cmdVersion(ctx, rest, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
