@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -16,15 +17,19 @@ import (
 // errUsage means the flag package already printed what was wrong.
 var errUsage = errors.New("usage")
 
+// errHelp means help was asked for (-h, --help) and printed: exit 0.
+var errHelp = errors.New("help")
+
 // parse parses flags that may appear before, between or after positional
-// arguments, and returns the positional ones.
+// arguments, and returns the positional ones. Usage and help list flags
+// with two dashes, as the docs write them.
 func parse(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
-	fs.SetOutput(stderr)
+	fs.SetOutput(&dashes{w: stderr})
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, errUsage
+				return nil, errHelp
 			}
 			return nil, errUsage
 		}
@@ -34,6 +39,31 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) 
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
+	}
+}
+
+// dashes writes the flag package's output with each flag listed as
+// --name (it prints -name), a line at a time.
+type dashes struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (d *dashes) Write(p []byte) (int, error) {
+	d.buf = append(d.buf, p...)
+	for {
+		i := bytes.IndexByte(d.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := d.buf[:i+1]
+		if bytes.HasPrefix(line, []byte("  -")) && len(line) > 3 && line[3] != '-' && line[3] != ' ' {
+			line = append([]byte("  --"), line[3:]...)
+		}
+		if _, err := d.w.Write(line); err != nil {
+			return len(p), err
+		}
+		d.buf = d.buf[i+1:]
 	}
 }
 

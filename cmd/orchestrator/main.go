@@ -163,6 +163,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	if errors.Is(err, errHelp) {
+		return 0
+	}
 	if errors.Is(err, errUsage) {
 		return orchestrator.ExitBadInput
 	}

@@ -12,6 +12,22 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
+// TestHelp: -h and --help print the command's usage, flags with two
+// dashes, and exit 0; an unknown flag still exits 2.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"run", "--help"}, {"replay", "-h"}, {"ledger", "list", "--help"}} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), args, &out, &errb)
+		if code != 0 || !strings.Contains(errb.String(), "  --data-dir") || strings.Contains(errb.String(), "\n  -data-dir") {
+			t.Errorf("%v: exit %d, usage %q", args, code, errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"run", "--no-such-flag"}, &out, &errb); code != orchestrator.ExitBadInput {
+		t.Errorf("an unknown flag: exit %d, want %d", code, orchestrator.ExitBadInput)
+	}
+}
+
 // TestVersion: `version` and `--version` name the build, Go, the pinned
 // Playwright driver and the browser parts (JSON with --json); an argument
 // is a usage error.
