@@ -35,6 +35,9 @@ var (
 	// ErrVerify: an audit (ledger verify, bundle validate, replay) found
 	// the record does not hold.
 	ErrVerify = errors.New("verification failed")
+	// ErrInterrupted: the caller stopped the run (Ctrl-C, SIGTERM): it
+	// ended where it was, and what it recorded is kept.
+	ErrInterrupted = errors.New("orchestrator: interrupted")
 )
 
 // Exit codes of the CLI. DESIGN.md lists 0-4; 5 and 6 separate a missing
@@ -45,7 +48,8 @@ var (
 // could not read (--llm replay), 10 a task without commit that stopped at
 // a side-effect boundary (its goal needs a request only a commit may
 // send), 11 a model endpoint that did not answer (without
-// planner.fallback: heuristic).
+// planner.fallback: heuristic), 130 a run the caller interrupted (as
+// shells report a process Ctrl-C ended).
 const (
 	ExitOK          = 0
 	ExitInternal    = 1
@@ -59,6 +63,7 @@ const (
 	ExitModelMiss   = 9
 	ExitSideEffect  = 10
 	ExitModelDown   = 11
+	ExitInterrupted = 130
 )
 
 // ExitCode maps an error of Run (or of loading a task) to an exit code.
@@ -66,6 +71,8 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.Is(err, ErrInterrupted):
+		return ExitInterrupted
 	case errors.Is(err, task.ErrInvalid), errors.Is(err, ErrBadInput), errors.Is(err, task.ErrSecretMissing),
 		errors.Is(err, ErrLoginFailed), errors.Is(err, ErrAuthRequired), // credentials that do not log in
 		errors.Is(err, bus.ErrStorageFull): // the data dir's disk is full

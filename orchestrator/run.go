@@ -199,16 +199,25 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	err = scrubbed(sc, r.execute(ctx))
 	sum.Elapsed = time.Since(start)
 	sum.CPU = cpuTime() - cpu0
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
+		// The caller stopped the run: that, not what it was doing when the
+		// context ended, is why it ended.
+		err = fmt.Errorf("%w (%v): the run stopped where it was; what it recorded is kept", ErrInterrupted, err)
+		sum.Status = StatusInterrupted
+	}
 	if err != nil {
 		sum.Error = err.Error()
 		if sum.Status == "" {
 			sum.Status = statusOf(err)
 		}
-		r.handOver(ctx)
+		if !errors.Is(err, ErrInterrupted) {
+			r.handOver(ctx)
+		}
 	}
 	r.rec.add(time.Time{}, 0, eventlog.KindRunEnd, "", payload.RunEnd{Status: sum.Status, Error: sum.Error,
 		ElapsedMS: sum.Elapsed.Milliseconds(), Branches: payload.RunBranches(sum.Branches), ExitCode: ExitCode(err)})
-	if ferr := rec.close(ctx); ferr != nil && err == nil {
+	// The run's end is recorded even when the caller's context ended.
+	if ferr := rec.close(context.WithoutCancel(ctx)); ferr != nil && err == nil {
 		err = fmt.Errorf("orchestrator: event log: %w", ferr)
 	}
 	return sum, err
@@ -290,6 +299,9 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// StatusInterrupted is the status of a run its caller stopped (exit 130).
+const StatusInterrupted = "interrupted"
 
 func statusOf(err error) string {
 	switch ExitCode(err) {

@@ -250,7 +250,8 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	sum, err := orchestrator.Run(ctx, cfg)
 	f.finish(stderr, t.Name, sum, err)
-	orders, oerr := countOrders(ctx, srv.URL())
+	// The site is this process's own: ask it even after an interrupt.
+	orders, oerr := countOrders(context.WithoutCancel(ctx), srv.URL())
 	if f.json {
 		out := map[string]any{"summary": sum, "site_orders": orders}
 		if err != nil {

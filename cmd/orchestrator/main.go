@@ -163,6 +163,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	if ctx.Err() != nil && !errors.Is(err, orchestrator.ErrInterrupted) && !errors.Is(err, errHelp) && !errors.Is(err, errUsage) {
+		// Ctrl-C (or SIGTERM) ended the command: say so, exit 130.
+		err = fmt.Errorf("%w (%v)", orchestrator.ErrInterrupted, err)
+	}
 	if errors.Is(err, errHelp) {
 		return 0
 	}
