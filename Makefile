@@ -13,6 +13,7 @@ deps:
 
 ## build: build bin/orchestrator and bin/worker
 build: deps
+	@echo "build: compiling bin/orchestrator and bin/worker (the first time takes a few minutes: SQLite and the NATS server are compiled too)"
 	$(GO) build -buildvcs=auto -o $(BIN)/orchestrator ./cmd/orchestrator
 	$(GO) build -buildvcs=auto -o $(BIN)/worker ./cmd/worker
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
@@ -68,6 +69,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return badInput("%v", err)
 	}
 	ln, err := net.Listen("tcp", *addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w: serve: %s is taken (another dashboard or service listens there): pass --addr 127.0.0.1:0 for a free port, or another port", orchestrator.ErrBadInput, *addr)
+	}
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

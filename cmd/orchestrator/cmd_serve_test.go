@@ -83,6 +83,23 @@ func TestServeStopsOnCancel(t *testing.T) {
 	}
 }
 
+// TestServePortTaken: an address another process listens on is bad input
+// that names --addr and how to get a free port.
+func TestServePortTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := t.TempDir()
+	writeEmptyRunLog(t, dir)
+	var o, e bytes.Buffer
+	code := run(context.Background(), []string{"serve", "--data-dir", dir, "--addr", ln.Addr().String()}, &o, &e)
+	if code != orchestrator.ExitBadInput || !strings.Contains(e.String(), "is taken") || !strings.Contains(e.String(), "--addr 127.0.0.1:0") {
+		t.Errorf("exit %d, stderr %q; want %d naming --addr", code, e.String(), orchestrator.ExitBadInput)
+	}
+}
+
 // writeEmptyRunLog creates a data dir's event log holding no run.
 func writeEmptyRunLog(t *testing.T, dir string) {
 	t.Helper()
