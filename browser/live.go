@@ -24,6 +24,12 @@ import (
 // between an observation and the next action are taken when that action
 // starts (phase "pre").
 //
+// Speculation holds the frames a page sends (liveGate): the script asks
+// the session before each one. The wall stands in the page, as
+// Playwright's own WebSocket routing does: it holds every page that uses
+// the WebSocket API, not one that digs a native send out of another
+// realm on purpose.
+//
 // A strict replay installs the script in play mode: the constructors
 // make stand-ins that never touch the network, and the session feeds them
 // the recorded frames at the points they were taken (FeedLive): the pre
@@ -37,7 +43,7 @@ const liveTakeLimit = 1000
 
 // liveScript is the init script; play selects the stand-ins.
 func liveScript(play bool) string {
-	return fmt.Sprintf(liveScriptSource, play, liveTakeLimit, userEventJS, liveGateBinding)
+	return fmt.Sprintf(liveScriptSource, play, liveTakeLimit, liveGateBinding)
 }
 
 // liveGateBinding is the name under which the session answers whether a
@@ -114,18 +120,17 @@ const liveScriptSource = `(() => {
     }
   };
   // gate asks the session whether a frame may go out (a promise of true
-  // or false) and notes a frame sent while the page handles a trusted
-  // user event as the action's own. Without the session's binding
-  // nothing goes out: speculation denies by default.
-  const KEY = Symbol.for('multiverse.userRequests');
-  const byUser = %s;
+  // or false), and has the request script note a frame sent while the
+  // page handles a person's input as the action's own. The session's
+  // binding is taken now, before any page script runs, so a page that
+  // replaces the global later does not answer for the session; without
+  // it nothing goes out: speculation denies by default.
+  const ask = window[%q];
+  const noteUser = window[Symbol.for('multiverse.noteRequest')];
   const gate = (ws, d) => {
-    let user = false;
-    try { user = byUser(window.event); } catch (x) {}
-    if (user && window[KEY] && window[KEY].length < 100) window[KEY].push(['WS', ws.url]);
-    const g = window[%q];
-    if (typeof g !== 'function') return Promise.resolve(false);
-    return g(ws.url, typeof d === 'string' ? d.slice(0, 4096) : '');
+    if (typeof noteUser === 'function') noteUser('WS', ws.url);
+    if (typeof ask !== 'function') return Promise.resolve(false);
+    return ask(ws.url, typeof d === 'string' ? d.slice(0, 4096) : '');
   };
   const consts = (C, names) => names.forEach((n, i) => {
     Object.defineProperty(C, n, { value: i });
@@ -145,15 +150,19 @@ const liveScriptSource = `(() => {
         super.addEventListener('close', (e) => note(c, 'close', { code: e.code, reason: e.reason }));
         super.addEventListener('error', () => note(c, 'error'));
       }
-      send(d) {
-        if (this.readyState !== 1) return super.send(d); // the browser's own error, or a no-op once closing
-        note(this.__mvc, 'out', enc(d));
-        const ok = gate(this, d);
-        this.__mvq = (this.__mvq || Promise.resolve()).then(() => ok).then((go) => {
-          if (go === true && this.readyState === 1) NativeWS.prototype.send.call(this, d);
-        }, () => {});
-      }
     };
+    // The native send itself goes through the gate, so a socket reached
+    // another way than this constructor (the prototype chain, a subclass
+    // made before) is held too. Frames of one socket keep their order.
+    const nativeSend = NativeWS.prototype.send;
+    Object.defineProperty(NativeWS.prototype, 'send', { configurable: true, writable: true, value: function send(d) {
+      if (this.readyState !== 1) return nativeSend.call(this, d); // the browser's own error, or a no-op once closing
+      note(this.__mvc, 'out', enc(d));
+      const ok = gate(this, d);
+      this.__mvq = (this.__mvq || Promise.resolve()).then(() => ok).then((go) => {
+        if (go === true && this.readyState === 1) nativeSend.call(this, d);
+      }, () => {});
+    } });
     ES = class EventSource extends NativeES {
       constructor(url, init) {
         super(url, init);
@@ -252,7 +261,10 @@ func (s *Session) keepLive(raw any, phase string) {
 			f.URL = s.scrubURL(f.URL)
 		}
 		if f.Data != "" && !f.Binary {
-			f.Data = s.scrubText(f.Data, known)
+			// A text frame is scrubbed as a body is (a JSON frame by its
+			// keys, a form by its fields), then for the personal values the
+			// session has seen.
+			f.Data = s.scrubText(string(s.scrubBody("", []byte(f.Data))), known)
 		}
 		f.Reason, f.ID = s.scrubText(f.Reason, known), s.scrubText(f.ID, known)
 	}

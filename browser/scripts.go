@@ -934,6 +934,8 @@ const userRequestScript = `(() => {
   const note = (method, url) => {
     try { if (byUser() && window[KEY].length < 100) window[KEY].push([String(method || 'GET').toUpperCase(), new URL(String(url), location.href).href]); } catch (x) {}
   };
+  // The live script notes WebSocket frames through the same function.
+  Object.defineProperty(window, Symbol.for('multiverse.noteRequest'), { value: note });
   if (window.fetch) {
     window.fetch = new Proxy(window.fetch, { apply(target, self, args) {
       try { const r = args[0]; const init = args[1] || {};

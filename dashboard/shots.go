@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -104,21 +105,22 @@ func (s *Server) handleStepShot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	shots, err := s.render(ctx, runID, branchID)
-	if err != nil {
-		bundleError(w, err)
-		return
+	if err == nil {
+		s.shots.put(key, shots) // a replay cut short is not kept: the next ask tries again
 	}
-	s.shots.put(key, shots)
 	png, ok := shots[n]
-	if !ok {
+	switch {
+	case ok:
+		servePNG(w, png)
+	case err != nil:
+		bundleError(w, err)
+	default:
 		s.fail(w, r, fmt.Errorf("%w: branch %s has no step %d to render", ErrNotFound, branchID, n))
-		return
 	}
-	servePNG(w, png)
 }
 
 // render replays a branch strictly and returns the screenshot after each
-// step.
+// step it reached; the error says why it stopped short.
 func (s *Server) render(ctx context.Context, runID, branchID string) (map[int][]byte, error) {
 	b, err := s.bundleOf(ctx, runID, branchID)
 	if err != nil {
@@ -129,15 +131,13 @@ func (s *Server) render(ctx context.Context, runID, branchID string) (map[int][]
 		return nil, err
 	}
 	defer rt.Close()
-	var mu sync.Mutex
 	shots := map[int][]byte{}
-	opts.OnShot = func(step int, png []byte) {
-		mu.Lock()
-		shots[step] = png
-		mu.Unlock()
-	}
-	if _, err := replay.Replay(ctx, rt, b, opts); err != nil && len(shots) == 0 {
-		return nil, fmt.Errorf("dashboard: rendering branch %s: %w", branchID, err)
+	// Replay calls OnShot from its own loop, in this goroutine.
+	opts.OnShot = func(step int, png []byte) { shots[step] = png }
+	// A replay that diverged still went through every step: its pages
+	// are what the recording serves.
+	if _, err := replay.Replay(ctx, rt, b, opts); err != nil && !errors.Is(err, replay.ErrDiverged) {
+		return shots, fmt.Errorf("dashboard: rendering branch %s: %w", branchID, err)
 	}
 	return shots, nil
 }

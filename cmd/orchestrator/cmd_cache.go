@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -104,9 +103,7 @@ func onSite(site string) string {
 
 func printCacheEntries(w io.Writer, entries []*plancache.Entry, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(entries)
+		return writeJSON(w, entries)
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(w, "no cached plans")
@@ -122,9 +119,7 @@ func printCacheEntries(w io.Writer, entries []*plancache.Entry, asJSON bool) err
 
 func printCacheEntry(w io.Writer, e *plancache.Entry, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(e)
+		return writeJSON(w, e)
 	}
 	fmt.Fprintf(w, "task     %s (%s)\nsite     %s\nfrom     run %s, branch %s\ncached   %s\nsteps    %d\n",
 		e.Task, e.TaskDigest, e.Site, e.RunID, e.BranchID, e.Created.Format("2006-01-02 15:04:05 MST"), len(e.Steps))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -62,9 +61,7 @@ func cmdCassette(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"dir": dir, "prompt_version": advice.PromptVersion, "entries": entries})
+		return writeJSON(stdout, map[string]any{"dir": dir, "prompt_version": advice.PromptVersion, "entries": entries})
 	}
 	fmt.Fprintf(stdout, "%s: %d entries; this build's prompt version is %s\n", dir, len(entries), advice.PromptVersion)
 	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -20,13 +19,8 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	driver := fs.String("driver", "", "Playwright driver directory")
 	asJSON := fs.Bool("json", false, "print JSON")
 	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator doctor [flags]"); fs.PrintDefaults() }
-	pos, err := parse(fs, args, stderr)
-	if err != nil {
+	if err := parseNone(fs, args, stderr); err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		fs.Usage()
-		return errUsage
 	}
 	parts := browser.Check(ctx, browser.Options{ChromiumPath: *chromium, DriverDir: *driver})
 	var missing []string
@@ -40,9 +34,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(map[string]any{"parts": parts, "ok": len(missing) == 0})
+		writeJSON(stdout, map[string]any{"parts": parts, "ok": len(missing) == 0})
 	} else {
 		for _, p := range parts {
 			if p.Missing == "" {
@@ -67,13 +59,8 @@ func cmdInstall(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("install", flag.ContinueOnError)
 	dir := fs.String("dir", "", "install into this directory (default: "+browser.UserDriverDir()+")")
 	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator install [--dir DIR]"); fs.PrintDefaults() }
-	pos, err := parse(fs, args, stderr)
-	if err != nil {
+	if err := parseNone(fs, args, stderr); err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		fs.Usage()
-		return errUsage
 	}
 	d, err := browser.InstallDriver(ctx, *dir, stderr)
 	if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -106,9 +105,7 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer sess.Close()
 	rep, perr := playback.Play(ctx, sess, f, opts)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(struct {
+		writeJSON(stdout, struct {
 			ID string `json:"playback_id"`
 			*playback.Report
 		}{id, rep})

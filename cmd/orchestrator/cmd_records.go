@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -66,9 +65,7 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(map[string]any{"entry": e, "history": hist})
+			return writeJSON(stdout, map[string]any{"entry": e, "history": hist})
 		}
 		printEntry(stdout, e, hist)
 		return nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -177,9 +176,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("%w: %s: %v", orchestrator.ErrVerify, pos[0], err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(rep)
+		writeJSON(stdout, rep)
 	} else if rep.OK() && err == nil {
 		fmt.Fprintf(stdout, "validate %s: OK: %d files, %d steps, %d events, merkle root %s\n", pos[0], rep.Files, rep.Steps, rep.Events, rep.MerkleRoot)
 	} else {
@@ -279,9 +276,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return rerr
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(rep)
+		writeJSON(stdout, rep)
 	} else {
 		printReplay(stdout, rep)
 	}
@@ -339,9 +334,7 @@ func printAnalysis(w io.Writer, r *replay.Analysis, asJSON bool) {
 		return
 	}
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.Encode(r)
+		writeJSON(w, r)
 		return
 	}
 	fmt.Fprintf(w, "analytical replay of run %s: %d branches rescored, %d scores differ; recorded winner %s, recomputed winner %s\n",

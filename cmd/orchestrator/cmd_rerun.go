@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -114,9 +113,7 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Cassettes: *cassettes, Workers: *workers, ScrubKey: key, Browser: browser.Options{ChromiumPath: bf.chromium, DriverDir: bf.driver, Resolve: bf.resolve}})
 	if rep != nil {
 		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			enc.Encode(rep)
+			writeJSON(stdout, rep)
 		} else {
 			printRerun(stdout, rep)
 		}

@@ -203,13 +203,8 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ab := fs.String("ab", "A", "demo site A/B variant: A, B or random")
 	chaos := fs.Bool("chaos", false, "turn on the demo site's chaos: a late cookie modal, lazy-loaded plans, Math.random and Date in pages, timer races")
 	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator demo [flags]"); fs.PrintDefaults() }
-	pos, err := parse(fs, args, stderr)
-	if err != nil {
+	if err := parseNone(fs, args, stderr); err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		fs.Usage()
-		return errUsage
 	}
 	data, err := examples.FS.ReadFile(examples.DemoTask)
 	if err != nil {
@@ -257,9 +252,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			out["error"] = err.Error()
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(out)
+		writeJSON(stdout, out)
 		return err
 	}
 	printSummary(stdout, sum, err, false)

@@ -39,13 +39,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "  without either, the token is "+tokenEnv+" when set")
 		fs.PrintDefaults()
 	}
-	pos, err := parse(fs, args, stderr)
-	if err != nil {
+	if err := parseNone(fs, args, stderr); err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		fs.Usage()
-		return errUsage
 	}
 	token, err := serveToken(*tokenFlag, *tokenFile, os.Getenv)
 	if err != nil {

@@ -25,13 +25,8 @@ func cmdSite(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	sessionRequests := fs.Int("session-requests", 0, "with --require-login: a session ends after this many requests (0: never)")
 	cmsSite := fs.Bool("cms", false, "serve Inkwell CMS, the server-rendered admin test site (login "+cms.DefaultUsername+" / "+cms.DefaultPassword+"), instead of the vendor; only --addr and --latency apply")
 	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator site [flags]"); fs.PrintDefaults() }
-	pos, err := parse(fs, args, stderr)
-	if err != nil {
+	if err := parseNone(fs, args, stderr); err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		fs.Usage()
-		return errUsage
 	}
 	if *cmsSite {
 		return serveCMS(ctx, *addr, *latency, stdout)

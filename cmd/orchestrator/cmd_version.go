@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -61,20 +60,13 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	chromium := fs.String("chromium", "", "Chromium executable")
 	driver := fs.String("driver", "", "Playwright driver directory")
 	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator version [--json]"); fs.PrintDefaults() }
-	pos, err := parse(fs, args, stderr)
-	if err != nil {
+	if err := parseNone(fs, args, stderr); err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		fs.Usage()
-		return errUsage
 	}
 	v := buildInfo()
 	v.Parts = browser.Check(ctx, browser.Options{ChromiumPath: *chromium, DriverDir: *driver})
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return writeJSON(stdout, v)
 	}
 	commit := v.Commit
 	if len(commit) > 12 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -40,6 +41,27 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) 
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// parseNone parses the flags of a command that takes no positional
+// argument: one is a usage error.
+func parseNone(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	pos, err := parse(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		fs.Usage()
+		return errUsage
+	}
+	return nil
+}
+
+// writeJSON writes v as indented JSON: what every --json prints.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // dashes writes the flag package's output with each flag listed as

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -50,9 +49,7 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 			out["error"] = err.Error()
 			out["exit_code"] = orchestrator.ExitCode(err)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.Encode(out)
+		writeJSON(w, out)
 		return
 	}
 	if isTTY(os.Stderr) {
