@@ -108,7 +108,7 @@ func (s *Search) candidates(n *Node) []Candidate {
 	}
 	adv := s.advisor.Advise(q)
 	s.spent += adv.Cost
-	return Reorder(cands, fields, adv)
+	return s.w.reorder(cands, fields, adv)
 }
 
 // adviseAll asks a BatchAdvisor, at once, about every branch of live the
@@ -151,7 +151,7 @@ func (s *Search) adviseAll(live []*Node) {
 		if i < len(advs) {
 			adv = advs[i]
 		}
-		s.advised[a.n] = advised{cands: Reorder(a.cands, a.fields, adv), cost: adv.Cost}
+		s.advised[a.n] = advised{cands: s.w.reorder(a.cands, a.fields, adv), cost: adv.Cost}
 	}
 }
 
@@ -162,7 +162,7 @@ type advised struct {
 	cost  float64
 }
 
-// Reorder applies advice to the proposer's candidates: the entries Order
+// reorder applies advice to the proposer's candidates: the entries Order
 // names come first, in its order, then the others in the proposer's
 // order. The priors stay where they were: the i-th candidate of the new
 // order gets the i-th prior of the proposer's, so the advice changes
@@ -171,7 +171,7 @@ type advised struct {
 // the fill prior; a field named without one, an index out of range, or a
 // repeated one is skipped (the advisor's parser refuses those before).
 // A typed field's fill prior joins the others before they are dealt out.
-func Reorder(menu []Candidate, fields []branch.Affordance, adv Advice) []Candidate {
+func (wt *Weights) reorder(menu []Candidate, fields []branch.Affordance, adv Advice) []Candidate {
 	if len(adv.Order) == 0 {
 		return menu
 	}
@@ -206,7 +206,7 @@ func Reorder(menu []Candidate, fields []branch.Affordance, adv Advice) []Candida
 			act = branch.Action{Kind: branch.KindType, Target: &t, Value: v, Label: fmt.Sprintf("type %q into %s", v, label(f))}
 		}
 		out = append(out, Candidate{Action: act,
-			Prior: FillPrior, Reason: fmt.Sprintf("writes the value %s proposed into %s (ranked %d)", by, label(f), rank+1)})
+			Prior: wt.FillPrior, Reason: fmt.Sprintf("writes the value %s proposed into %s (ranked %d)", by, label(f), rank+1)})
 	}
 	for i, c := range menu {
 		if !used[i] {

@@ -109,7 +109,7 @@ func TestReorder(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, c := range Reorder(menu, tc.fields, tc.adv) {
+			for _, c := range defaults.reorder(menu, tc.fields, tc.adv) {
 				got = append(got, fmt.Sprintf("%s=%.2f", c.Action.Describe(), c.Prior))
 			}
 			if strings.Join(got, " ") != tc.want {

@@ -81,7 +81,7 @@ func (p *Proposer) pageValues(obs *branch.Observation, st Step) []pageValue {
 		}
 		seen[f.value] = true
 		out = append(out, f.pageValue)
-		if len(out) == ValueBranches {
+		if len(out) == p.w.ValueBranches {
 			break
 		}
 	}

@@ -672,14 +672,14 @@ func Match(target []string, text string) float64 {
 		case have[t] || have[stem(t)]: // "recently changed" meets "Recent changes"
 			sum++
 		case partial(t, ws):
-			sum += PartialWord
+			sum += partialWord
 		}
 	}
 	// Recall of the target's words, weighed by how much of the element's
 	// name they are: "Close" names the button "Close" better than the
 	// button "Close dialog".
 	recall, precision := sum/float64(len(target)), min(1, sum/float64(len(ws)))
-	return MatchScale * recall * (1 - PrecisionWeight + PrecisionWeight*precision)
+	return matchScale * recall * (1 - precisionWeight + precisionWeight*precision)
 }
 
 // partial reports whether a word and one of ws contain one another; a

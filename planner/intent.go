@@ -22,27 +22,27 @@ var (
 func roleFits(role, kind string) float64 {
 	switch {
 	case role == "":
-		return FitSure
+		return fitSure
 	case role == kind:
-		return FitSure
+		return fitSure
 	case role == "textbox" && textKinds[kind]:
-		return FitSure
+		return fitSure
 	case role == "select" && (kind == "select" || kind == "listbox" || kind == "combobox" || kind == "option"):
-		return FitSure
+		return fitSure
 	case role == "button" && (kind == "clickable" || kind == "link"):
-		return FitSometimes
+		return fitSometimes
 	case role == "link" && kind == "clickable":
-		return FitUsually // text styled and scripted as a link
+		return fitUsually // text styled and scripted as a link
 	case role == "link" && kind == "button":
-		return FitSometimes
+		return fitSometimes
 	case role == "option" && (kind == "treeitem" || kind == "menuitem" || kind == "clickable" || kind == "radio"):
-		return FitSometimes
+		return fitSometimes
 	case role == "tab" && (kind == "clickable" || kind == "button" || kind == "link"):
-		return FitRarely
+		return fitRarely
 	case role == "checkbox" && (kind == "switch" || kind == "option" || kind == "menuitem"):
-		return FitOften
+		return fitOften
 	case role == "menuitem" && (kind == "link" || kind == "clickable" || kind == "menu"):
-		return FitOften // a menu's items are links as often as menu items
+		return fitOften // a menu's items are links as often as menu items
 	}
 	return 0
 }
@@ -53,40 +53,40 @@ func verbFits(verb, kind string) float64 {
 	switch verb {
 	case VerbType:
 		if textKinds[kind] {
-			return FitSure
+			return fitSure
 		}
 	case VerbCheck, VerbUncheck:
 		if toggleKinds[kind] {
-			return FitSure
+			return fitSure
 		}
 		if kind == "option" || kind == "menuitem" || kind == "treeitem" {
-			return FitSometimes
+			return fitSometimes
 		}
 	case VerbSelect:
 		switch {
 		case toggleKinds[kind] || kind == "select" || kind == "option" || kind == "tab" || kind == "treeitem":
-			return FitSure
+			return fitSure
 		case clickKinds[kind]:
-			return FitUsually
+			return fitUsually
 		}
 	case VerbFocus:
 		if textKinds[kind] || kind == "select" {
-			return FitSure
+			return fitSure
 		}
-		return FitSometimes
+		return fitSometimes
 	case VerbExpand:
 		if kind == "treeitem" || kind == "button" || kind == "tab" || kind == "clickable" {
-			return FitSure
+			return fitSure
 		}
 		if clickKinds[kind] {
-			return FitOften
+			return fitOften
 		}
 	default: // click, open, close, submit, log in
 		if clickKinds[kind] {
-			return FitSure
+			return fitSure
 		}
 		if toggleKinds[kind] || textKinds[kind] {
-			return FitRarely
+			return fitRarely
 		}
 	}
 	return 0
@@ -123,7 +123,7 @@ func nameMatch(words []string, a branch.Affordance) float64 {
 			best = m
 		}
 	}
-	if m := NearMatch * Match(words, a.Target.Near); m > best {
+	if m := nearMatch * Match(words, a.Target.Near); m > best {
 		best = m
 	}
 	return best
@@ -171,15 +171,15 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 	// commuting steps keeps its prior however long it is.
 	ceiling, before := noCeiling, 0
 	for k, st := range p.g.Steps {
-		order := max(0, 1-StepDiscount*float64(before))
+		order := max(0, 1-p.w.StepDiscount*float64(before))
 		top := 0.0
-		if c, ok := keyStep(st, obs, order, ceiling); ok {
+		if c, ok := p.w.keyStep(st, obs, order, ceiling); ok {
 			top = c.Prior
 			add(c)
 		}
 		for i, a := range obs.Affordances {
 			m, ok := picks[k][i]
-			if !ok || m < best[st.Verb][i]-BetterNamed || p.risky(a, obs.URL) {
+			if !ok || m < best[st.Verb][i]-p.w.BetterNamed || p.risky(a, obs.URL) {
 				continue
 			}
 			fit := verbFits(st.Verb, a.Kind)
@@ -191,7 +191,7 @@ func (p *Proposer) stepCandidates(obs *branch.Observation, h History, add func(C
 				if !ok {
 					continue
 				}
-				prior := min(StepPriorBase+StepPriorSpan*m*fit*order, ceiling-StepGap) * pow(ValueGuessDecay, n)
+				prior := min(p.w.StepPriorBase+p.w.StepPriorSpan*m*fit*order, ceiling-p.w.StepGap) * pow(p.w.ValueGuessDecay, n)
 				top = max(top, prior)
 				add(Candidate{Action: act, Prior: prior, Reason: fmt.Sprintf("the goal says %s %s%s", st.Verb, strings.Join(st.Target, " "), notes[k][n]),
 					Named: true, match: m, from: placed(st.At), phrase: true})
@@ -246,17 +246,17 @@ func (p *Proposer) written(obs *branch.Observation, variants []Step, picked map[
 // keyStep proposes the key a step asks to press ("press Enter", "close
 // the popup" with Escape while a modal is open), on whatever has the
 // focus, as a person would.
-func keyStep(st Step, obs *branch.Observation, order, ceiling float64) (Candidate, bool) {
-	key, prior, why := st.Key, StepPriorBase+StepPriorSpan*order, "the goal says press "+st.Key
+func (wt *Weights) keyStep(st Step, obs *branch.Observation, order, ceiling float64) (Candidate, bool) {
+	key, prior, why := st.Key, wt.StepPriorBase+wt.StepPriorSpan*order, "the goal says press "+st.Key
 	if key == "" {
 		if st.Verb != VerbClose || !modalOpen(obs) {
 			return Candidate{}, false
 		}
 		// Below a button of the dialog the phrase names.
-		key, prior, why = "Escape", StepPriorBase+EscapeStepSpan*order, "the goal says close, and a modal is open"
+		key, prior, why = "Escape", wt.StepPriorBase+wt.EscapeStepSpan*order, "the goal says close, and a modal is open"
 	}
 	act := branch.Action{Kind: branch.KindKeyPress, Value: key, Label: "press " + key}
-	return Candidate{Action: act, Prior: min(prior, ceiling-StepGap), Reason: why, Named: true, from: placed(st.At), phrase: true}, true
+	return Candidate{Action: act, Prior: min(prior, ceiling-wt.StepGap), Reason: why, Named: true, from: placed(st.At), phrase: true}, true
 }
 
 // modalOpen reports whether the page shows a modal dialog.
@@ -517,7 +517,7 @@ func (p *Proposer) relevance(a branch.Affordance) float64 {
 		case have[g]:
 			sum++
 		case partial(g, ws):
-			sum += PartialWord
+			sum += partialWord
 		case around[stem(g)]:
 			// Among lookalikes ("Add New" under Users, under Posts), the
 			// one whose menu, row or section the goal names.

@@ -214,15 +214,15 @@ func TestOnwardControlsClearTheFloor(t *testing.T) {
 		return 0
 	}
 	list := []branch.Affordance{aff("link", "amet"), aff("link", "orci"), aff("button", "Next")}
-	if got := prior("Find cupidatat in the list and click it.", list, "Next"); got < MinPrior {
-		t.Errorf("pager prior %.3f is below the floor %.2f", got, MinPrior)
+	if got := prior("Find cupidatat in the list and click it.", list, "Next"); got < defaults.MinPrior {
+		t.Errorf("pager prior %.3f is below the floor %.2f", got, defaults.MinPrior)
 	}
-	if got := prior("Find orci in the list and click it.", list, "Next"); got >= MinPrior {
-		t.Errorf("pager prior %.3f with the named item on the page, want below %.2f", got, MinPrior)
+	if got := prior("Find orci in the list and click it.", list, "Next"); got >= defaults.MinPrior {
+		t.Errorf("pager prior %.3f with the named item on the page, want below %.2f", got, defaults.MinPrior)
 	}
 	form := []branch.Affordance{aff("search", "Query", value("fugiat"), inForm(0)), aff("button", "Go", inForm(0))}
-	if got := prior(`Search for "fugiat" and click the result Xy fugiat.`, form, "Go"); got < MinPrior {
-		t.Errorf("filled form's button prior %.3f is below the floor %.2f", got, MinPrior)
+	if got := prior(`Search for "fugiat" and click the result Xy fugiat.`, form, "Go"); got < defaults.MinPrior {
+		t.Errorf("filled form's button prior %.3f is below the floor %.2f", got, defaults.MinPrior)
 	}
 }
 
@@ -311,7 +311,7 @@ func TestHoverMenuCandidates(t *testing.T) {
 	want := []struct {
 		css   string
 		prior float64
-	}{{"#Account", HoverRevealPrior + HoverBothBonus}, {"#Company", HoverPrior}, {"#Help", HoverPrior}}
+	}{{"#Account", defaults.HoverRevealPrior + defaults.HoverBothBonus}, {"#Company", defaults.HoverPrior}, {"#Help", defaults.HoverPrior}}
 	for i, w := range want {
 		c := cs[i]
 		if c.Action.Kind != branch.KindHover || c.Action.Target.CSS != w.css || c.Prior != w.prior {

@@ -85,7 +85,7 @@ func (g Goal) placeControls(out []Candidate) {
 // below every candidate of an earlier part of the goal that is still
 // to do on this page: the goal's own order, across phrases, named boxes
 // and stated values.
-func goalOrder(out []Candidate) {
+func (wt *Weights) goalOrder(out []Candidate) {
 	var earlier []Candidate // the placed candidates of no phrase: boxes, values, counts
 	for _, e := range out {
 		if e.from != 0 && !e.phrase {
@@ -106,8 +106,8 @@ func goalOrder(out []Candidate) {
 				ceiling, found = min(ceiling, e.Prior), true
 			}
 		}
-		if found && c.Prior > ceiling-StepGap {
-			c.Prior = max(0, ceiling-StepGap)
+		if found && c.Prior > ceiling-wt.StepGap {
+			c.Prior = max(0, ceiling-wt.StepGap)
 			c.Reason += "; after what the goal asks before it"
 		}
 	}

@@ -99,15 +99,15 @@ func simulate(p branch.Plan) Outcome {
 
 type decisionLog []string
 
-func runSearch(t *testing.T, reverse bool) (decisionLog, *Decision) {
+func runSearch(t *testing.T, reverse bool, opts ...Option) (decisionLog, *Decision) {
 	t.Helper()
 	tk := loadTask(t)
-	prop, err := NewProposer(tk)
+	prop, err := NewProposer(tk, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := 0
-	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) })
+	s := NewSearch(tk, prop, func() string { id++; return fmt.Sprintf("b%03d", id) }, opts...)
 	s.Root()
 	var log decisionLog
 	for i := 0; i < 20; i++ {

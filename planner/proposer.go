@@ -56,6 +56,8 @@ type Proposer struct {
 	// lexicon weighs the stems of element names: the generic lexicon and
 	// the task's profiles (words.json).
 	lexicon map[string]float64
+	// w is the proposer's tuning.
+	w Weights
 }
 
 type inputRule struct {
@@ -66,8 +68,8 @@ type inputRule struct {
 }
 
 // NewProposer prepares a proposer for the task.
-func NewProposer(t *task.Task) (*Proposer, error) {
-	p := &Proposer{goal: map[string]bool{}, g: ParseGoal(t.Goal.Text), credentials: hasCredentials(t)}
+func NewProposer(t *task.Task, opts ...Option) (*Proposer, error) {
+	p := &Proposer{goal: map[string]bool{}, g: ParseGoal(t.Goal.Text), credentials: hasCredentials(t), w: weightsOf(opts)}
 	var guard []task.RequestPattern
 	if t.Commit != nil {
 		p.commit, guard = t.Commit.Action.Target, t.Commit.Guard
@@ -240,16 +242,16 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 			add(c)
 		case p.query != "" && a.Value == "" && h.Progress == 0 && searchField(a):
 			add(Candidate{Action: branch.Action{Kind: branch.KindType, Target: targetOf(a), Value: p.query,
-				Label: fmt.Sprintf("type %q into %s", p.query, label(a))}, Prior: SiteSearchPrior, Reason: "searches the site"})
+				Label: fmt.Sprintf("type %q into %s", p.query, label(a))}, Prior: p.w.SiteSearchPrior, Reason: "searches the site"})
 		}
 	}
-	keyCandidates(obs, modal, behind, add)
+	p.w.keyCandidates(obs, modal, behind, add)
 	p.hoverCandidates(obs, add)
 	p.rest(obs, add) // menu.go: the rest of what the page offers
 	out := p.safeOnly(obs, col.out)
-	waitForFields(obs, out)
+	p.w.waitForFields(obs, out)
 	p.g.placeControls(out)
-	goalOrder(out)
+	p.w.goalOrder(out)
 	p.rank(obs, out)
 	return out
 }
@@ -317,7 +319,7 @@ func (p *Proposer) fillCandidates(obs *branch.Observation, h History, add func(C
 			continue
 		}
 		f.pending[a.Form] = true
-		add(Candidate{Action: act, Prior: FillPrior, Reason: "fills " + rule.name + " into " + label(a)})
+		add(Candidate{Action: act, Prior: p.w.FillPrior, Reason: "fills " + rule.name + " into " + label(a)})
 	}
 	return f
 }
@@ -331,29 +333,29 @@ func (p *Proposer) clickPrior(c *Candidate, a branch.Affordance, f formFill, beh
 	if a.Submit {
 		switch {
 		case f.pending[a.Form]:
-			c.Prior, c.Reason = PendingSubmitPrior, "submits a form with fields still to fill"
+			c.Prior, c.Reason = p.w.PendingSubmitPrior, "submits a form with fields still to fill"
 		case f.filled[a.Form]:
-			c.Prior, c.Reason = math.Max(c.Prior, FilledSubmitPrior), "submits a filled form"
+			c.Prior, c.Reason = math.Max(c.Prior, p.w.FilledSubmitPrior), "submits a filled form"
 		case f.blank[a.Form] && !f.typed[a.Form]:
-			c.Prior, c.Reason = EmptySubmitPrior, "submits an empty form"
+			c.Prior, c.Reason = p.w.EmptySubmitPrior, "submits an empty form"
 		}
 	}
 	if len(p.g.Steps) > 0 {
 		// The goal names its steps: what they name comes first.
-		c.Prior *= StepsOutrank
+		c.Prior *= p.w.StepsOutrank
 	}
 	if behind && a.Region == "dialog" && dismisses(a) {
-		c.Prior, c.Reason = math.Max(c.Prior, DismissPrior), "dismisses the modal that hides what the goal names"
+		c.Prior, c.Reason = math.Max(c.Prior, p.w.DismissPrior), "dismisses the modal that hides what the goal names"
 	}
 	if !named && len(p.g.Steps) > 0 && pager(a) {
 		// Nothing the goal names is here: it may be further on.
-		c.Prior, c.Reason, c.Onward = math.Max(c.Prior, PagerPrior), "pages on: what the goal names is not on this page", true
+		c.Prior, c.Reason, c.Onward = math.Max(c.Prior, p.w.PagerPrior), "pages on: what the goal names is not on this page", true
 	}
 	if a.Kind == "button" && a.Form >= 0 && f.typed[a.Form] && (!f.blank[a.Form] || a.Submit && !f.needed[a.Form]) && !f.pending[a.Form] {
 		// Every text field of its form holds a value now (or every one
 		// it requires, for its submit button): the form's button is how
 		// it goes on (a search, a step).
-		c.Prior, c.Reason = math.Max(c.Prior, TypedFormPrior), "goes on with a filled form"
+		c.Prior, c.Reason = math.Max(c.Prior, p.w.TypedFormPrior), "goes on with a filled form"
 	}
 }
 
@@ -379,7 +381,7 @@ func searchField(a branch.Affordance) bool {
 // keyCandidates proposes Enter in each filled text field whose form has
 // no submit button, and Escape while a modal dialog is open (higher when
 // it hides what the goal names: behind).
-func keyCandidates(obs *branch.Observation, modal, behind bool, add func(Candidate)) {
+func (wt *Weights) keyCandidates(obs *branch.Observation, modal, behind bool, add func(Candidate)) {
 	submits := map[int]bool{}
 	for _, a := range obs.Affordances {
 		if a.Submit {
@@ -396,15 +398,15 @@ func keyCandidates(obs *branch.Observation, modal, behind bool, add func(Candida
 			continue
 		}
 		add(Candidate{Action: branch.Action{Kind: branch.KindKeyPress, Target: targetOf(a), Value: "Enter", Label: "press Enter in " + label(a)},
-			Prior: EnterPrior, Reason: "nothing else submits the field"})
+			Prior: wt.EnterPrior, Reason: "nothing else submits the field"})
 	}
 	if !modal {
 		return
 	}
 	c := Candidate{Action: branch.Action{Kind: branch.KindKeyPress, Value: "Escape", Label: "press Escape"},
-		Prior: EscapePrior, Reason: "closes a modal dialog"}
+		Prior: wt.EscapePrior, Reason: "closes a modal dialog"}
 	if behind {
-		c.Prior, c.Reason = EscapeBehindPrior, "closes a modal dialog that hides what the goal names"
+		c.Prior, c.Reason = wt.EscapeBehindPrior, "closes a modal dialog that hides what the goal names"
 	}
 	add(c)
 }
@@ -443,10 +445,10 @@ func (p *Proposer) hoverCandidates(obs *branch.Observation, add func(Candidate))
 			continue
 		}
 		c := Candidate{Action: branch.Action{Kind: branch.KindHover, Target: targetOf(a), Label: "point at " + label(a)},
-			Prior: HoverPrior, Reason: "opens a menu"}
+			Prior: p.w.HoverPrior, Reason: "opens a menu"}
 		own := within(Words(a.Target.Name), p.g.Words)
 		if own {
-			c.Prior, c.Named, c.Reason = HoverNamedPrior, true, "opens the menu the goal names"
+			c.Prior, c.Named, c.Reason = p.w.HoverNamedPrior, true, "opens the menu the goal names"
 		}
 		for _, r := range a.Reveals {
 			if !p.stepNames(r) {
@@ -456,10 +458,10 @@ func (p *Proposer) hoverCandidates(obs *branch.Observation, add func(Candidate))
 				c.Reason = fmt.Sprintf("opens one of %d menus that hold %q", revealers[Fold(r)], r)
 				break
 			}
-			c.Prior, c.Named, c.match = HoverRevealPrior, true, 1
+			c.Prior, c.Named, c.match = p.w.HoverRevealPrior, true, 1
 			c.Reason = fmt.Sprintf("opens the menu that holds %q, which the goal names", r)
 			if own {
-				c.Prior += HoverBothBonus
+				c.Prior += p.w.HoverBothBonus
 			}
 			break
 		}
@@ -518,7 +520,7 @@ func (p *Proposer) behindModal(obs *branch.Observation) bool {
 // a field of it that the goal says what to type into is still empty:
 // "enter the username and the password and press Login" presses Login
 // last.
-func waitForFields(obs *branch.Observation, out []Candidate) {
+func (wt *Weights) waitForFields(obs *branch.Observation, out []Candidate) {
 	byCSS := map[string]branch.Affordance{}
 	for _, a := range obs.Affordances {
 		if a.Target.CSS != "" {
@@ -536,7 +538,7 @@ func waitForFields(obs *branch.Observation, out []Candidate) {
 	for i, c := range out {
 		if t := c.Action.Target; t != nil && c.Action.Kind == branch.KindClick {
 			if a, ok := byCSS[t.CSS]; ok && a.Form >= 0 && pending[a.Form] {
-				out[i].Prior *= FieldsFirstScale
+				out[i].Prior *= wt.FieldsFirstScale
 				out[i].Reason += "; after the fields the goal fills"
 			}
 		}
@@ -767,7 +769,7 @@ func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h Hist
 		text += " " + al
 	}
 	words := tokens(text)
-	score := ActivateBase
+	score := p.w.ActivateBase
 	var why []string
 	goalHits := 0
 	for _, w := range words {
@@ -775,28 +777,28 @@ func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h Hist
 			goalHits++
 		}
 		if v, ok := p.lexicon[w]; ok && !(p.credentials && loginWords[w]) {
-			score += v * LexiconWeight
+			score += v * p.w.LexiconWeight
 		}
 	}
 	if goalHits > 0 {
-		score += GoalWordWeight * float64(min(goalHits, WordHitsCounted))
+		score += p.w.GoalWordWeight * float64(min(goalHits, p.w.WordHitsCounted))
 		why = append(why, "matches the goal")
 	}
 	if hits := p.nearHits(a.Target.Near, words); hits > 0 {
-		score += NearWeight * float64(min(hits, WordHitsCounted))
+		score += p.w.NearWeight * float64(min(hits, p.w.WordHitsCounted))
 		why = append(why, "its neighbourhood matches the goal")
 	}
 	switch a.Region {
 	case "dialog":
-		score += DialogBonus
+		score += p.w.DialogBonus
 		why = append(why, "answers a dialog")
 	case "main":
-		score += MainBonus
+		score += p.w.MainBonus
 	case "footer":
-		score -= FooterPenalty
+		score -= p.w.FooterPenalty
 	}
 	if modal && a.Region != "dialog" {
-		score -= BehindModalPenalty
+		score -= p.w.BehindModalPenalty
 	}
 	if a.Href != "" {
 		if u, err := url.Parse(a.Href); err == nil {

@@ -226,7 +226,7 @@ func TestPruneRules(t *testing.T) {
 			}
 			return doorPage(path, nil, "Inner door")
 		},
-		target: clicked("Grey door/Inner door"), state: StatePruned, detail: map[string]any{"expansions": LagLimit},
+		target: clicked("Grey door/Inner door"), state: StatePruned, detail: map[string]any{"expansions": defaults.LagLimit},
 	}, {
 		// The step budget is one step: the start page uses it up.
 		rule: RuleStepBudget,

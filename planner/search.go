@@ -50,38 +50,6 @@ const (
 	RuleSideEffect    = "side_effect_boundary"
 )
 
-// Tuning of the search that the task does not set: the utility of a
-// child, the pruning rules, the beam and the choice of a wave.
-const (
-	// PriorWeight scales a proposer's prior into a child's utility.
-	PriorWeight = 0.5
-	// LagMargin and LagLimit: a branch whose J trails the wave's best by
-	// more than LagMargin for LagLimit successive expansions is cut.
-	LagMargin = 0.3
-	LagLimit  = 2
-	// SeparationMargin narrows the beam when the best J leads the next by
-	// at least this much; a spread under a quarter of it widens it again.
-	SeparationMargin = 0.2
-	// PoolFactor bounds the pending pool to width × max_children × this.
-	PoolFactor = 3
-	// BacktrackLimit is how many times a branch whose choices the task's
-	// failure refused goes back to the candidates it left out.
-	BacktrackLimit = 2
-	// MinPrior is the least prior a child needs to be forked, except in
-	// the root's wide first expansion and for the explorer child.
-	MinPrior = 0.25
-	// SoftPenalty weighs the utility a branch loses as each budget (cost,
-	// branches) runs low: at most this much per budget, when it is used up.
-	SoftPenalty = 0.5
-	// LookFactor and LookExtra: NextWave picks a wave of w branches from
-	// the best LookFactor × w + LookExtra pending ones.
-	LookFactor = 4
-	LookExtra  = 8
-	// MinMarginalCost is the least marginal cost a branch is charged in
-	// the frontier's keys, so a free action does not divide by zero.
-	MinMarginalCost = 0.1
-)
-
 // Node is a branch in the search tree.
 type Node struct {
 	ID       string
@@ -238,6 +206,7 @@ type Decision struct {
 // orchestrator is its single owner.
 type Search struct {
 	t        *task.Task
+	w        Weights
 	prop     Menu
 	newID    func() string
 	digest   string
@@ -278,8 +247,8 @@ type Menu interface {
 
 // NewSearch creates a search for the task over a page menu (a
 // *Proposer). newID names branches; the search never invents ids itself.
-func NewSearch(t *task.Task, prop Menu, newID func() string) *Search {
-	s := &Search{t: t, prop: prop, newID: newID, digest: t.Digest(), origin: t.Origin(),
+func NewSearch(t *task.Task, prop Menu, newID func() string, opts ...Option) *Search {
+	s := &Search{t: t, prop: prop, newID: newID, digest: t.Digest(), origin: t.Origin(), w: weightsOf(opts),
 		width: t.Search.BeamWidth, byDigest: map[string]*Node{}, seen: map[string]*Node{}, known: map[string]bool{},
 		failed: map[string]int{}, commuted: map[string]*Node{}}
 	s.strategy = strategyFor(t.Search.Strategy)
@@ -316,7 +285,7 @@ func (s *Search) fork(parent *Node, plan branch.Plan, c Candidate) *Node {
 	}
 	if parent != nil {
 		n.ParentID = parent.ID
-		n.Utility = parent.Score.J + PriorWeight*prior
+		n.Utility = parent.Score.J + s.w.PriorWeight*prior
 		for k, v := range parent.Ever {
 			n.Ever[k] = v
 		}
@@ -410,7 +379,7 @@ func (s *Search) NextWave() []*Node {
 	}
 	// Look at the best few times w candidates; put back what is not taken.
 	var look []*Node
-	for s.frontier.Len() > 0 && len(look) < LookFactor*w+LookExtra {
+	for s.frontier.Len() > 0 && len(look) < s.w.LookFactor*w+s.w.LookExtra {
 		look = append(look, s.frontier.Pop())
 	}
 	var pick []*Node
@@ -481,11 +450,11 @@ func (s *Search) softPenalty(n *Node) float64 {
 	p := 0.0
 	if c := s.t.Budgets.Cost; c > 0 {
 		used := (s.spent + n.Cost) / c
-		p += SoftPenalty * used * used * used
+		p += s.w.SoftPenalty * used * used * used
 	}
 	if tb := s.t.Budgets.TotalBranches; tb > 0 {
 		used := float64(s.executed) / float64(tb)
-		p += SoftPenalty * used * used * used * (1 - n.Prior)
+		p += s.w.SoftPenalty * used * used * used * (1 - n.Prior)
 	}
 	return p
 }
@@ -669,7 +638,7 @@ func (s *Search) backtrack() {
 	}
 	var open []*Node
 	for _, n := range s.nodes {
-		if refused[n] && n.backtracks < BacktrackLimit && n.State == StateExplored && n.Outcome != nil && n.Outcome.Obs != nil {
+		if refused[n] && n.backtracks < s.w.BacktrackLimit && n.State == StateExplored && n.Outcome != nil && n.Outcome.Obs != nil {
 			open = append(open, n)
 		}
 	}
@@ -700,7 +669,7 @@ func (s *Search) reopen(parents []*Node) {
 		if i > 0 && parents[i-1] == p {
 			continue
 		}
-		if p.State != StateExplored || p.Outcome == nil || p.Outcome.Obs == nil || p.backtracks >= BacktrackLimit {
+		if p.State != StateExplored || p.Outcome == nil || p.Outcome.Obs == nil || p.backtracks >= s.w.BacktrackLimit {
 			continue
 		}
 		p.backtracks++
@@ -807,7 +776,7 @@ func destination(obs *branch.Observation, a branch.Action) string {
 
 // trimPool prunes the weakest pending branches beyond the pool bound.
 func (s *Search) trimPool() {
-	limit := s.width * s.t.Search.MaxChildren * PoolFactor
+	limit := s.width * s.t.Search.MaxChildren * s.w.PoolFactor
 	if s.frontier.Len() <= limit {
 		return
 	}
@@ -849,9 +818,9 @@ func (s *Search) adjustWidth(live []*Node) {
 	}
 	old := s.width
 	switch {
-	case js[0]-js[1] >= SeparationMargin && s.width > s.floorWidth():
+	case js[0]-js[1] >= s.w.SeparationMargin && s.width > s.floorWidth():
 		s.width--
-	case js[0]-js[len(js)-1] < SeparationMargin/4 && s.width < s.t.Search.BeamWidth:
+	case js[0]-js[len(js)-1] < s.w.SeparationMargin/4 && s.width < s.t.Search.BeamWidth:
 		s.width++
 	}
 	if s.width != old {

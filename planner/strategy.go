@@ -58,7 +58,7 @@ func strategyFor(name string) strategy {
 // of its last action (its prefix is already paid for when it continues the
 // parent's live context).
 func marginalCost(s *Search, n *Node) float64 {
-	return math.Max(s.t.Prices[n.Action().Kind], MinMarginalCost)
+	return math.Max(s.t.Prices[n.Action().Kind], s.w.MinMarginalCost)
 }
 
 type beam struct{}
@@ -74,20 +74,10 @@ func (beam) children(s *Search, n *Node) (int, float64) {
 	if n.Parent == nil {
 		return max(s.t.Search.MaxChildren, s.t.Search.BeamWidth), 0 // start wide
 	}
-	return s.t.Search.MaxChildren, MinPrior
+	return s.t.Search.MaxChildren, s.w.MinPrior
 }
 func (beam) cut(s *Search)    { s.trimPool() }
 func (beam) backtracks() bool { return true }
-
-// UCT constants.
-const (
-	// UCTExplore weighs the exploration term of PUCT.
-	UCTExplore = 0.6
-	// UCTSlack is the budget slack added to a branch's upper bound before
-	// comparing it with the best lower bound: a full budget gives a
-	// branch this much benefit of the doubt, an empty one none.
-	UCTSlack = 0.4
-)
 
 type uct struct{}
 
@@ -118,7 +108,7 @@ func ucb(s *Search, n *Node) float64 {
 	if s.root != nil {
 		total = max(s.root.visits, 1)
 	}
-	return q + UCTExplore*share*math.Sqrt(float64(total))/float64(1+p.visits) - s.softPenalty(n)
+	return q + s.w.UCTExplore*share*math.Sqrt(float64(total))/float64(1+p.visits) - s.softPenalty(n)
 }
 
 func (uct) rekey(s *Search)  { s.frontier.Reheap(func(n *Node) float64 { return ucb(s, n) }) }
@@ -131,7 +121,7 @@ func (uct) children(s *Search, n *Node) (int, float64) {
 	if n.Parent == nil {
 		return max(s.t.Search.MaxChildren, s.t.Search.BeamWidth), 0
 	}
-	return s.t.Search.MaxChildren + 1, MinPrior / 2
+	return s.t.Search.MaxChildren + 1, s.w.MinPrior / 2
 }
 
 // cut prunes pending branches whose upper bound plus budget slack falls
@@ -147,7 +137,7 @@ func (uct) cut(s *Search) {
 	if math.IsInf(best, -1) {
 		return
 	}
-	slack := UCTSlack
+	slack := s.w.UCTSlack
 	if tb := s.t.Budgets.TotalBranches; tb > 0 {
 		slack *= 1 - float64(s.executed)/float64(tb)
 	}

@@ -1006,16 +1006,16 @@ func splitCamel(s string) string {
 // wordAffinity is how well a cue word of the goal names a label word of
 // a field, in [0, 1]: the word itself, one stem ("directed",
 // "director"), one inside the other, or a synonym (cueSynonyms).
-func wordAffinity(cue, label string) float64 {
+func (wt *Weights) wordAffinity(cue, label string) float64 {
 	switch {
 	case cue == label:
 		return 1
 	case stemLike(cue, label):
-		return AffinityStem
+		return wt.AffinityStem
 	case slices.Contains(cueSynonyms[cue], label):
-		return AffinitySynonym
+		return wt.AffinitySynonym
 	case len(cue) >= 4 && len(label) >= 4 && (strings.Contains(label, cue) || strings.Contains(cue, label)):
-		return AffinityPartial
+		return wt.AffinityPartial
 	}
 	return 0
 }
@@ -1034,7 +1034,7 @@ func stemLike(a, b string) bool {
 // for) name the field, in [0, 1]: the best word pair, weighed down with
 // the cue word's distance from the value; the field's neighbourhood
 // counts less than its own label.
-func affinity(a branch.Affordance, v Value) float64 {
+func (wt *Weights) affinity(a branch.Affordance, v Value) float64 {
 	own := fieldWords(a)
 	near := Words(a.Target.Near)
 	best := 0.0
@@ -1043,17 +1043,17 @@ func affinity(a branch.Affordance, v Value) float64 {
 			return
 		}
 		for _, w := range own {
-			best = max(best, weight*wordAffinity(cue, w))
+			best = max(best, weight*wt.wordAffinity(cue, w))
 		}
 		for _, w := range near {
-			best = max(best, AffinityNear*weight*wordAffinity(cue, w))
+			best = max(best, wt.AffinityNear*weight*wt.wordAffinity(cue, w))
 		}
 	}
 	for i, c := range v.Cue {
-		score(c, 1-AffinityDistance*float64(i))
+		score(c, 1-wt.AffinityDistance*float64(i))
 	}
 	for _, c := range kindCues[v.Kind] {
-		score(c, AffinityKind)
+		score(c, wt.AffinityKind)
 	}
 	return best
 }
@@ -1062,7 +1062,7 @@ func affinity(a branch.Affordance, v Value) float64 {
 // asks for exactly that kind (a date input, a field named for e-mail
 // taking an address), TypeFitLoose for a plain text field taking a typed
 // value as written.
-func typeFit(a branch.Affordance, v Value) float64 {
+func (wt *Weights) typeFit(a branch.Affordance, v Value) float64 {
 	switch inputType(a) {
 	case "text", "search", "":
 		if a.Kind == "select" {
@@ -1071,7 +1071,7 @@ func typeFit(a branch.Affordance, v Value) float64 {
 		if v.Kind == ValueText || v.Kind == ValueName || namedForKind(a, v.Kind) {
 			return 1
 		}
-		return TypeFitLoose
+		return wt.TypeFitLoose
 	}
 	return 1
 }
@@ -1152,7 +1152,7 @@ func (p *Proposer) valueCandidates(obs *branch.Observation, h History, pending m
 	pool := p.statedValues(obs)
 	pool = append(pool, dateTimes(p.g.text, pool)...)
 	binds, bestOf := p.bindValues(obs, pool, open)
-	choices, sure, chosen := chooseFields(obs, open, binds, bestOf)
+	choices, sure, chosen := p.w.chooseFields(obs, open, binds, bestOf)
 	for _, i := range slices.Sorted(maps.Values(chosen)) {
 		p.proposeValues(obs.Affordances[i], choices[i], sure[i], pending, add)
 	}
@@ -1208,7 +1208,7 @@ func (p *Proposer) bindValues(obs *branch.Observation, pool []Value, open map[in
 			if fieldNames[strings.Join(Words(v.Text), " ")] {
 				continue // "Postcode: 13008": a field's name is not a value
 			}
-			b, ok := bindOne(a, v, k >= len(pool))
+			b, ok := p.w.bindOne(a, v, k >= len(pool))
 			if !ok {
 				continue
 			}
@@ -1232,7 +1232,7 @@ func (p *Proposer) bindValues(obs *branch.Observation, pool []Value, open map[in
 // affinity (a value from the field's own label counts its label's
 // affinity; a select's choice that spells the value counts as meant for
 // it) and its score. ok is false when the field cannot hold it.
-func bindOne(a branch.Affordance, v Value, fromLabel bool) (binding, bool) {
+func (wt *Weights) bindOne(a branch.Affordance, v Value, fromLabel bool) (binding, bool) {
 	w, ok := Written(a, v)
 	if !ok {
 		w, ok = datePart(a, v)
@@ -1240,14 +1240,14 @@ func bindOne(a branch.Affordance, v Value, fromLabel bool) (binding, bool) {
 	if !ok {
 		return binding{}, false
 	}
-	aff := affinity(a, v)
+	aff := wt.affinity(a, v)
 	if fromLabel {
-		aff = max(aff, labelAffinity(v))
+		aff = max(aff, wt.labelAffinity(v))
 	}
 	if a.Kind == "select" && v.Kind != ValueNumber {
-		aff = max(aff, AffinityOption) // one of its choices spells the value
+		aff = max(aff, wt.AffinityOption) // one of its choices spells the value
 	}
-	return binding{v: v, pk: -1, written: w, aff: aff, score: aff + BindTypeWeight*typeFit(a, v)}, true
+	return binding{v: v, pk: -1, written: w, aff: aff, score: aff + wt.BindTypeWeight*wt.typeFit(a, v)}, true
 }
 
 // valueFieldNames are the names and hints of the page's value fields,
@@ -1271,7 +1271,7 @@ func valueFieldNames(obs *branch.Observation) map[string]bool {
 // may fit (a guess into a field nothing names waits until the sure ones
 // are in). It returns each open field's values, best first, whether the
 // best is sure, and the field chosen per form.
-func chooseFields(obs *branch.Observation, open map[int]bool, binds map[int][]binding, bestOf map[int]float64) (map[int][]binding, map[int]bool, map[int]int) {
+func (wt *Weights) chooseFields(obs *branch.Observation, open map[int]bool, binds map[int][]binding, bestOf map[int]float64) (map[int][]binding, map[int]bool, map[int]int) {
 	choices := map[int][]binding{} // field -> its values, best first
 	sure := map[int]bool{}
 	chosen := map[int]int{} // form -> the field proposed for
@@ -1279,12 +1279,12 @@ func chooseFields(obs *branch.Observation, open map[int]bool, binds map[int][]bi
 		if !open[i] {
 			continue
 		}
-		uniq := fieldChoices(binds[i], bestOf)
+		uniq := wt.fieldChoices(binds[i], bestOf)
 		if len(uniq) == 0 {
 			continue
 		}
 		choices[i] = uniq
-		sure[i] = uniq[0].aff >= BindSure && (len(uniq) == 1 || uniq[0].score-uniq[1].score >= BindMargin)
+		sure[i] = uniq[0].aff >= wt.BindSure && (len(uniq) == 1 || uniq[0].score-uniq[1].score >= wt.BindMargin)
 		if f, ok := chosen[a.Form]; !ok || sure[i] && !sure[f] {
 			chosen[a.Form] = i
 		}
@@ -1295,10 +1295,10 @@ func chooseFields(obs *branch.Observation, open map[int]bool, binds map[int][]bi
 // fieldChoices are a field's bindings that do not belong to another
 // field better, best first, one per written string (two readings of a
 // date write the same text into a text field).
-func fieldChoices(binds []binding, bestOf map[int]float64) []binding {
+func (wt *Weights) fieldChoices(binds []binding, bestOf map[int]float64) []binding {
 	var bs []binding
 	for _, b := range binds {
-		if b.pk >= 0 && b.score+BindMargin < bestOf[b.pk] {
+		if b.pk >= 0 && b.score+wt.BindMargin < bestOf[b.pk] {
 			continue // it belongs to another field
 		}
 		bs = append(bs, b)
@@ -1323,23 +1323,23 @@ func (p *Proposer) proposeValues(a branch.Affordance, uniq []binding, sure bool,
 		pending[a.Form] = pending[a.Form] || a.Form >= 0
 	}
 	for n, b := range uniq {
-		if n >= ValueBranches {
+		if n >= p.w.ValueBranches {
 			break
 		}
 		act, ok := fieldAction(a, b.written)
 		if !ok {
 			continue
 		}
-		c := Candidate{Action: act, Prior: ValueSurePrior, Named: sure,
+		c := Candidate{Action: act, Prior: p.w.ValueSurePrior, Named: sure,
 			Reason: fmt.Sprintf("the goal states %s %q (%s) for %s", b.v.Kind, b.v.Text, b.v.Source, label(a))}
 		switch {
 		case sure:
 			c.from = placed(p.g.runeAt(b.v.Start))
 		case b.aff > 0:
-			c.Prior = ValueGuessPrior * pow(ValueGuessDecay, n)
+			c.Prior = p.w.ValueGuessPrior * pow(p.w.ValueGuessDecay, n)
 			c.Reason += "; one of several values that may fit"
 		default:
-			c.Prior = ValueLoosePrior * pow(ValueGuessDecay, n)
+			c.Prior = p.w.ValueLoosePrior * pow(p.w.ValueGuessDecay, n)
 			c.Reason += "; nothing in the goal names the field"
 		}
 		add(c)
@@ -1370,7 +1370,7 @@ func selected(a branch.Affordance, w string) bool {
 // labelAffinity is the affinity of a value read after a field's own
 // label: sure for a typed or capitalized value, a guess for lower-case
 // words.
-func labelAffinity(v Value) float64 {
+func (wt *Weights) labelAffinity(v Value) float64 {
 	if v.Kind != ValueText {
 		return 1
 	}
@@ -1378,7 +1378,7 @@ func labelAffinity(v Value) float64 {
 	if unicode.IsUpper(r) || unicode.IsDigit(r) {
 		return 1
 	}
-	return AffinityLowerLabel
+	return wt.AffinityLowerLabel
 }
 
 // stepFields are the fields a type step of the goal fills with a value
@@ -1533,9 +1533,13 @@ func inFormat(a branch.Affordance, literal string) (string, bool) {
 	return "", false
 }
 
+// dateTimeLimit bounds the dates joined with times (dateTimes): twice
+// the values a field is offered by default.
+const dateTimeLimit = 6
+
 // dateTimes joins each full date with each time of the values, in text
 // order, for a datetime-local input: 2011-10-11T20:04. Text spans from
-// the first of the two to the last.
+// the first of the two to the last, for up to dateTimeLimit joins.
 func dateTimes(text string, vals []Value) []Value {
 	var out []Value
 	for _, d := range vals {
@@ -1543,7 +1547,7 @@ func dateTimes(text string, vals []Value) []Value {
 			continue
 		}
 		for _, t := range vals {
-			if t.Kind != ValueTime || len(out) >= ValueBranches*2 {
+			if t.Kind != ValueTime || len(out) >= dateTimeLimit {
 				continue
 			}
 			s, e := min(d.Start, t.Start), max(d.End, t.End)

@@ -253,8 +253,8 @@ func TestProposerBindsStatedValues(t *testing.T) {
 			if !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("value candidates %q, want %q\n%+v", got, c.want, cs)
 			}
-			if c.name == "nothing names the field: a loose guess" && cs[0].Prior != ValueLoosePrior {
-				t.Errorf("prior %.3f, want the loose %.3f", cs[0].Prior, ValueLoosePrior)
+			if c.name == "nothing names the field: a loose guess" && cs[0].Prior != defaults.ValueLoosePrior {
+				t.Errorf("prior %.3f, want the loose %.3f", cs[0].Prior, defaults.ValueLoosePrior)
 			}
 			for i := 1; i < len(cs); i++ {
 				if cs[i].Prior >= cs[i-1].Prior {
@@ -274,8 +274,8 @@ func TestBoundFormWaits(t *testing.T) {
 	}
 	page := []branch.Affordance{field("textbox", "text", "Director"), submitButton("Find")}
 	cs := p.Propose(&branch.Observation{URL: "http://site.test/", Affordances: page}, History{})
-	if len(cs) < 2 || cs[0].Action.Kind != branch.KindType || cs[0].Prior != ValueSurePrior {
-		t.Fatalf("candidates %+v: want the Director fill first at %.2f", cs, ValueSurePrior)
+	if len(cs) < 2 || cs[0].Action.Kind != branch.KindType || cs[0].Prior != defaults.ValueSurePrior {
+		t.Fatalf("candidates %+v: want the Director fill first at %.2f", cs, defaults.ValueSurePrior)
 	}
 	for _, c := range cs[1:] {
 		if c.Action.Kind == branch.KindClick && c.Prior >= cs[0].Prior {

@@ -234,9 +234,9 @@ func (s *Search) pruneLagging(live []*Node) []*Node {
 	}
 	kept := live[:0]
 	for _, n := range live {
-		n.Lag = lagCount(n, best)
-		if n.Lag >= LagLimit && !s.following(n) {
-			s.prune(n, RuleLagging, map[string]any{"j": n.Score.J, "best_j": best, "margin": LagMargin, "expansions": n.Lag})
+		n.Lag = s.w.lagCount(n, best)
+		if n.Lag >= s.w.LagLimit && !s.following(n) {
+			s.prune(n, RuleLagging, map[string]any{"j": n.Score.J, "best_j": best, "margin": s.w.LagMargin, "expansions": n.Lag})
 			continue
 		}
 		kept = append(kept, n)
@@ -246,8 +246,8 @@ func (s *Search) pruneLagging(live []*Node) []*Node {
 
 // lagCount is how many expansions in a row a branch has trailed its
 // wave's best J by more than LagMargin (best is the wave's best).
-func lagCount(n *Node, best float64) int {
-	if n.Score.J >= best-LagMargin {
+func (wt *Weights) lagCount(n *Node, best float64) int {
+	if n.Score.J >= best-wt.LagMargin {
 		return n.Lag
 	}
 	if n.Parent != nil {

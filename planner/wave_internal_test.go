@@ -90,15 +90,18 @@ func TestLagCount(t *testing.T) {
 		best float64
 		want int
 	}{
-		{"within the margin", &Node{Parent: parent, Lag: 0, Score: scoring.Vector{J: 1 - LagMargin}}, 1, 0},
-		{"trailing", &Node{Parent: parent, Score: scoring.Vector{J: 1 - LagMargin - 0.01}}, 1, 2},
+		{"within the margin", &Node{Parent: parent, Lag: 0, Score: scoring.Vector{J: 1 - defaults.LagMargin}}, 1, 0},
+		{"trailing", &Node{Parent: parent, Score: scoring.Vector{J: 1 - defaults.LagMargin - 0.01}}, 1, 2},
 		{"trailing at the root", &Node{Score: scoring.Vector{J: 0}}, 1, 1},
 		{"the best", &Node{Parent: parent, Lag: 0, Score: scoring.Vector{J: 1}}, 1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := lagCount(tc.n, tc.best); got != tc.want {
+			if got := defaults.lagCount(tc.n, tc.best); got != tc.want {
 				t.Errorf("lagCount = %d, want %d", got, tc.want)
 			}
 		})
 	}
 }
+
+// defaults is the tuning the tests expect: the one every run uses.
+var defaults = DefaultWeights()

@@ -14,17 +14,6 @@ import (
 // set action (keys or a drag in the browser), and so do date, time and
 // colour inputs and text fields that open a date picker.
 
-// Priors of set candidates.
-const (
-	// SetInputPrior is a task input whose rule names a slider or spin
-	// button: as sure as filling a field.
-	SetInputPrior = FillPrior
-	// SetNearPrior is a number the goal states within setSpan words of a
-	// control's label words, less SetNearStep for each word between.
-	SetNearPrior = 0.8
-	SetNearStep  = 0.04
-)
-
 // setSpan is how many words may stand between a control's label word
 // (or the noun naming its kind) and the number meant for it: "set the
 // volume to 40", "40 guests", "a max price of $120".
@@ -139,7 +128,7 @@ func (p *Proposer) widgetCandidates(obs *branch.Observation, h History, add func
 			if act, ok := setAction(a, r.value); ok || r.secret {
 				act = branch.Action{Kind: branch.KindSet, Target: targetOf(a), Input: r.name,
 					Label: fmt.Sprintf("set %s %s to input %s", a.Kind, label(a), r.name)}
-				add(Candidate{Action: act, Prior: SetInputPrior, Reason: "sets " + r.name + " on " + label(a)})
+				add(Candidate{Action: act, Prior: p.w.FillPrior, Reason: "sets " + r.name + " on " + label(a)})
 			}
 		}
 		for _, st := range p.g.Steps {
@@ -152,13 +141,13 @@ func (p *Proposer) widgetCandidates(obs *branch.Observation, h History, add func
 				v = strconv.FormatFloat(n, 'f', -1, 64)
 			}
 			if act, ok := setAction(a, v); ok {
-				add(Candidate{Action: act, Prior: StepPriorBase + StepPriorSpan*m, Named: true, match: m,
+				add(Candidate{Action: act, Prior: p.w.StepPriorBase + p.w.StepPriorSpan*m, Named: true, match: m,
 					Reason: fmt.Sprintf("the goal sets %s to %s", strings.Join(st.Target, " "), v)})
 			}
 		}
 		for _, near := range p.numbersNear(a, only[a.Kind] == 1) {
 			if act, ok := setAction(a, near.value); ok {
-				add(Candidate{Action: act, Prior: SetNearPrior - SetNearStep*float64(near.gap), Named: true, match: exactName,
+				add(Candidate{Action: act, Prior: p.w.SetNearPrior - p.w.SetNearStep*float64(near.gap), Named: true, match: exactName,
 					Reason: fmt.Sprintf("the goal states %s next to %q", near.value, near.word)})
 			}
 		}
