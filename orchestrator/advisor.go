@@ -68,9 +68,8 @@ func (e *ModelDownError) Unwrap() []error { return []error{ErrModelDown, e.Err} 
 // modelAdvisor asks the task's language model to rank each expanded
 // branch's candidates, through the run's cassette, and records every
 // question and answer. The search calls it from the run's goroutine (in
-// EndWave), so it needs no lock; ctx is the run's exploration context.
+// EndWave, under the context EndWave was given), so it needs no lock.
 type modelAdvisor struct {
-	ctx    context.Context
 	r      *run
 	caller *llm.Caller
 	params advice.Params
@@ -128,7 +127,7 @@ func cassetteDir(cfg Config) string {
 
 // newAdvisor builds the advisor of a task whose planner asks a model;
 // nil for the heuristic planner.
-func (r *run) newAdvisor(ctx context.Context) (*modelAdvisor, error) {
+func (r *run) newAdvisor() (*modelAdvisor, error) {
 	t := r.t
 	if !t.UsesModel() {
 		return nil, nil
@@ -155,7 +154,7 @@ func (r *run) newAdvisor(ctx context.Context) (*modelAdvisor, error) {
 		c.Cassette = cas
 	}
 	r.sum.Model = &ModelInfo{Mode: string(mode)}
-	return &modelAdvisor{ctx: ctx, r: r, caller: c,
+	return &modelAdvisor{r: r, caller: c,
 		params: advice.Params{Model: p.Model, Temperature: p.Temperature, Seed: p.Seed, MaxTokens: p.MaxTokens},
 		prices: [2]float64{p.PricePrompt1K, p.PriceCompletion1K}, fallback: p.FallsBack()}, nil
 }
@@ -164,16 +163,16 @@ func (r *run) newAdvisor(ctx context.Context) (*modelAdvisor, error) {
 const modelParallel = 4
 
 // Advise implements planner.Advisor: one question, as a wave of one.
-func (a *modelAdvisor) Advise(q planner.Query) planner.Advice {
-	return a.AdviseAll([]planner.Query{q})[0]
+func (a *modelAdvisor) Advise(ctx context.Context, q planner.Query) planner.Advice {
+	return a.AdviseAll(ctx, []planner.Query{q})[0]
 }
 
 // AdviseAll implements planner.BatchAdvisor: a wave's questions are asked
 // concurrently (at most modelParallel at once) and recorded in their
 // order, so the log and the decisions are those of asking one by one.
-func (a *modelAdvisor) AdviseAll(qs []planner.Query) []planner.Advice {
+func (a *modelAdvisor) AdviseAll(ctx context.Context, qs []planner.Query) []planner.Advice {
 	out := make([]planner.Advice, len(qs))
-	if a.fatal != nil || a.ctx.Err() != nil {
+	if a.fatal != nil || ctx.Err() != nil {
 		return out
 	}
 	type answer struct {
@@ -189,7 +188,7 @@ func (a *modelAdvisor) AdviseAll(qs []planner.Query) []planner.Advice {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			req, rep, err := a.ask(q)
+			req, rep, err := a.ask(ctx, q)
 			answers[i] = answer{req, rep, err}
 		}()
 	}
@@ -198,27 +197,27 @@ func (a *modelAdvisor) AdviseAll(qs []planner.Query) []planner.Advice {
 		if a.fatal != nil {
 			break // a miss stops the run: the questions after it are not recorded as asked
 		}
-		out[i] = a.settle(q, answers[i].req, answers[i].rep, answers[i].err)
+		out[i] = a.settle(ctx, q, answers[i].req, answers[i].rep, answers[i].err)
 	}
 	return out
 }
 
 // ask puts q to the model (or its cassette); safe for concurrent use.
-func (a *modelAdvisor) ask(q planner.Query) (llm.Request, *llm.Reply, error) {
+func (a *modelAdvisor) ask(ctx context.Context, q planner.Query) (llm.Request, *llm.Reply, error) {
 	req := advice.Request(q, a.params)
-	rep, err := a.caller.Call(a.ctx, req)
+	rep, err := a.caller.Call(ctx, req)
 	return req, rep, err
 }
 
 // settle records a question and its answer and turns the answer into
 // advice: the model's order, or the heuristic's with the reason why.
-func (a *modelAdvisor) settle(q planner.Query, req llm.Request, rep *llm.Reply, err error) planner.Advice {
+func (a *modelAdvisor) settle(ctx context.Context, q planner.Query, req llm.Request, rep *llm.Reply, err error) planner.Advice {
 	r := a.r
 	if rep == nil { // the request itself does not encode: a bug
 		r.rec.add(zeroTime, 0, eventlog.KindError, q.BranchID, map[string]any{"where": "llm request", "error": err.Error()})
 		return planner.Advice{}
 	}
-	reqArt := a.put(rep.Request)
+	reqArt := a.put(ctx, rep.Request)
 	r.rec.add(zeroTime, 0, eventlog.KindLLMRequest, q.BranchID, payload.LLMRequest{Step: q.Step, Fingerprint: rep.Fingerprint,
 		Model: req.Model, PromptVersion: req.PromptVersion, Mode: string(a.caller.Mode), Menu: len(q.Menu), Fields: len(q.Fields),
 		RequestSHA256: reqArt}, artList(reqArt)...)
@@ -229,7 +228,7 @@ func (a *modelAdvisor) settle(q planner.Query, req llm.Request, rep *llm.Reply, 
 		switch {
 		case a.caller.Mode == llm.ModeReplay && (errors.Is(err, llm.ErrMiss) || errors.Is(err, llm.ErrCassette)):
 			a.fatal = &ModelMissError{BranchID: q.BranchID, Step: q.Step, Fingerprint: rep.Fingerprint, Err: err}
-		case errors.Is(err, llm.ErrNoAnswer) && !a.fallback && a.ctx.Err() == nil:
+		case errors.Is(err, llm.ErrNoAnswer) && !a.fallback && ctx.Err() == nil:
 			a.fatal = &ModelDownError{BranchID: q.BranchID, Step: q.Step, Err: err}
 		}
 		resp.Fallback = "heuristic order: " + r.sc.Text(err.Error())
@@ -237,7 +236,7 @@ func (a *modelAdvisor) settle(q planner.Query, req llm.Request, rep *llm.Reply, 
 		resp.Model, resp.FromCassette = rep.Model, rep.FromCassette
 		resp.PromptTokens, resp.CompletionTokens = rep.Usage.PromptTokens, rep.Usage.CompletionTokens
 		resp.Cost = round6(float64(rep.Usage.PromptTokens)/1000*a.prices[0] + float64(rep.Usage.CompletionTokens)/1000*a.prices[1])
-		resp.ResponseSHA256 = a.put(r.sc.Body("application/json", rep.Body))
+		resp.ResponseSHA256 = a.put(ctx, r.sc.Body("application/json", rep.Body))
 		parsed, perr := advice.Parse(rep.Content, q)
 		if perr != nil {
 			resp.Fallback = "heuristic order: " + r.sc.Text(perr.Error())
@@ -277,11 +276,11 @@ func (a *modelAdvisor) count(err error, fellBack bool) {
 
 // put stores a scrubbed body as an artifact and returns its digest, ""
 // when it cannot (the event says so by its absence).
-func (a *modelAdvisor) put(b []byte) string {
+func (a *modelAdvisor) put(ctx context.Context, b []byte) string {
 	if len(b) == 0 || a.r.store == nil {
 		return ""
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(a.ctx), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	d, err := a.r.store.Put(ctx, b)
 	if err != nil {

@@ -74,11 +74,12 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 			search.Complete(n, got[n.ID])
 		}
 		if wave[0] == root {
-			if err := r.afterRoot(search, wave, got); err != nil {
+			if err := r.afterRoot(ectx, search, wave, got); err != nil {
 				return nil, err
 			}
 		}
-		if decision, err = r.afterWave(ctx, search, wave, got, adv); err != nil {
+		decision = r.fold(ectx, search, wave)
+		if err := r.afterWave(ctx, search, decision, wave, got, adv); err != nil {
 			return nil, err
 		}
 		if len(decision.Winners) > 0 || decision.Exhausted != "" {
@@ -95,7 +96,7 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 
 // newSearch makes the run's search: its proposer, the cached plan it
 // follows, the substitutions a rerun asks for, and the model advisor
-// (nil without one) bound to the exploration's context.
+// (nil without one).
 func (r *run) newSearch(ectx context.Context) (*planner.Search, *modelAdvisor, error) {
 	prop, err := planner.NewProposer(r.t)
 	if err != nil {
@@ -106,7 +107,7 @@ func (r *run) newSearch(ectx context.Context) (*planner.Search, *modelAdvisor, e
 	for _, sub := range r.cfg.Substitutions {
 		search.Substitute(sub.Plan, sub.With)
 	}
-	adv, err := r.newAdvisor(ectx)
+	adv, err := r.newAdvisor()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -119,7 +120,7 @@ func (r *run) newSearch(ectx context.Context) (*planner.Search, *modelAdvisor, e
 // afterRoot pins the site's assignment of this visitor (the start page's
 // cookies) for every branch, and ends the run when the start page
 // itself failed: a site that cannot be opened is a site error.
-func (r *run) afterRoot(search *planner.Search, wave []*planner.Node, got map[string]planner.Outcome) error {
+func (r *run) afterRoot(ctx context.Context, search *planner.Search, wave []*planner.Node, got map[string]planner.Outcome) error {
 	root := wave[0]
 	if res := r.results[root.ID]; res != nil && len(res.Cookies) > 0 {
 		spec := *r.spec
@@ -130,7 +131,7 @@ func (r *run) afterRoot(search *planner.Search, wave []*planner.Node, got map[st
 		return nil
 	}
 	o := got[root.ID]
-	r.fold(search, wave)
+	r.fold(ctx, search, wave)
 	r.countBranches(search)
 	switch o.Code {
 	case branch.CodePageError, branch.CodeHTTPError, branch.CodeNavigationTimeout, branch.CodeTimeout:
@@ -139,17 +140,16 @@ func (r *run) afterRoot(search *planner.Search, wave []*planner.Node, got map[st
 	return fmt.Errorf("orchestrator: the start page branch failed: %s: %s", o.Code, o.Msg)
 }
 
-// afterWave folds a wave into the search and decides: a fatal model
-// error, or a site that every branch of the wave failed to reach (or
-// some did before the search ran out), ends the run.
-func (r *run) afterWave(ctx context.Context, search *planner.Search, wave []*planner.Node, got map[string]planner.Outcome, adv *modelAdvisor) (planner.Decision, error) {
-	decision := r.fold(search, wave)
+// afterWave ends the run after the search decided on a wave when the
+// model failed for good or when every branch of the wave failed to reach
+// the site (or some did before the search ran out) and the site is gone.
+func (r *run) afterWave(ctx context.Context, search *planner.Search, decision planner.Decision, wave []*planner.Node, got map[string]planner.Outcome, adv *modelAdvisor) error {
 	r.progress(search, 0, "explore")
 	if adv != nil && adv.fatal != nil {
 		search.Stop()
 		r.logSearch(search.Drain())
 		r.countBranches(search)
-		return decision, adv.fatal
+		return adv.fatal
 	}
 	failed := waveSiteFailures(wave, got)
 	r.siteFailures += failed
@@ -161,10 +161,10 @@ func (r *run) afterWave(ctx context.Context, search *planner.Search, wave []*pla
 			search.Stop()
 			r.logSearch(search.Drain())
 			r.countBranches(search)
-			return decision, err
+			return err
 		}
 	}
-	return decision, nil
+	return nil
 }
 
 // outOfTime is the error of a search whose wall clock budget ran out (or
@@ -236,12 +236,13 @@ func (r *run) recordWinners(ctx context.Context, winners []*planner.Node) {
 }
 
 // fold records the wave's results in digest order and lets the search
-// decide.
-func (r *run) fold(search *planner.Search, wave []*planner.Node) planner.Decision {
+// decide; ctx bounds the model questions the search asks meanwhile (the
+// exploration's wall clock).
+func (r *run) fold(ctx context.Context, search *planner.Search, wave []*planner.Node) planner.Decision {
 	for _, n := range wave { // NextWave returns the wave in digest order
 		r.logResult(search, n)
 	}
-	d := search.EndWave()
+	d := search.EndWave(ctx)
 	r.logSearch(search.Drain())
 	for _, n := range wave {
 		r.endSpan(n)

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"sort"
@@ -18,7 +19,7 @@ import (
 // The search asks it synchronously, in its deterministic expansion order;
 // the advisor may do I/O, the search does none.
 type Advisor interface {
-	Advise(q Query) Advice
+	Advise(ctx context.Context, q Query) Advice
 }
 
 // Query is what an advisor is asked about one branch's page.
@@ -64,7 +65,7 @@ type Advice struct {
 // that order, so the decisions are the ones Advise would give.
 type BatchAdvisor interface {
 	Advisor
-	AdviseAll(qs []Query) []Advice
+	AdviseAll(ctx context.Context, qs []Query) []Advice
 }
 
 // SetAdvisor makes the search ask a for the order of the candidates of
@@ -96,7 +97,7 @@ func (s *Search) question(n *Node) (cands []Candidate, fields []branch.Affordanc
 // candidates are the proposer's candidates for n's page, in the order the
 // advisor gives when the search has one (asked now, or already by
 // adviseAll).
-func (s *Search) candidates(n *Node) []Candidate {
+func (s *Search) candidates(ctx context.Context, n *Node) []Candidate {
 	if a, ok := s.advised[n]; ok {
 		delete(s.advised, n)
 		s.spent += a.cost // charged as it is used, as Advise's would be
@@ -106,7 +107,7 @@ func (s *Search) candidates(n *Node) []Candidate {
 	if !ok {
 		return cands
 	}
-	adv := s.advisor.Advise(q)
+	adv := s.advisor.Advise(ctx, q)
 	s.spent += adv.Cost
 	return s.w.reorder(cands, fields, adv)
 }
@@ -116,7 +117,7 @@ func (s *Search) candidates(n *Node) []Candidate {
 // not asked about), keeping the reordered candidates for candidates.
 // The questions are the ones the expansions would ask one by one: what
 // they ask depends only on the state EndWave reached before expanding.
-func (s *Search) adviseAll(live []*Node) {
+func (s *Search) adviseAll(ctx context.Context, live []*Node) {
 	b, ok := s.advisor.(BatchAdvisor)
 	if !ok {
 		return
@@ -142,7 +143,7 @@ func (s *Search) adviseAll(live []*Node) {
 	if len(qs) == 0 {
 		return
 	}
-	advs := b.AdviseAll(qs)
+	advs := b.AdviseAll(ctx, qs)
 	if s.advised == nil {
 		s.advised = map[*Node]advised{}
 	}

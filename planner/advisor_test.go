@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -16,7 +17,7 @@ type reversing struct {
 	asked []Query
 }
 
-func (r *reversing) Advise(q Query) Advice {
+func (r *reversing) Advise(_ context.Context, q Query) Advice {
 	r.asked = append(r.asked, q)
 	order := make([]int, len(q.Menu))
 	for i := range order {
@@ -160,12 +161,12 @@ type batchReversing struct {
 	batches, batched int
 }
 
-func (b *batchReversing) AdviseAll(qs []Query) []Advice {
+func (b *batchReversing) AdviseAll(ctx context.Context, qs []Query) []Advice {
 	b.batches++
 	b.batched += len(qs)
 	out := make([]Advice, len(qs))
 	for i, q := range qs {
-		out[i] = b.Advise(q)
+		out[i] = b.Advise(ctx, q)
 	}
 	return out
 }

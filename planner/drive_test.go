@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -41,7 +42,7 @@ func runWaves(s *Search, waves int, sim func(branch.Plan) Outcome, seen func(Eve
 			executed++
 			s.Complete(n, sim(n.Plan))
 		}
-		d = s.EndWave()
+		d = s.EndWave(context.Background())
 		for _, e := range s.Drain() {
 			if seen != nil {
 				seen(e)

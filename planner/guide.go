@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -84,7 +85,7 @@ func (s *Search) checkGuide(n *Node) *Node {
 
 // expandGuided forks the guide's next step as n's only child and reports
 // whether it did.
-func (s *Search) expandGuided(n *Node) bool {
+func (s *Search) expandGuided(ctx context.Context, n *Node) bool {
 	if !s.following(n) || n.Depth >= len(s.guide.Plan) {
 		return false
 	}
@@ -100,11 +101,11 @@ func (s *Search) expandGuided(n *Node) bool {
 
 // resume expands, after the guide diverged below it, the last branch that
 // matched with the candidates its guided expansion left out.
-func (s *Search) resume(n *Node) {
+func (s *Search) resume(ctx context.Context, n *Node) {
 	if n == nil || n.State != StateExplored || n.Outcome == nil || n.Outcome.Obs == nil {
 		return
 	}
-	if s.expandNext(n, max(s.width, 1)) == 0 && s.frontier.Len() == 0 {
+	if s.expandNext(ctx, n, max(s.width, 1)) == 0 && s.frontier.Len() == 0 {
 		s.prune(n, RuleNoAffordances, map[string]any{"url": n.Outcome.Obs.URL, "after": "the cached plan diverged"})
 	}
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -124,7 +125,7 @@ func runSearch(t *testing.T, reverse bool, opts ...Option) (decisionLog, *Decisi
 		for _, n := range order {
 			s.Complete(n, simulate(n.Plan))
 		}
-		d := s.EndWave()
+		d := s.EndWave(context.Background())
 		for _, e := range s.Drain() {
 			if e.Node != nil {
 				log = append(log, e.Kind+" "+e.Node.Digest[:12]+" "+e.Rule())
@@ -230,7 +231,7 @@ func TestEveryStrategyFinishes(t *testing.T) {
 				for _, n := range wave {
 					s.Complete(n, simulate(n.Plan))
 				}
-				d := s.EndWave()
+				d := s.EndWave(context.Background())
 				s.Drain()
 				if len(d.Winners) > 0 {
 					return

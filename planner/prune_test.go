@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -108,7 +109,7 @@ func pruneSearch(t *testing.T, text string, sim func(branch.Plan) Outcome, targe
 		for _, n := range wave {
 			s.Complete(n, sim(n.Plan))
 		}
-		d := s.EndWave()
+		d := s.EndWave(context.Background())
 		for _, e := range s.Drain() {
 			if e.Kind == "prune" {
 				fired = append(fired, e.Rule())

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"sort"
@@ -551,11 +552,11 @@ func (s *Search) prune(n *Node, rule string, detail map[string]any) {
 // with a prior of at least MinPrior (the root's first expansion is wider,
 // to fill the first beam, and ignores the floor). Links to a page another
 // child already leads to are one idea and forked once.
-func (s *Search) expand(n *Node) {
-	if s.expandGuided(n) {
+func (s *Search) expand(ctx context.Context, n *Node) {
+	if s.expandGuided(ctx, n) {
 		return
 	}
-	cands := s.candidates(n)
+	cands := s.candidates(ctx, n)
 	k, floor := s.strategy.children(s, n)
 	dests := map[string]bool{}
 	forked := 0
@@ -629,7 +630,7 @@ func (s *Search) acceptSibling(n *Node) {
 // branch. Lookalike candidates that the goal cannot tell apart (mirrors,
 // free slots, sellers) are tried in turn this way once the first ones
 // were refused; a search that merely ran dry elsewhere ends as before.
-func (s *Search) backtrack() {
+func (s *Search) backtrack(ctx context.Context) {
 	refused := map[*Node]bool{} // parents of branches the task's failure ended
 	for _, n := range s.nodes {
 		if n.Parent != nil && n.Prune != nil && n.Prune.Rule == RuleGoalFailed {
@@ -654,7 +655,7 @@ func (s *Search) backtrack() {
 			return
 		}
 		n.backtracks++
-		room -= s.expandNext(n, room)
+		room -= s.expandNext(ctx, n, room)
 	}
 }
 
@@ -663,7 +664,7 @@ func (s *Search) backtrack() {
 // expansion left out: the failed one is no answer to what the page
 // offers, so a sibling takes its place. Each parent is reopened at most
 // BacktrackLimit times, in digest order.
-func (s *Search) reopen(parents []*Node) {
+func (s *Search) reopen(ctx context.Context, parents []*Node) {
 	sortByDigest(parents)
 	for i, p := range parents {
 		if i > 0 && parents[i-1] == p {
@@ -673,14 +674,14 @@ func (s *Search) reopen(parents []*Node) {
 			continue
 		}
 		p.backtracks++
-		s.expandNext(p, 1)
+		s.expandNext(ctx, p, 1)
 	}
 }
 
 // expandNext forks up to k candidates of n that are not children of n yet
 // (nor links to a page a child already leads to) and returns how many it
 // forked.
-func (s *Search) expandNext(n *Node, k int) int {
+func (s *Search) expandNext(ctx context.Context, n *Node, k int) int {
 	dests := map[string]bool{}
 	for _, c := range s.nodes {
 		if c.Parent == n {
@@ -689,7 +690,7 @@ func (s *Search) expandNext(n *Node, k int) int {
 			}
 		}
 	}
-	cands := s.candidates(n)
+	cands := s.candidates(ctx, n)
 	forked := 0
 	for _, c := range cands {
 		if forked >= k {

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"maps"
 
@@ -20,7 +21,7 @@ type waveEnd struct {
 // survivors, adjusts the beam width, and decides. Each branch is judged
 // alone (judge), in digest order; the lag rule then compares the
 // survivors with one another.
-func (s *Search) EndWave() Decision {
+func (s *Search) EndWave(ctx context.Context) Decision {
 	wave := s.running
 	s.running = nil
 	sortByDigest(wave)
@@ -39,7 +40,7 @@ func (s *Search) EndWave() Decision {
 		s.finish()
 		return Decision{Winners: s.winners()}
 	}
-	return s.nextWave(w)
+	return s.nextWave(ctx, w)
 }
 
 // judge decides one branch of the ended wave: a side-effect boundary, a
@@ -259,24 +260,24 @@ func (wt *Weights) lagCount(n *Node, best float64) int {
 // nextWave forks the survivors' children under the adjusted beam width,
 // resumes guides and reopens left-out candidates, then decides whether
 // the search goes on: a budget used up or an empty frontier ends it.
-func (s *Search) nextWave(w waveEnd) Decision {
+func (s *Search) nextWave(ctx context.Context, w waveEnd) Decision {
 	s.adjustWidth(w.live)
-	s.adviseAll(w.live)
+	s.adviseAll(ctx, w.live)
 	for _, n := range w.live {
-		s.expand(n)
+		s.expand(ctx, n)
 	}
 	clear(s.advised)
 	for _, n := range w.resumeAt {
-		s.resume(n)
+		s.resume(ctx, n)
 	}
-	s.reopen(w.reopen)
+	s.reopen(ctx, w.reopen)
 	s.strategy.cut(s)
 	if s.executed >= s.t.Budgets.TotalBranches && s.frontier.Len() > 0 {
 		s.finish()
 		return Decision{Exhausted: fmt.Sprintf("total_branches budget of %d used", s.t.Budgets.TotalBranches), Failed: maps.Clone(s.failed), AuthRequired: s.authReq}
 	}
 	if s.frontier.Len() == 0 && s.executed < s.t.Budgets.TotalBranches && s.strategy.backtracks() {
-		s.backtrack()
+		s.backtrack(ctx)
 	}
 	if s.frontier.Len() == 0 {
 		return Decision{Exhausted: "frontier empty: every branch was pruned or failed", Failed: maps.Clone(s.failed), Definite: len(s.failed) > 0, AuthRequired: s.authReq}

@@ -1,6 +1,7 @@
 package simweb
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -164,7 +165,7 @@ func Evaluate(s *Site, strategy string, opts EvalOptions) (Outcome, error) {
 				Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: actions, Intent: res.Intent})
 		}
 		simMS += makespan
-		d := search.EndWave()
+		d := search.EndWave(context.Background()) // the simulated search asks no model
 		search.Drain()
 		if len(d.Winners) > 0 {
 			out.Success = true
