@@ -63,7 +63,7 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 	}
 	ctx, span := telemetry.Tracer().Start(ctx, "commit", trace.WithAttributes(attribute.String("multiverse.run_id", r.runID)))
 	defer span.End()
-	c := &commit.Committer{Task: r.t, RunID: r.runID, Spec: r.spec, Ledger: r.led, Store: r.store, Runtime: rt, Events: r.rec, Anchor: r.rec, Trail: r.trail, HTTPClient: r.siteClient(), Login: r.login}
+	c := &commit.Committer{Task: r.t, RunID: r.runID, Spec: r.spec, Ledger: r.led, Store: r.store, Runtime: rt, Events: r.rec, Anchor: r.rec, Trail: r.trail, HTTPClient: r.siteClient(), Login: r.login.current()}
 	key, kerr := evidence.CreateKey(r.dd)
 	if kerr != nil {
 		// The commit goes on; evidence that needs the key is not kept.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -43,7 +44,7 @@ func (r *run) logIn(ctx context.Context, rt *browser.Runtime, client *bus.Client
 	if err := r.setLogin(st); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrLoginFailed, err)
 	}
-	stop, err := client.ServeState(r.runID, r.loginData)
+	stop, err := client.ServeState(r.runID, r.login.served)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrLoginFailed, err)
 	}
@@ -111,9 +112,7 @@ func (r *run) setLogin(st *task.StorageState) error {
 	if err != nil {
 		return err
 	}
-	r.loginMu.Lock()
-	defer r.loginMu.Unlock()
-	r.login, r.loginJSON = st, data
+	r.login.set(st, data)
 	r.spec.Login++
 	r.recordStartState(context.Background(), st, r.spec.Login)
 	return nil
@@ -143,11 +142,37 @@ func (r *run) recordStartState(ctx context.Context, st *task.StorageState, versi
 		Cookies: len(st.Cookies), Origins: len(st.Origins)})
 }
 
-// loginData is the session state workers are served.
-func (r *run) loginData() []byte {
-	r.loginMu.Lock()
-	defer r.loginMu.Unlock()
-	return r.loginJSON
+// loginState is the run's session: the state the task's scripted login
+// left (nil without auth.login), as served to workers, and how often the
+// run logged in again. Safe for concurrent use: workers fetch it while
+// the run's goroutine logs in again.
+type loginState struct {
+	mu    sync.Mutex
+	state *task.StorageState
+	data  []byte
+	// relogins counts the times the run logged in again (run goroutine
+	// only).
+	relogins int
+}
+
+func (l *loginState) set(st *task.StorageState, data []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.state, l.data = st, data
+}
+
+// current is the session the committer starts from.
+func (l *loginState) current() *task.StorageState {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.state
+}
+
+// served is the session state workers are served.
+func (l *loginState) served() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.data
 }
 
 // maxRelogins is how many times a run logs in again when its session
@@ -165,10 +190,10 @@ func (r *run) again(ctx context.Context, client *bus.Client, res *job.Result, at
 		return false
 	}
 	if ranWith[j.BranchID] == r.spec.Login {
-		if r.relogins >= maxRelogins {
+		if r.login.relogins >= maxRelogins {
 			return false
 		}
-		r.relogins++
+		r.login.relogins++
 		st, err := r.doLogin(ctx, r.rt)
 		if err != nil {
 			return false

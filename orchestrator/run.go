@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"sync"
 	"syscall"
 	"time"
 
@@ -192,9 +191,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		rec.add(time.Time{}, 0, eventlog.KindError, "", map[string]any{"where": "scrub_key", "error": err.Error()})
 	}
 	sc := scrub.New(key, t.SecretValues())
-	r := &run{runSpan: trace.SpanFromContext(ctx), cfg: cfg, t: t, log: log, dd: dd, store: store, elog: elog, led: led, rec: rec, sum: sum,
-		runID: runID, key: key, sc: sc, workers: workers, start: start, results: map[string]*job.Result{},
-		spans: map[string]trace.Span{}, trail: tr}
+	r := &run{cfg: cfg, t: t, log: log, sum: sum, runID: runID, workers: workers, start: start,
+		records:     records{dd: dd, store: store, elog: elog, led: led, rec: rec, key: key, sc: sc},
+		exploring:   exploring{runSpan: trace.SpanFromContext(ctx), results: map[string]*job.Result{}, spans: map[string]trace.Span{}},
+		commitPhase: commitPhase{trail: tr}}
 	cpu0 := cpuTime()
 	err = scrubbed(sc, r.execute(ctx))
 	sum.Elapsed = time.Since(start)
@@ -321,33 +321,53 @@ func statusOf(err error) string {
 	return "failed"
 }
 
+// run is one run of a task: its configuration and the parts it owns,
+// each a type with one job. Everything but the login state and the
+// workers' errors is read and written only by the run's own goroutine.
 type run struct {
-	// login is the session state the task's scripted login left (nil
-	// without auth.login); workers fetch it over the bus, the committer
-	// starts from it.
-	login     *task.StorageState
-	loginMu   sync.Mutex
-	loginJSON []byte
-	relogins  int            // times the run logged in again
-	reruns    map[string]int // branch -> times its job was published again
-	rt        *browser.Runtime
-	// runSpan is the run's span, the parent of branch spans.
-	runSpan trace.Span
 	cfg     Config
 	t       *task.Task
 	log     *slog.Logger
-	dd      string
-	store   *artifacts.FS
-	elog    *eventlog.Log
-	led     *ledger.Ledger
-	rec     *recorder
-	sum     *Summary
 	runID   string
-	key     []byte
-	sc      *scrub.Scrubber
 	workers int
 	start   time.Time
 	spec    *job.Spec
+	sum     *Summary
+	rt      *browser.Runtime
+	// nats is the embedded NATS server; nil when the run joined one.
+	nats *bus.Server
+
+	records
+	exploring
+	commitPhase
+	// login is the session the task's scripted login left; workers fetch
+	// it over the bus, the committer starts from it.
+	login loginState
+	// workerErrs holds the last error of the in-process workers' jobs.
+	workerErrs workerErrors
+}
+
+// records is where a run writes what it did: its data dir, artifact
+// store, event log and ledger, the recorder in front of the log, and the
+// scrubbing every record goes through. Opened before the run starts,
+// closed after its end.
+type records struct {
+	dd    string
+	store *artifacts.FS
+	elog  *eventlog.Log
+	led   *ledger.Ledger
+	rec   *recorder
+	key   []byte
+	sc    *scrub.Scrubber
+	// objects is the artifact object store remote workers write to.
+	objects *bus.Objects
+}
+
+// exploring is the exploration's state: the branches dispatched and what
+// came back.
+type exploring struct {
+	// runSpan is the run's span, the parent of branch spans.
+	runSpan trace.Span
 	// results holds every branch's accepted result by branch id.
 	results map[string]*job.Result
 	// spans holds the open span of each dispatched branch.
@@ -355,19 +375,18 @@ type run struct {
 	// disp publishes the branches' jobs and keeps their claims and
 	// routes; nil until the run subscribed to claims.
 	disp *dispatcher
-	// objects is the artifact object store remote workers write to.
-	objects *bus.Objects
+	// reruns counts the times a branch's job was published again.
+	reruns map[string]int
 	// siteFailures counts the branches that failed to reach the site.
 	siteFailures int
-	// workerErrs holds the last error of the in-process workers' jobs by
-	// branch id, scrubbed (the handler runs in the workers' goroutines).
-	workerErrsMu sync.Mutex
-	workerErrs   map[string]string
+}
+
+// commitPhase is what the commit phase keeps: whether the audit trail
+// still holds and the rows the run's start finalized.
+type commitPhase struct {
 	// trail says whether the audit trail still holds (the committer's
 	// gate).
 	trail *trail
-	// nats is the embedded NATS server; nil when the run joined one.
-	nats *bus.Server
 	// recovered holds the keys of rows this run's start finalized
 	// through the confirm probe (recoverPending).
 	recovered map[string]bool
