@@ -19,6 +19,13 @@
 //	    target: {testid: plan-team, role: button, name: Choose Team, box: {x: 40, y: 300, w: 120, h: 32}}
 //	    at_ms: 850
 //	  - {kind: type, target: {field: email}, input: email, redacted: true}
+//	  - {kind: screenshot, label: after the form}
+//
+// Besides the executor's kinds a flow may hold screenshot checkpoints
+// (KindScreenshot); an action of a kind playback does not know is
+// skipped with unsupported_action_type, the others still play. Each
+// action may bound its own time (timeout_ms) and say who chose it
+// (source: person or planner).
 //
 // A value that was redacted or tokenized at capture is never typed: the
 // action is marked redacted, and playback skips it unless the user
@@ -109,7 +116,33 @@ type Action struct {
 	AtMS int64 `yaml:"at_ms,omitempty" json:"at_ms,omitempty"`
 	// ExpectURL is the page's URL after the action at capture.
 	ExpectURL string `yaml:"expect_url,omitempty" json:"expect_url,omitempty"`
+	// TimeoutMS bounds the action (resolving its target, acting, and
+	// the page settling after it) instead of the environment's action
+	// timeout; 0 keeps that one.
+	TimeoutMS int64 `yaml:"timeout_ms,omitempty" json:"timeout_ms,omitempty"`
+	// Source says who chose the action: SourcePerson (recorded from or
+	// written by a person) or SourcePlanner (a search or a model chose
+	// it; flow export writes it). Empty when the file does not say.
+	Source string `yaml:"source,omitempty" json:"source,omitempty"`
 }
+
+// KindScreenshot is a flow's own action kind: a checkpoint that captures
+// the page as it is and acts on nothing (playback stores the screenshot
+// and lists it in its report). Every other kind is an executor kind
+// (package branch); a kind neither knows is played as skipped with
+// unsupported_action_type, so a flow written for a richer vocabulary
+// still plays what it can.
+const KindScreenshot = "screenshot"
+
+// Who chose an action (Action.Source).
+const (
+	SourcePerson  = "person"
+	SourcePlanner = "planner"
+)
+
+// Supported reports whether playback can run a: an executor kind or a
+// screenshot checkpoint.
+func (a Action) Supported() bool { return a.Kind == KindScreenshot || branch.KnownKind(a.Kind) }
 
 // Target names an element by every strategy known for it, tried in the
 // order of the playback cascade, with the neighbourhood text and box that
@@ -134,12 +167,14 @@ func (a Action) Branch() branch.Action {
 	return out
 }
 
-// FromBranch is the flow action of a recorded action. An action that
+// FromBranch is the flow action of a recorded action, chosen by the
+// planner (Source). An action that
 // typed a task input records the input's name and is redacted: the value
 // is not in the records. A value that is the redaction placeholder stays
 // redacted.
 func FromBranch(a branch.Action) Action {
-	out := Action{Kind: a.Kind, Label: a.Label, URL: a.URL, Value: a.Value, Input: a.Input, Dialog: a.Dialog, Target: copyTarget(a.Target)}
+	out := Action{Kind: a.Kind, Label: a.Label, URL: a.URL, Value: a.Value, Input: a.Input, Dialog: a.Dialog, Target: copyTarget(a.Target),
+		Source: SourcePlanner}
 	if a.Input != "" || a.Value == branch.RedactedPlaceholder {
 		out.Value, out.Redacted = "", true
 	}

@@ -46,6 +46,34 @@ func TestParseGood(t *testing.T) {
 	}
 }
 
+// TestParseVocabulary: a screenshot checkpoint, a per-action timeout and
+// who chose each action parse; a kind playback does not know parses too
+// (playback skips it) and is the only unsupported action.
+func TestParseVocabulary(t *testing.T) {
+	f, err := parseFile(t, "testdata/vocabulary.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unsupported []string
+	for _, a := range f.Actions {
+		if !a.Supported() {
+			unsupported = append(unsupported, a.Kind)
+		}
+	}
+	if strings.Join(unsupported, ",") != "tap" {
+		t.Errorf("unsupported kinds %q, want tap", unsupported)
+	}
+	if a := f.Actions[0]; a.TimeoutMS != 5000 || a.Source != flow.SourcePerson {
+		t.Errorf("navigate = %+v, want timeout_ms 5000 from a person", a)
+	}
+	if a := f.Actions[1]; a.Kind != flow.KindScreenshot || a.Label != "the pricing page" {
+		t.Errorf("screenshot = %+v", a)
+	}
+	if got := flow.FromBranch(f.Actions[3].Branch()).Source; got != flow.SourcePlanner {
+		t.Errorf("an exported action's source = %q, want planner", got)
+	}
+}
+
 // TestParseBad: every bad file is refused with an error wrapping
 // ErrInvalid that names the file, the line where known, and the field.
 func TestParseBad(t *testing.T) {
@@ -56,7 +84,9 @@ func TestParseBad(t *testing.T) {
 		{"no-version.yaml", "no-version.yaml:1: schema_version: missing; this reader reads schema version 1"},
 		{"version-2.yaml", `version-2.yaml:1: schema_version: "2" is not supported`},
 		{"no-actions.yaml", "actions: a flow needs at least one action"},
-		{"unknown-kind.yaml", `unknown-kind.yaml:4: actions[1].kind: "tap" is not an action kind`},
+		{"empty-kind.yaml", `empty-kind.yaml:4: actions[1].kind: is empty`},
+		{"negative-timeout.yaml", `negative-timeout.yaml:3: actions[0].timeout_ms: is negative`},
+		{"bad-source.yaml", `bad-source.yaml:3: actions[0].source: "robot" is neither person nor planner`},
 		{"no-target.yaml", "no-target.yaml:4: actions[1].target: a click action needs a target"},
 		{"relative-url.yaml", `relative-url.yaml:3: actions[0].url: "/relative" is not an absolute URL`},
 		{"unknown-field.yaml", "unknown-field.yaml:5: field colour not found"},

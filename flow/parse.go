@@ -199,8 +199,17 @@ func validateEnv(e Environment) string {
 }
 
 func validateAction(a Action) string {
-	if !branch.KnownKind(a.Kind) {
-		return fmt.Sprintf("kind: %q is not an action kind (navigate, click, type, select, check, set, focus, key_press, hover, scroll, wait_for)", a.Kind)
+	if strings.TrimSpace(a.Kind) == "" {
+		return "kind: is empty (navigate, click, type, select, check, set, focus, key_press, hover, scroll, wait_for, screenshot)"
+	}
+	if a.TimeoutMS < 0 {
+		return "timeout_ms: is negative"
+	}
+	if a.Source != "" && a.Source != SourcePerson && a.Source != SourcePlanner {
+		return fmt.Sprintf("source: %q is neither person nor planner", a.Source)
+	}
+	if !a.Supported() {
+		return "" // played as skipped: unsupported_action_type
 	}
 	if a.Kind == branch.KindEval {
 		return "kind: eval is not played back: a flow runs what a person could do"

@@ -215,12 +215,33 @@ func (p *player) step(ctx context.Context, i int) (stop bool, err error) {
 		p.skip(&res, CodeSkippedDependency, "skipped: an earlier click or navigate failed, so this action would act on the wrong page")
 		return false, nil
 	}
+	switch {
+	case !a.Supported():
+		p.skip(&res, branch.CodeUnsupported, branch.CodeUnsupported+": "+a.Kind)
+		return false, nil
+	case a.Kind == flow.KindScreenshot:
+		p.checkpoint(ctx, &res)
+		return false, nil
+	}
 	ba, code, msg := p.prepare(i, a)
 	if code != "" {
 		p.skip(&res, code, msg)
 		return false, nil
 	}
-	r, err := p.sess.Do(ctx, ba, p.resolve)
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if a.TimeoutMS > 0 {
+		// The session bounds the action by the sooner of this deadline
+		// and its own action timeout.
+		actx, cancel = context.WithTimeout(ctx, time.Duration(a.TimeoutMS)*time.Millisecond)
+	}
+	started := time.Now()
+	r, err := p.sess.Do(actx, ba, p.resolve)
+	cancel()
+	if err != nil && ctx.Err() == nil && actx.Err() != nil {
+		// The action's own time ran out, not the playback's: a failed
+		// action, and the session goes on.
+		r, err = timedOut(r, a.TimeoutMS, started), nil
+	}
 	if err != nil {
 		return false, fmt.Errorf("playback: action %d (%s): %w", i+1, res.Label, err)
 	}
@@ -356,6 +377,38 @@ func (p *player) shoot(ctx context.Context, res *Result) {
 	}
 	res.Screenshot = path
 	p.rep.Screenshots = append(p.rep.Screenshots, path)
+}
+
+// checkpoint plays a screenshot action: the page as it is, stored and
+// listed; it acts on nothing.
+func (p *player) checkpoint(ctx context.Context, res *Result) {
+	start := time.Now()
+	res.Status = branch.StatusOK
+	res.PageURL = p.sess.PageURL()
+	if p.opts.Shots == nil {
+		res.Error = "no screenshot store: playback keeps no screenshots"
+	} else if png, err := p.sess.OutlinedScreenshot(ctx, nil); err != nil {
+		res.Status, res.ErrorCode, res.Error = branch.StatusFailed, branch.CodePageError, "screenshot: "+err.Error()
+	} else if path, err := p.opts.Shots.Save(fmt.Sprintf("step-%03d-screenshot.png", res.Index), png); err != nil {
+		res.Status, res.ErrorCode, res.Error = branch.StatusFailed, branch.CodePageError, "screenshot not stored: "+err.Error()
+	} else {
+		res.Screenshot = path
+		p.rep.Screenshots = append(p.rep.Screenshots, path)
+	}
+	res.DurationMS = time.Since(start).Milliseconds()
+	p.count(res)
+	p.publish(*res)
+}
+
+// timedOut is the result of an action whose own timeout_ms ran out
+// before the session answered.
+func timedOut(r branch.StepResult, ms int64, started time.Time) branch.StepResult {
+	r.Status, r.Code = branch.StatusFailed, branch.CodeTimeout
+	r.Error = fmt.Sprintf("the action's timeout_ms (%d ms) ran out", ms)
+	if r.Start.IsZero() {
+		r.Start, r.End = started, time.Now()
+	}
+	return r
 }
 
 func (p *player) skip(res *Result, code, msg string) {

@@ -286,3 +286,33 @@ func TestSuppliedValuesAreSecret(t *testing.T) {
 		t.Fatalf("the session's scrubber leaves the supplied value in clear: %q", got)
 	}
 }
+
+// TestVocabulary: an action of a kind playback does not know is skipped
+// with unsupported_action_type and the flow goes on; a screenshot
+// checkpoint stores the page and acts on nothing.
+func TestVocabulary(t *testing.T) {
+	f := &flow.Flow{Actions: []flow.Action{act(branch.KindNavigate, "home"), {Kind: "tap", Target: &flow.Target{ID: "x"}},
+		{Kind: flow.KindScreenshot, Label: "the home page"}, act(branch.KindClick, "go")}}
+	sess := &fakeSession{}
+	shots := memShots{}
+	rep, err := Play(context.Background(), sess, f, Options{Shots: shots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ok:", "skipped:" + branch.CodeUnsupported, "ok:", "ok:"}
+	if got := statuses(rep); !reflect.DeepEqual(got, want) {
+		t.Fatalf("statuses %v, want %v", got, want)
+	}
+	if r := rep.Results[1]; r.Error != "unsupported_action_type: tap" {
+		t.Errorf("skipped action's error %q", r.Error)
+	}
+	if len(sess.did) != 2 {
+		t.Errorf("the session ran %d actions, want the navigate and the click: %+v", len(sess.did), sess.did)
+	}
+	if r := rep.Results[2]; r.Screenshot != "/shots/step-003-screenshot.png" || shots["step-003-screenshot.png"] == nil {
+		t.Errorf("checkpoint %+v, shots %v", r, shots)
+	}
+	if rep.Executed != 3 || rep.Skipped != 1 || rep.OK() || len(rep.Screenshots) != 1 {
+		t.Errorf("report counts: executed %d skipped %d screenshots %v ok %v", rep.Executed, rep.Skipped, rep.Screenshots, rep.OK())
+	}
+}
