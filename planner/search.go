@@ -72,6 +72,9 @@ type Node struct {
 	Named    bool
 	Onward   bool
 	Explorer bool
+	// Ablation marks a try of the winner's plan without some of its
+	// steps (Ablate); nil for the search's own branches.
+	Ablation *AblationInfo
 	Wave     int
 	State    State
 
@@ -147,6 +150,8 @@ type Event struct {
 	Score *ScoreInfo
 	Width *WidthChange
 	Guide *GuideInfo
+	// Ablation is a judged try of the winner's plan (EventAblation).
+	Ablation *AblationResult
 }
 
 // ForkInfo is why a branch was forked: its prior, its utility as it
