@@ -36,6 +36,9 @@ func TestReadersLinkNoEngine(t *testing.T) {
 		{"./explain", []string{playwright, natsServer, control}},
 		{"./eventlog/payload", []string{playwright, natsServer, control}},
 		{"./dashboard", []string{natsServer, control}},
+		// The action interpreter is shared by the browser and the
+		// simulated web: it drives a page interface, never a browser.
+		{"./act", []string{playwright, natsServer, control}},
 	} {
 		cmd := exec.Command("go", "list", "-deps", tc.pkg)
 		cmd.Dir = root
