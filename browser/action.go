@@ -5,27 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/playwright-community/playwright-go"
 
+	"github.com/multiverse-orchestrator/multiverse/act"
 	"github.com/multiverse-orchestrator/multiverse/branch"
 )
 
 var errNetworkBusy = errors.New("browser: network did not settle")
 
-// ActionError is a failed action with a stable code.
-type ActionError struct {
-	Code string
-	Msg  string
-}
-
-func (e *ActionError) Error() string { return e.Code + ": " + e.Msg }
+// ActionError is a failed action with a stable code: the interpreter's
+// error type, so a code act.Do decides and one the browser classifies
+// are one type.
+type ActionError = act.Error
 
 // Resolver returns the value of a task input by name.
-type Resolver func(name string) (string, error)
+type Resolver = act.Resolver
 
 // Do executes one action, waits for the page to settle, and advances the
 // page clock by one step. A failed action returns a StepResult with status
@@ -125,6 +122,16 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 	if rerr := s.rt.Err(); rerr != nil {
 		return res, rerr
 	}
+	s.conclude(&res, strategy, err)
+	return res, nil
+}
+
+// conclude sets the step's status from what the action did: healed when
+// a later strategy resolved the target (strategy "healed:…"), failed
+// with a stable code when the action or its settling failed, the page
+// crashed or it shows Chromium's error page; a timed-out navigation is
+// stopped.
+func (s *Session) conclude(res *branch.StepResult, strategy string, err error) {
 	res.Status = branch.StatusOK
 	if strategy != "" && strings.HasPrefix(strategy, "healed:") {
 		res.Status = branch.StatusHealed
@@ -155,7 +162,6 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 			s.stopLoading()
 		}
 	}
-	return res, nil
 }
 
 // stopLoading abandons a navigation that did not finish in time, as the
@@ -204,103 +210,134 @@ const scrollScript = `(dy) => {
   (best || window).scrollBy({ top: dy, behavior: 'instant' });
 }`
 
+// do executes the action with the shared interpreter (act.Do) over the
+// session's page and records how a set action set its value (s.via).
 func (s *Session) do(ctx context.Context, a branch.Action, inputs Resolver) (string, error) {
-	timeout := playwright.Float(float64(s.opts.Env.ActionTimeout.Milliseconds()))
-	value := a.Value
-	if a.Input != "" {
-		if inputs == nil {
-			return "", &ActionError{Code: branch.CodeInputMissing, Msg: "input " + a.Input + " is not available"}
-		}
-		v, err := inputs(a.Input)
-		if err != nil {
-			return "", &ActionError{Code: branch.CodeInputMissing, Msg: err.Error()}
-		}
-		value = v
-	}
-	if value == branch.RedactedPlaceholder {
-		return "", &ActionError{Code: branch.CodeRedactedValue, Msg: "refusing to type a redacted placeholder"}
-	}
-	switch a.Kind {
-	case branch.KindNavigate:
-		resp, err := s.page.Goto(a.URL, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateLoad, Timeout: timeout})
-		if err != nil {
-			return "", err
-		}
-		if resp != nil && resp.Status() >= 500 {
-			return "", &ActionError{Code: branch.CodeHTTPError, Msg: fmt.Sprintf("%s answered %d", a.URL, resp.Status())}
-		}
-		return "", nil
-	case branch.KindScroll:
-		dy, _ := strconv.ParseFloat(value, 64)
-		if dy == 0 {
-			dy = 600
-		}
-		// By script, not the wheel: a wheel turns at the pointer, which
-		// would have to rest over the page (see park).
-		_, err := s.page.Evaluate(scrollScript, dy)
-		return "", err
-	case branch.KindEval:
-		_, err := s.page.Evaluate(value)
-		return "", err
-	case branch.KindKeyPress:
-		if a.Target == nil {
-			return "", s.page.Keyboard().Press(value)
-		}
-	case branch.KindWaitFor:
-		if a.Target == nil {
-			d, err := time.ParseDuration(value)
-			if err != nil {
-				return "", &ActionError{Code: branch.CodeUnsupported, Msg: "wait_for needs a target or a duration"}
-			}
-			return "", s.advance(ctx, d)
-		}
-	}
-	if a.Target == nil {
-		return "", &ActionError{Code: branch.CodeUnsupported, Msg: a.Kind + " needs a target"}
-	}
-	loc, strategy, selector, err := s.resolve(a.Target)
+	res, err := act.Do(ctx, actPage{s}, a, inputs)
+	s.via = res.Via
+	return res.Strategy, err
+}
+
+// actPage is the session's page as act.Do sees it. Its errors are
+// Playwright's own (Do returns them as they are, doStep classifies them)
+// or an *ActionError where the code is known.
+type actPage struct{ s *Session }
+
+var (
+	_ act.Page          = actPage{}
+	_ act.InputRecorder = actPage{}
+	_ act.Element       = actElement{}
+)
+
+// timeout is the action timeout in Playwright's terms.
+func (s *Session) timeout() *float64 {
+	return playwright.Float(float64(s.opts.Env.ActionTimeout.Milliseconds()))
+}
+
+// Navigate loads url; a server error (5xx) fails with http_error.
+func (p actPage) Navigate(_ context.Context, url string) error {
+	resp, err := p.s.page.Goto(url, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateLoad, Timeout: p.s.timeout()})
 	if err != nil {
-		return "", err
+		return err
 	}
-	s.selector = selector
-	if a.Input != "" && s.opts.SecretInputs[a.Input] {
-		s.mu.Lock()
-		s.masked = append(s.masked, a.Target)
-		if !slices.Contains(s.typed, value) {
-			s.typed = append(s.typed, value)
-		}
-		s.mu.Unlock()
+	if resp != nil && resp.Status() >= 500 {
+		return &ActionError{Code: branch.CodeHTTPError, Msg: fmt.Sprintf("%s answered %d", url, resp.Status())}
 	}
-	switch a.Kind {
-	case branch.KindClick:
-		err = loc.Click(playwright.LocatorClickOptions{Timeout: timeout})
-	case branch.KindType:
-		err = loc.Fill(value, playwright.LocatorFillOptions{Timeout: timeout})
-	case branch.KindSelect:
-		_, err = loc.SelectOption(playwright.SelectOptionValues{Values: &[]string{value}}, playwright.LocatorSelectOptionOptions{Timeout: timeout})
-		if err != nil && !isTimeout(err) {
-			_, err = loc.SelectOption(playwright.SelectOptionValues{Labels: &[]string{value}}, playwright.LocatorSelectOptionOptions{Timeout: timeout})
-		}
-	case branch.KindCheck:
-		err = loc.SetChecked(value != "false", playwright.LocatorSetCheckedOptions{Timeout: timeout})
-	case branch.KindFocus:
-		err = loc.Focus(playwright.LocatorFocusOptions{Timeout: timeout})
-	case branch.KindHover:
-		err = loc.Hover(playwright.LocatorHoverOptions{Timeout: timeout})
-	case branch.KindKeyPress:
-		err = loc.Press(value, playwright.LocatorPressOptions{Timeout: timeout})
-	case branch.KindSet:
-		s.via, err = s.set(ctx, loc, value, timeout)
-		if a.Input != "" && value != "" {
-			// The via names the input, never its value.
-			s.via = strings.ReplaceAll(s.via, value, "{input "+a.Input+"}")
-		}
-	case branch.KindWaitFor:
-		err = loc.WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateVisible, Timeout: timeout})
-	default:
-		err = &ActionError{Code: branch.CodeUnsupported, Msg: "unknown action kind " + a.Kind}
+	return nil
+}
+
+// Scroll scrolls by script, not the wheel: a wheel turns at the pointer,
+// which would have to rest over the page (see park).
+func (p actPage) Scroll(_ context.Context, dy float64) error {
+	_, err := p.s.page.Evaluate(scrollScript, dy)
+	return err
+}
+
+func (p actPage) Eval(_ context.Context, script string) error {
+	_, err := p.s.page.Evaluate(script)
+	return err
+}
+
+// Press presses key on the keyboard.
+func (p actPage) Press(_ context.Context, key string) error { return p.s.page.Keyboard().Press(key) }
+
+// Wait advances the page clock by d.
+func (p actPage) Wait(ctx context.Context, d time.Duration) error { return p.s.advance(ctx, d) }
+
+// Resolve resolves t (see resolve) and records the selector that found it
+// for a healed step's record.
+func (p actPage) Resolve(_ context.Context, t *branch.Target) (act.Element, string, error) {
+	loc, strategy, selector, err := p.s.resolve(t)
+	if err != nil {
+		return nil, "", err
 	}
-	return strategy, err
+	p.s.selector = selector
+	return actElement{p.s, loc}, strategy, nil
+}
+
+// RecordInput notes a secret input's target and value: the field is
+// masked in screenshots and the value scrubbed from what is recorded.
+func (p actPage) RecordInput(name string, t *branch.Target, value string) {
+	s := p.s
+	if !s.opts.SecretInputs[name] {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.masked = append(s.masked, t)
+	if !slices.Contains(s.typed, value) {
+		s.typed = append(s.typed, value)
+	}
+}
+
+// actElement is a resolved locator as act.Do sees it; every operation waits
+// at most the action timeout.
+type actElement struct {
+	s   *Session
+	loc playwright.Locator
+}
+
+func (e actElement) Click(context.Context) error {
+	return e.loc.Click(playwright.LocatorClickOptions{Timeout: e.s.timeout()})
+}
+
+func (e actElement) Fill(_ context.Context, text string) error {
+	return e.loc.Fill(text, playwright.LocatorFillOptions{Timeout: e.s.timeout()})
+}
+
+// Select selects by value, then by label unless the first try timed out.
+func (e actElement) Select(_ context.Context, value string) error {
+	opts := playwright.LocatorSelectOptionOptions{Timeout: e.s.timeout()}
+	_, err := e.loc.SelectOption(playwright.SelectOptionValues{Values: &[]string{value}}, opts)
+	if err != nil && !isTimeout(err) {
+		_, err = e.loc.SelectOption(playwright.SelectOptionValues{Labels: &[]string{value}}, opts)
+	}
+	return err
+}
+
+func (e actElement) SetChecked(_ context.Context, checked bool) error {
+	return e.loc.SetChecked(checked, playwright.LocatorSetCheckedOptions{Timeout: e.s.timeout()})
+}
+
+func (e actElement) Focus(context.Context) error {
+	return e.loc.Focus(playwright.LocatorFocusOptions{Timeout: e.s.timeout()})
+}
+
+func (e actElement) Hover(context.Context) error {
+	return e.loc.Hover(playwright.LocatorHoverOptions{Timeout: e.s.timeout()})
+}
+
+func (e actElement) Press(_ context.Context, key string) error {
+	return e.loc.Press(key, playwright.LocatorPressOptions{Timeout: e.s.timeout()})
+}
+
+// Set sets the control's value (see set) and says how.
+func (e actElement) Set(ctx context.Context, value string) (string, error) {
+	return e.s.set(ctx, e.loc, value, e.s.timeout())
+}
+
+func (e actElement) WaitVisible(context.Context) error {
+	return e.loc.WaitFor(playwright.LocatorWaitForOptions{State: playwright.WaitForSelectorStateVisible, Timeout: e.s.timeout()})
 }
 
 // resolve walks the target's strategies in order and returns the first

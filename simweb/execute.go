@@ -1,6 +1,8 @@
 package simweb
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -8,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/multiverse-orchestrator/multiverse/act"
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
@@ -247,95 +250,140 @@ func fail(code, format string, args ...any) outcome {
 	return outcome{code: code, msg: fmt.Sprintf(format, args...), mult: 1}
 }
 
+// do executes one action with the shared interpreter (act.Do) over the
+// session's tab. A failed action's outcome carries its code and message
+// (and no strategy), a price multiplier of 1 and no load.
 func (ss *session) do(a branch.Action) outcome {
-	value := a.Value
-	if a.Input != "" {
-		in, ok := ss.spec.Inputs[a.Input]
-		if !ok {
-			return fail(branch.CodeInputMissing, "the task has no input %q", a.Input)
+	// The simulated web does no I/O: nothing to cancel.
+	p := &actPage{ss: ss, out: outcome{mult: 1}}
+	res, err := act.Do(context.Background(), p, a, ss.input)
+	if err != nil {
+		var ae *act.Error
+		if errors.As(err, &ae) {
+			return fail(ae.Code, "%s", ae.Msg)
 		}
-		v, err := in.Resolve()
-		if err != nil {
-			return fail(branch.CodeInputMissing, "%v", err)
-		}
-		value = v
+		return fail(branch.CodePageError, "%v", err) // every failure here is an *act.Error
 	}
-	if value == branch.RedactedPlaceholder {
-		return fail(branch.CodeRedactedValue, "refusing to type a redacted placeholder")
-	}
-	switch a.Kind {
-	case branch.KindNavigate:
-		return ss.navigate(a.URL)
-	case branch.KindScroll:
-		if ss.v == nil {
-			return fail(branch.CodePageError, "no page is open")
-		}
-		return outcome{mult: 1}
-	case branch.KindEval:
-		return fail(branch.CodeUnsupported, "the simulated web runs no scripts")
-	case branch.KindKeyPress:
-		if a.Target == nil {
-			return outcome{mult: 1}
-		}
-	case branch.KindWaitFor:
-		if a.Target == nil {
-			if _, err := time.ParseDuration(value); err != nil {
-				return fail(branch.CodeUnsupported, "wait_for needs a target or a duration")
-			}
-			return outcome{mult: 1}
-		}
-	case branch.KindClick, branch.KindType, branch.KindSelect, branch.KindCheck, branch.KindSet, branch.KindFocus, branch.KindHover:
-	default:
-		return fail(branch.CodeUnsupported, "unknown action kind %s", a.Kind)
-	}
-	if a.Target == nil {
-		return fail(branch.CodeUnsupported, "%s needs a target", a.Kind)
-	}
-	if ss.v == nil {
-		return fail(branch.CodeSelectorNotFound, "no page is open")
-	}
-	c, strategy, o := ss.resolve(a.Target)
-	if o.code != "" {
-		return o
-	}
-	var out outcome
-	switch a.Kind {
-	case branch.KindClick:
-		out = ss.click(c)
-	case branch.KindType:
-		out = ss.typeInto(c, value)
-	case branch.KindSelect:
-		out = ss.selectIn(c, value)
-	case branch.KindCheck:
-		if c.kind != FieldCheckbox {
-			return fail(branch.CodePageError, "Error: Not a checkbox or radio button")
-		}
-		c.checked = value != "false"
-		out = outcome{mult: 1}
-	case branch.KindKeyPress:
-		out = outcome{mult: 1}
-		switch {
-		case value != "Enter":
-		case c.kind == "link" || c.kind == "button":
-			out = ss.click(c)
-		case c.form >= 0:
-			out = ss.submit(ss.v.forms[c.form])
-		}
-	case branch.KindWaitFor:
-		out = outcome{mult: 1}
-	case branch.KindSet:
-		out = ss.setIn(c, value)
-	case branch.KindFocus, branch.KindHover:
-		// The simulated web has no focus styles and no hover menus (its
-		// menu opens on a click): pointing at or focusing a control that
-		// is there changes nothing.
-		out = outcome{mult: 1}
-	}
-	if out.code == "" {
-		out.strategy = strategy
-	}
-	return out
+	p.out.strategy = res.Strategy
+	return p.out
 }
+
+// input resolves a task input of the spec.
+func (ss *session) input(name string) (string, error) {
+	in, ok := ss.spec.Inputs[name]
+	if !ok {
+		return "", fmt.Errorf("the task has no input %q", name)
+	}
+	return in.Resolve()
+}
+
+// actPage is the session's tab as act.Do sees it. It keeps the outcome
+// of the last operation that succeeded (its load time and price
+// multiplier); a failed one is an *act.Error with the outcome's code.
+type actPage struct {
+	ss  *session
+	out outcome
+}
+
+var (
+	_ act.Page    = (*actPage)(nil)
+	_ act.Element = actElement{}
+)
+
+// done keeps a successful outcome, or returns a failed one as an error.
+func (p *actPage) done(o outcome) error {
+	if o.code != "" {
+		return &act.Error{Code: o.code, Msg: o.msg}
+	}
+	p.out = o
+	return nil
+}
+
+func (p *actPage) Navigate(_ context.Context, url string) error {
+	return p.done(p.ss.navigate(url))
+}
+
+func (p *actPage) Scroll(context.Context, float64) error {
+	if p.ss.v == nil {
+		return p.done(fail(branch.CodePageError, "no page is open"))
+	}
+	return nil
+}
+
+func (p *actPage) Eval(context.Context, string) error {
+	return p.done(fail(branch.CodeUnsupported, "the simulated web runs no scripts"))
+}
+
+// Press on the page changes nothing: no key handlers are simulated.
+func (p *actPage) Press(context.Context, string) error { return nil }
+
+// Wait changes nothing: the simulated pages have no timers.
+func (p *actPage) Wait(context.Context, time.Duration) error { return nil }
+
+// Resolve finds t's control on the open page (see resolve); with no page
+// open it fails with selector_not_found.
+func (p *actPage) Resolve(_ context.Context, t *branch.Target) (act.Element, string, error) {
+	if p.ss.v == nil {
+		return nil, "", p.done(fail(branch.CodeSelectorNotFound, "no page is open"))
+	}
+	c, strategy, o := p.ss.resolve(t)
+	if o.code != "" {
+		return nil, "", p.done(o)
+	}
+	return actElement{p, c}, strategy, nil
+}
+
+// actElement is a control of the open page as act.Do sees it.
+type actElement struct {
+	p *actPage
+	c *control
+}
+
+func (e actElement) Click(context.Context) error { return e.p.done(e.p.ss.click(e.c)) }
+
+func (e actElement) Fill(_ context.Context, text string) error {
+	return e.p.done(e.p.ss.typeInto(e.c, text))
+}
+
+func (e actElement) Select(_ context.Context, value string) error {
+	return e.p.done(e.p.ss.selectIn(e.c, value))
+}
+
+func (e actElement) SetChecked(_ context.Context, checked bool) error {
+	if e.c.kind != FieldCheckbox {
+		return e.p.done(fail(branch.CodePageError, "Error: Not a checkbox or radio button"))
+	}
+	e.c.checked = checked
+	return nil
+}
+
+// Focus and Hover change nothing: the simulated web has no focus styles
+// and no hover menus (its menu opens on a click), so pointing at or
+// focusing a control that is there does nothing.
+func (e actElement) Focus(context.Context) error { return nil }
+
+func (e actElement) Hover(context.Context) error { return nil }
+
+// Press with Enter clicks a link or button and submits the form of a
+// form field; any other key changes nothing.
+func (e actElement) Press(_ context.Context, key string) error {
+	switch c := e.c; {
+	case key != "Enter":
+	case c.kind == "link" || c.kind == "button":
+		return e.p.done(e.p.ss.click(c))
+	case c.form >= 0:
+		return e.p.done(e.p.ss.submit(e.p.ss.v.forms[c.form]))
+	}
+	return nil
+}
+
+// Set says nothing of how it set the value: there is only one way.
+func (e actElement) Set(_ context.Context, value string) (string, error) {
+	return "", e.p.done(e.p.ss.setIn(e.c, value))
+}
+
+// WaitVisible succeeds at once: a resolved control is visible.
+func (e actElement) WaitVisible(context.Context) error { return nil }
 
 // navigate loads rawURL. Only the site's origin resolves.
 func (ss *session) navigate(rawURL string) outcome {
