@@ -65,6 +65,8 @@ const (
 	KindPlanCache    = "plan_cache"    // the cached plan was found, followed a step, diverged, or was stored
 	KindLLMRequest   = "llm_request"   // the planner asked a language model to rank a page's candidates
 	KindLLMResponse  = "llm_response"  // the model's answer (or why the heuristic's order stood)
+	KindAblation     = "ablation"      // the winner's plan was tried without some of its steps
+	KindMinimalPlan  = "minimal_plan"  // the shortest plan that ends as the winner did
 
 	// What a worker did for a branch.
 	KindActionStart        = "action_start"         // a worker began an action

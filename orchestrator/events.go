@@ -99,6 +99,14 @@ func (r *run) logSearch(evs []planner.Event) {
 			r.rec.add(time.Time{}, 0, eventlog.KindBeamWidth, "", payload.BeamWidth{From: w.From, To: w.To, BestJ: w.BestJ, SecondJ: w.SecondJ})
 		case planner.EventGuide:
 			r.logGuide(n, e.Guide)
+		case planner.EventAblation:
+			a := e.Ablation
+			actions := make([]string, len(a.Actions))
+			for i, x := range a.Actions {
+				actions[i] = r.sc.Text(x)
+			}
+			r.rec.add(time.Time{}, 0, eventlog.KindAblation, n.ID, payload.Ablation{Winner: a.Winner, Removed: a.Removed,
+				Actions: actions, Needed: a.Needed, Why: r.sc.Text(a.Why), Credit: a.Credit})
 		}
 	}
 }

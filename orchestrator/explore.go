@@ -91,6 +91,9 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 		return nil, r.noWinner(decision, search)
 	}
 	r.recordWinners(ctx, decision.Winners)
+	r.minimize(ectx, client, results, search, decision.Winners[0])
+	r.countBranches(search)
+	r.rec.flush(ctx)
 	return decision.Winners, nil
 }
 

@@ -42,6 +42,7 @@ func (r *run) followCache(ctx context.Context, search *planner.Search) {
 		g.Expect = append(g.Expect, st.Expect)
 	}
 	from := e.RunID + "/" + e.BranchID
+	r.followsMinimal = e.Minimal
 	r.sum.Cache = &CacheInfo{Hit: true, From: from, Steps: len(e.Steps)}
 	r.rec.add(zeroTime, 0, eventlog.KindPlanCache, "", payload.PlanCache{What: "hit", Of: len(e.Steps), From: from})
 	search.Follow(g)
@@ -82,18 +83,37 @@ func (r *run) storePlan(w *planner.Node) {
 	}
 	e := &plancache.Entry{SchemaVersion: plancache.SchemaVersion, TaskDigest: r.t.Digest(), Task: r.t.Name, Site: r.t.SiteKey(),
 		RunID: r.runID, BranchID: w.ID, Created: r.start.UTC()}
+	// The minimal plan when the run found one: the winner's steps but
+	// the detours, each resolved as the winner's node ran it. What a step
+	// expects is what the winner saw after it while the steps before it
+	// are the winner's; after a removed step it is not known until the
+	// last, which the minimal branch saw.
+	nodes, same := r.minimalSteps(w, chain)
+	if m := r.minimal; m != nil && m.Winner == w {
+		e.BranchID, e.Minimal = m.Node.ID, true
+	}
+	if r.followsMinimal && w.Guide == len(w.Plan) {
+		e.Minimal = true // the minimal plan it followed, step for step
+	}
 	healed := 0
-	for i, n := range chain {
-		st := plancache.Step{Action: r.asResolved(n, w.Plan[i])}
+	for i, n := range nodes {
+		planned := n.Action()
+		st := plancache.Step{Action: r.asResolved(n, planned)}
 		// URLs on the site are kept relative to it, and the entry is
 		// keyed by the site's identity, not its port: the same site
 		// served on another port follows the plan.
 		st.Action.URL = r.t.RelativeURL(st.Action.URL)
-		if st.Action.Target != w.Plan[i].Target {
+		if st.Action.Target != planned.Target {
 			healed++
 		}
-		if n.Outcome != nil && n.Outcome.Obs != nil {
-			st.Expect = n.Outcome.Obs.Predicates
+		obs := n.Outcome
+		if i == len(nodes)-1 && r.minimal != nil && r.minimal.Winner == w {
+			obs = r.minimal.Node.Outcome
+		} else if !same[i] {
+			obs = nil
+		}
+		if obs != nil && obs.Obs != nil {
+			st.Expect = obs.Obs.Predicates
 		}
 		e.Steps = append(e.Steps, st)
 	}

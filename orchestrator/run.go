@@ -379,6 +379,12 @@ type exploring struct {
 	reruns map[string]int
 	// siteFailures counts the branches that failed to reach the site.
 	siteFailures int
+	// minimal is the shortest plan that ends as the first winner's did
+	// (minimize); nil before the search decided.
+	minimal *planner.Minimal
+	// followsMinimal: the search follows a cached plan that was minimized
+	// when it was stored.
+	followsMinimal bool
 }
 
 // commitPhase is what the commit phase keeps: whether the audit trail

@@ -36,6 +36,9 @@ type Summary struct {
 	// Cache says how the run used the plan cache, nil when it found no
 	// plan and stored none.
 	Cache *CacheInfo `json:"plan_cache,omitempty"`
+	// Minimal is the shortest plan that ends as the winner's did, nil
+	// when the run did not minimize.
+	Minimal *MinimalInfo `json:"minimal_plan,omitempty"`
 	// Model counts a model planner's questions; nil for the heuristic
 	// planner.
 	Model *ModelInfo `json:"model,omitempty"`

@@ -60,7 +60,12 @@ type Entry struct {
 	RunID    string    `json:"run_id"`
 	BranchID string    `json:"branch_id"`
 	Created  time.Time `json:"created"`
-	Steps    []Step    `json:"steps"`
+	// Minimal says the plan was minimized when it was stored: every step
+	// was tried without and found needed. A run that follows such a plan
+	// to its end does not minimize it again; one that follows an older
+	// or hand-written plan does.
+	Minimal bool   `json:"minimal,omitempty"`
+	Steps   []Step `json:"steps"`
 }
 
 // Step is one action of the plan and the goal predicates that held after

@@ -148,6 +148,11 @@ func (d *decoder) task(n *yaml.Node, t *Task) {
 				"diversity":      func(v *yaml.Node, p string) { d.float(v, p, &s.Diversity) },
 				"workers":        func(v *yaml.Node, p string) { d.integer(v, p, &s.Workers) },
 				"selection":      func(v *yaml.Node, p string) { d.str(v, p, &s.Selection) },
+				"minimize": func(v *yaml.Node, p string) {
+					var b bool
+					d.boolean(v, p, &b)
+					s.Minimize = &b
+				},
 			})
 		},
 		"weights": func(v *yaml.Node, p string) {

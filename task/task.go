@@ -103,7 +103,15 @@ type Search struct {
 	// default) or "pareto" (branches no other one dominates on progress,
 	// confidence, risk, cost and steps first, then by J).
 	Selection string `json:"selection,omitempty"`
+	// Minimize: after the search found its winner, try its plan without
+	// each middle step and cache and export the shortest plan that still
+	// ends as the winner did (nil: on).
+	Minimize *bool `json:"minimize,omitempty"`
 }
+
+// Minimizes reports whether a run minimizes its winner's plan (the
+// default) or keeps it as found (search.minimize: false).
+func (s Search) Minimizes() bool { return s.Minimize == nil || *s.Minimize }
 
 // Environment is the frozen browser environment of every branch.
 type Environment struct {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/flow"
 	"github.com/multiverse-orchestrator/multiverse/internal/atomicfile"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -184,6 +187,7 @@ func loadFlow(ctx context.Context, arg, dataDir string) (*flow.Flow, error) {
 		return nil, err
 	}
 	defer closeFn()
+	winner := br == ""
 	if run, br, err = findBranch(ctx, src.Events, run, br); err != nil {
 		return nil, err
 	}
@@ -191,7 +195,40 @@ func loadFlow(ctx context.Context, arg, dataDir string) (*flow.Flow, error) {
 	if err != nil {
 		return nil, err
 	}
-	return flowOf(b, arg)
+	f, err := flowOf(b, arg)
+	if err != nil || !winner {
+		return f, err
+	}
+	return minimalFlow(ctx, src.Events, run, br, f)
+}
+
+// minimalFlow leaves out of a winner's flow the steps the run's minimal
+// plan found not needed (RUN/ names the minimal plan when the run found
+// one), and says so in the flow's notes.
+func minimalFlow(ctx context.Context, el *eventlog.Log, run, winner string, f *flow.Flow) (*flow.Flow, error) {
+	evs, err := el.Events(ctx, run, eventlog.Query{Kinds: []string{eventlog.KindMinimalPlan}})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range evs {
+		m, err := payload.Decode[payload.MinimalPlan](e)
+		if err != nil {
+			return nil, fmt.Errorf("%w: run %s: minimal_plan event %d: %v", orchestrator.ErrVerify, run, e.Seq, err)
+		}
+		if m.Winner != winner || len(m.Removed) == 0 {
+			continue
+		}
+		kept := f.Actions[:0:0]
+		for i, a := range f.Actions {
+			if !slices.Contains(m.Removed, i+1) {
+				kept = append(kept, a)
+			}
+		}
+		f.Actions = kept
+		f.Notes = append(f.Notes, fmt.Sprintf("the minimal plan: the winner's %d steps without %s, which branch %s showed were not needed",
+			m.WinnerSteps, strings.Join(m.Actions, ", "), e.BranchID))
+	}
+	return f, nil
 }
 
 func flowOf(b *bundle.Bundle, from string) (*flow.Flow, error) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -75,6 +76,7 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 		}
 		fmt.Fprintf(w, "  pruned    %s\n", strings.Join(parts, ", "))
 	}
+	printMinimal(w, s.Minimal)
 	printCache(w, s.Cache)
 	printModel(w, s.Model)
 	printHeld(w, s)
@@ -201,6 +203,27 @@ func printModel(w io.Writer, m *orchestrator.ModelInfo) {
 	fmt.Fprintln(w, line)
 }
 
+// printMinimal says how long the minimal plan is against the winner's,
+// and which steps it leaves out.
+func printMinimal(w io.Writer, m *orchestrator.MinimalInfo) {
+	switch {
+	case m == nil:
+	case len(m.Removed) == 0:
+		fmt.Fprintf(w, "  plan      %d steps, each needed (tried without each middle step)\n", m.Steps)
+	default:
+		fmt.Fprintf(w, "  plan      %d steps, the winner's %d without %s (cached and exported so)\n",
+			m.Steps, m.WinnerSteps, strings.Join(quoted(m.Removed), ", "))
+	}
+}
+
+func quoted(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.Quote(x)
+	}
+	return out
+}
+
 // printCache says how the run used the plan cache.
 func printCache(w io.Writer, c *orchestrator.CacheInfo) {
 	if c == nil {
@@ -214,7 +237,7 @@ func printCache(w io.Writer, c *orchestrator.CacheInfo) {
 		fmt.Fprintf(w, "  cache     followed %d of %d cached steps (run %s)\n", c.Followed, c.Steps, c.From)
 	}
 	if c.Stored {
-		fmt.Fprintf(w, "  cache     the winner's plan is cached in %s (orchestrator cache list)\n", c.File)
+		fmt.Fprintf(w, "  cache     the plan is cached in %s (orchestrator cache list)\n", c.File)
 	}
 }
 

@@ -89,6 +89,39 @@ type PlanCache struct {
 // Kind implements Payload.
 func (PlanCache) Kind() string { return eventlog.KindPlanCache }
 
+// Ablation is the payload of ablation: the branch (the event's) tried the
+// winner's plan without the steps Removed (1-based in the winner's plan;
+// Actions describe them). Needed says the plan no longer ended as the
+// winner did (Why says how); Credit is the winner's progress the plan lost
+// without them, 0 when they were not needed.
+type Ablation struct {
+	Winner  string   `json:"winner"`
+	Removed []int    `json:"removed"`
+	Actions []string `json:"actions"`
+	Needed  bool     `json:"needed"`
+	Why     string   `json:"why,omitempty"`
+	Credit  float64  `json:"credit"`
+}
+
+// Kind implements Payload.
+func (Ablation) Kind() string { return eventlog.KindAblation }
+
+// MinimalPlan is the payload of minimal_plan: the branch (the event's)
+// whose plan of Steps steps is the shortest that ends as the winner's of
+// WinnerSteps did, leaving out the winner's steps Removed (the winner
+// itself when none could go). The plan cache and flow export use it.
+type MinimalPlan struct {
+	Winner      string   `json:"winner"`
+	Steps       int      `json:"steps"`
+	WinnerSteps int      `json:"winner_steps"`
+	Removed     []int    `json:"removed,omitempty"`
+	Actions     []string `json:"actions,omitempty"`
+	PlanDigest  string   `json:"plan_digest"`
+}
+
+// Kind implements Payload.
+func (MinimalPlan) Kind() string { return eventlog.KindMinimalPlan }
+
 // LLMRequest is a question the planner asked a language model: rank the
 // candidates of a branch's page (Step is the step they would be). The
 // request itself, canonical and scrubbed, is the artifact RequestSHA256;
