@@ -56,6 +56,10 @@ type Action struct {
 	// Label is a short human description ("click link \"Pricing\"").
 	// It is not part of the plan digest.
 	Label string `json:"label,omitempty"`
+	// TimeoutMS bounds each wait of the action (resolving, acting, the
+	// page settling after it) below the environment's action timeout; 0
+	// keeps that one. It is not part of the plan digest.
+	TimeoutMS int64 `json:"timeout_ms,omitempty"`
 }
 
 // Answers to a native dialog.

@@ -55,6 +55,13 @@ func (s *Session) Do(ctx context.Context, a branch.Action, inputs Resolver) (bra
 
 func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) (branch.StepResult, error) {
 	res := branch.StepResult{Step: s.step + 1, Start: time.Now()}
+	s.limit = s.opts.Env.ActionTimeout
+	if a.TimeoutMS > 0 {
+		// The action's own bound (a flow action's timeout_ms) bounds each
+		// wait in it: the action fails in time, with a code, and the
+		// session goes on.
+		s.limit = min(s.limit, time.Duration(a.TimeoutMS)*time.Millisecond)
+	}
 	s.selector, s.healShot, s.via, s.slow = "", nil, "", ""
 	s.mu.Lock()
 	s.step++
@@ -231,7 +238,7 @@ var (
 
 // timeout is the action timeout in Playwright's terms.
 func (s *Session) timeout() *float64 {
-	return playwright.Float(float64(s.opts.Env.ActionTimeout.Milliseconds()))
+	return playwright.Float(float64(s.limit.Milliseconds()))
 }
 
 // Navigate loads url; a server error (5xx) fails with http_error.
@@ -451,7 +458,7 @@ func attrSel(attr, v string) string {
 // advances the pinned clock by one step (running due timers) and waits
 // again.
 func (s *Session) settle(ctx context.Context) error {
-	deadline := time.Now().Add(s.opts.Env.ActionTimeout)
+	deadline := time.Now().Add(s.limit)
 	if err := s.waitLoad(deadline); err != nil {
 		return err
 	}
@@ -485,7 +492,7 @@ func (s *Session) quiet(ctx context.Context, deadline time.Time) error {
 		s.mu.Lock()
 		n := s.inflight
 		s.mu.Unlock()
-		s.slow = fmt.Sprintf("the network did not settle within %s (%d request(s) still in flight)", s.opts.Env.ActionTimeout, n)
+		s.slow = fmt.Sprintf("the network did not settle within %s (%d request(s) still in flight)", s.limit, n)
 		return nil
 	}
 	if err != nil {
@@ -502,7 +509,7 @@ func pageThrew(err error) bool {
 }
 
 func (s *Session) advance(ctx context.Context, d time.Duration) error {
-	deadline := time.Now().Add(s.opts.Env.ActionTimeout)
+	deadline := time.Now().Add(s.limit)
 	s.mu.Lock()
 	before := len(s.net)
 	s.mu.Unlock()
@@ -549,7 +556,7 @@ func (s *Session) waitLoad(deadline time.Time) error {
 	for {
 		remaining := time.Until(deadline)
 		if remaining <= 0 {
-			return &ActionError{Code: branch.CodeNavigationTimeout, Msg: "the page did not finish loading within " + s.opts.Env.ActionTimeout.String()}
+			return &ActionError{Code: branch.CodeNavigationTimeout, Msg: "the page did not finish loading within " + s.limit.String()}
 		}
 		err := s.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{State: playwright.LoadStateLoad,
 			Timeout: playwright.Float(float64(min(remaining, loadSlice).Milliseconds()))})

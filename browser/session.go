@@ -147,6 +147,9 @@ type Session struct {
 	vt   time.Time // the pinned page clock
 	born time.Time // wall time the session was created: network timings count from it
 	step int
+	// limit bounds each wait of the current step: the action timeout, or
+	// less when the step's context ends sooner.
+	limit time.Duration
 
 	closeOnce sync.Once
 	closeErr  error
@@ -278,7 +281,8 @@ func (r *Runtime) NewSession(ctx context.Context, opts SessionOptions) (*Session
 	if err != nil {
 		return nil, fmt.Errorf("browser: new context: %w", err)
 	}
-	s := &Session{rt: r, opts: opts, bctx: bctx, vt: e.Clock, byReq: map[playwright.Request]*netRec{}, blocked: map[string]int{}, navOrigins: map[string]bool{}, framesSent: map[string]bool{}, born: time.Now()}
+	s := &Session{rt: r, opts: opts, bctx: bctx, vt: e.Clock, byReq: map[playwright.Request]*netRec{}, blocked: map[string]int{}, navOrigins: map[string]bool{}, framesSent: map[string]bool{}, born: time.Now(),
+		limit: e.ActionTimeout}
 	fail := func(what string, err error) (*Session, error) {
 		bctx.Close()
 		return nil, fmt.Errorf("browser: %s: %w", what, err)

@@ -160,7 +160,8 @@ func (a Action) Describe() string { return a.Branch().Describe() }
 // its target. A redacted value becomes the redaction placeholder, which no
 // executor types.
 func (a Action) Branch() branch.Action {
-	out := branch.Action{Kind: a.Kind, URL: a.URL, Value: a.Value, Dialog: a.Dialog, Label: a.Label, Target: copyTarget(a.Target)}
+	out := branch.Action{Kind: a.Kind, URL: a.URL, Value: a.Value, Dialog: a.Dialog, Label: a.Label, Target: copyTarget(a.Target),
+		TimeoutMS: a.TimeoutMS}
 	if a.Redacted {
 		out.Value = branch.RedactedPlaceholder
 	}

@@ -334,3 +334,48 @@ section { position: absolute; left: 20px; width: 320px; height: 120px }
 		t.Fatalf("clicked %q, want team", got)
 	}
 }
+
+// TestVocabularyInChromium: an action's own timeout_ms bounds it (a click
+// on a button an overlay covers fails in that time, with the browser's
+// own timeout, not the environment's action timeout) and the session
+// plays on (the overlay closed, the click goes through); a screenshot
+// checkpoint stores the page as a PNG; an unknown kind is skipped.
+func TestVocabularyInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real Chromium")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Form</title><button type="button" onclick="document.body.dataset.clicked='save'">Save</button>`+
+			`<div id="cover" style="position:fixed;inset:0"></div><button type="button" style="position:fixed;bottom:0" onclick="cover.remove()">Close</button>`)
+	}))
+	defer srv.Close()
+	f := &flow.Flow{SchemaVersion: flow.SchemaVersion, Origin: srv.URL, Actions: []flow.Action{
+		{Kind: branch.KindNavigate, URL: srv.URL + "/form"},
+		{Kind: branch.KindClick, Target: &flow.Target{Role: "button", Name: "Save"}, TimeoutMS: 300},
+		{Kind: "drag_and_drop", Target: &flow.Target{CSS: "button"}},
+		{Kind: flow.KindScreenshot, Label: "the form"},
+		{Kind: branch.KindClick, Target: &flow.Target{Role: "button", Name: "Close"}},
+		{Kind: branch.KindClick, Target: &flow.Target{Role: "button", Name: "Save"}},
+	}}
+	dir := t.TempDir()
+	rep, sess := play(t, f, playback.Options{Shots: dirShots(dir)})
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, r.Status)
+	}
+	if strings.Join(got, " ") != "ok failed skipped ok ok ok" {
+		t.Fatalf("statuses %v, want ok failed skipped ok ok ok: %+v", got, rep.Results)
+	}
+	if r := rep.Results[1]; r.DurationMS > 3000 || r.ErrorCode != branch.CodeTimeout || !strings.Contains(r.Error, "Timeout 300ms") {
+		t.Errorf("the click with timeout_ms 300: %+v; want a timeout of the browser's within 300 ms", r)
+	}
+	if r := rep.Results[2]; r.ErrorCode != branch.CodeUnsupported {
+		t.Errorf("unknown kind: %+v", r)
+	}
+	if r := rep.Results[3]; r.Screenshot == "" || !isPNG(t, r.Screenshot) {
+		t.Errorf("checkpoint %+v: want a PNG", r)
+	}
+	if clicked(t, sess) != "save" {
+		t.Error("the click after the timed-out wait did not run")
+	}
+}

@@ -228,20 +228,9 @@ func (p *player) step(ctx context.Context, i int) (stop bool, err error) {
 		p.skip(&res, code, msg)
 		return false, nil
 	}
-	actx, cancel := ctx, context.CancelFunc(func() {})
-	if a.TimeoutMS > 0 {
-		// The session bounds the action by the sooner of this deadline
-		// and its own action timeout.
-		actx, cancel = context.WithTimeout(ctx, time.Duration(a.TimeoutMS)*time.Millisecond)
-	}
-	started := time.Now()
-	r, err := p.sess.Do(actx, ba, p.resolve)
-	cancel()
-	if err != nil && ctx.Err() == nil && actx.Err() != nil {
-		// The action's own time ran out, not the playback's: a failed
-		// action, and the session goes on.
-		r, err = timedOut(r, a.TimeoutMS, started), nil
-	}
+	// An action's timeout_ms travels with it: the session bounds its
+	// waits by it (a deadline on ctx would end the session).
+	r, err := p.sess.Do(ctx, ba, p.resolve)
 	if err != nil {
 		return false, fmt.Errorf("playback: action %d (%s): %w", i+1, res.Label, err)
 	}
@@ -398,17 +387,6 @@ func (p *player) checkpoint(ctx context.Context, res *Result) {
 	res.DurationMS = time.Since(start).Milliseconds()
 	p.count(res)
 	p.publish(*res)
-}
-
-// timedOut is the result of an action whose own timeout_ms ran out
-// before the session answered.
-func timedOut(r branch.StepResult, ms int64, started time.Time) branch.StepResult {
-	r.Status, r.Code = branch.StatusFailed, branch.CodeTimeout
-	r.Error = fmt.Sprintf("the action's timeout_ms (%d ms) ran out", ms)
-	if r.Start.IsZero() {
-		r.Start, r.End = started, time.Now()
-	}
-	return r
 }
 
 func (p *player) skip(res *Result, code, msg string) {
