@@ -83,19 +83,14 @@ func (d Dialog) Refused() bool {
 
 // Affordance is one interactive element of a page, as the planner sees it.
 type Affordance struct {
-	// Kind is link, button, textbox, number, email, select, checkbox,
-	// radio, textarea, search, slider (a range input or an ARIA slider),
-	// spinbutton (an ARIA spin button; a number input stays number), or
-	// one of the ARIA widget kinds (tab, treeitem, option, switch,
-	// combobox, listbox, menuitem); clickable
-	// for other elements with a click handler, menu for an element that
-	// only opens on hover.
-	Kind    string   `json:"kind"`
-	Target  Target   `json:"target"`
-	Href    string   `json:"href,omitempty"`
-	Value   string   `json:"value,omitempty"`
-	Options []Option `json:"options,omitempty"`
-	Checked bool     `json:"checked,omitempty"`
+	// Kind is what kind of element it is (ElemLink, ElemTextbox, ...;
+	// see ElementKind).
+	Kind    ElementKind `json:"kind"`
+	Target  Target      `json:"target"`
+	Href    string      `json:"href,omitempty"`
+	Value   string      `json:"value,omitempty"`
+	Options []Option    `json:"options,omitempty"`
+	Checked bool        `json:"checked,omitempty"`
 	// InputType is an input element's type attribute, lower case ("text"
 	// when absent): date, time, range, tel and the like tell the planner
 	// the format a value must be written in.
@@ -113,9 +108,10 @@ type Affordance struct {
 	ValueText string `json:"value_text,omitempty"`
 	// Required is the control's required attribute.
 	Required bool `json:"required,omitempty"`
-	// Region is the landmark the element sits in: header, nav, main,
-	// footer, form or aside.
-	Region string `json:"region,omitempty"`
+	// Region is the landmark the element sits in (RegionHeader, ...,
+	// RegionDialog), RegionObscured when it cannot be acted on where it
+	// is, RegionNone outside every landmark.
+	Region Region `json:"region,omitempty"`
 	// Form is the index of the enclosing form, -1 outside forms.
 	Form int `json:"form"`
 	// Submit reports whether activating the element submits its form.

@@ -56,7 +56,7 @@ func affordancePage(t *testing.T) (*browser.Session, map[string]branch.Affordanc
 // is marked obscured.
 func TestAffordanceKinds(t *testing.T) {
 	_, got := affordancePage(t)
-	want := map[string]string{
+	want := map[string]branch.ElementKind{
 		"the next page": "link", "Native button": "button", "Full name": "textbox", "I agree": "checkbox",
 		"Small": "radio", "Colour": "select", "Notes": "textarea", "[nick]": "textbox", "More details": "button",
 		"Tab #1": "tab", "Tab #2": "tab", "Folder alpha": "treeitem", "Menu open": "menuitem", "Apple option": "option",

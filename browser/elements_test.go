@@ -43,7 +43,7 @@ func dump(affs []branch.Affordance) string {
 	var b strings.Builder
 	for _, a := range affs {
 		j, _ := json.Marshal(a.Target)
-		b.WriteString("\n  " + a.Kind + " href=" + a.Href + " " + string(j))
+		b.WriteString("\n  " + string(a.Kind) + " href=" + a.Href + " " + string(j))
 	}
 	return b.String()
 }
@@ -72,10 +72,11 @@ func clickAndRead(t *testing.T, s *browser.Session, a branch.Affordance) string 
 func TestIconOnlyControls(t *testing.T) {
 	s, affs := elementsPage(t, "icons.html")
 	for _, tc := range []struct {
-		label, kind string
-		words       []string // all in the hint, in order
-		hint        bool     // the label is a hint, not the accessible name
-		did         string
+		label string
+		kind  branch.ElementKind
+		words []string // all in the hint, in order
+		hint  bool     // the label is a hint, not the accessible name
+		did   string
 	}{
 		{"delete selected trash", "button", []string{"delete", "selected", "trash"}, true, "did trash"},
 		{"star", "clickable", []string{"star"}, true, "did star"},
@@ -162,7 +163,7 @@ func TestCompositeItems(t *testing.T) {
 		"Holidays": "picked Holidays", "Birthdays": "picked Birthdays", "Music": "picked Music",
 		"Rename": "picked Rename", "Move to": "picked Move to", "Small size": "picked Small size", "Large size": "picked Large size",
 	}
-	kinds := map[string]string{"Rename": "menuitem", "Move to": "menuitem", "Small size": "option", "Large size": "option"}
+	kinds := map[string]branch.ElementKind{"Rename": "menuitem", "Move to": "menuitem", "Small size": "option", "Large size": "option"}
 	for label, want := range items {
 		a, ok := byLabel(affs, label)
 		if !ok {

@@ -235,10 +235,10 @@ func (p *Proposer) OpenFields(obs *branch.Observation) []branch.Affordance {
 	var out []branch.Affordance
 	for _, a := range obs.Affordances {
 		switch {
-		case textKinds[a.Kind]:
+		case a.Kind.TakesText():
 		case settableKinds[a.Kind] || inputFormats[a.InputType] != nil:
 			// A slider, a date or a time: it always holds a value.
-			if a.Region == "obscured" || secretField(a) {
+			if a.Region == branch.RegionObscured || secretField(a) {
 				continue
 			}
 			if _, ok := p.ruleFor(a); !ok {
@@ -248,7 +248,7 @@ func (p *Proposer) OpenFields(obs *branch.Observation) []branch.Affordance {
 		default:
 			continue
 		}
-		if a.Value != "" || a.Region == "obscured" || secretField(a) {
+		if a.Value != "" || a.Region == branch.RegionObscured || secretField(a) {
 			continue
 		}
 		if _, ok := p.ruleFor(a); ok {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 )
@@ -58,9 +59,10 @@ type Step struct {
 	// "the first name" may name a field "First name" rather than count.
 	Ordinal     int
 	OrdinalWord string
-	// Role is the kind of element the target names ("textbox",
-	// "checkbox", "link", ...), "" when it names none.
-	Role string
+	// Role is the kind of element the target names (branch.ElemTextbox
+	// for any kind that takes text, branch.ElemCheckbox, branch.ElemLink,
+	// ...), "" when it names none.
+	Role branch.ElementKind
 	// Key is the keyboard key a press names ("press Enter", "hit the
 	// Escape key"): Enter, Escape or Tab, "" for none.
 	Key string
@@ -110,7 +112,7 @@ var ordinalWords = words.Ordinals.Words
 
 // roleNouns name kinds of element; a target that holds one asks for an
 // element of that kind.
-var roleNouns = words.RoleNouns.byWord()
+var roleNouns = words.RoleNouns.kindsByWord()
 
 // articles are dropped from targets; they never name an element.
 var articles = words.Articles.set()
@@ -405,13 +407,13 @@ func pronoun(target []string) bool { return len(target) == 1 && pronouns[target[
 // lastTarget is what a pronoun stands for: the target of the step before,
 // or else the quoted string or word the text named last before it ("find
 // X in the list and click it").
-func lastTarget(before []Step, pieces []piece) ([]string, string) {
+func lastTarget(before []Step, pieces []piece) ([]string, branch.ElementKind) {
 	if n := len(before); n > 0 && len(before[n-1].Target) > 0 {
 		return before[n-1].Target, before[n-1].Role
 	}
 	for k := len(pieces) - 1; k >= 0; k-- {
 		p := pieces[k]
-		role := ""
+		role := branch.ElementKind("")
 		if k+1 < len(pieces) {
 			role = roleNouns[pieces[k+1].word]
 		}
@@ -534,11 +536,11 @@ func phrase(verb string, ps []piece) Step {
 		}
 		s.Target = append(s.Target, Words(p.raw)...)
 	}
-	if (verb == VerbCheck || verb == VerbUncheck) && s.Role == "textbox" {
-		s.Role = "checkbox" // "tick the first box"
+	if (verb == VerbCheck || verb == VerbUncheck) && s.Role == branch.ElemTextbox {
+		s.Role = branch.ElemCheckbox // "tick the first box"
 	}
 	if verb == VerbClick {
-		if s.Key = keyOf(s.Target); s.Key != "" && s.Role == "tab" {
+		if s.Key = keyOf(s.Target); s.Key != "" && s.Role == branch.ElemTab {
 			s.Role = "" // "press Tab" names the key, not a tab
 		}
 	}

@@ -163,7 +163,7 @@ search: {stall_limit: 3}
 		t.Fatal(err)
 	}
 	items := [][]string{{"alpha", "beta"}, {"gamma", "delta"}, {"epsilon", "eta"}, {"theta", "zeta"}}
-	el := func(kind, name string) branch.Affordance {
+	el := func(kind branch.ElementKind, name string) branch.Affordance {
 		return branch.Affordance{Kind: kind, Region: "main", Form: -1, Target: branch.Target{Name: name, Text: name, CSS: "#" + name}}
 	}
 	sim := func(p branch.Plan) Outcome {

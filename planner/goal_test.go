@@ -150,7 +150,7 @@ func TestGoalDatesSearchAndPronouns(t *testing.T) {
 			continue
 		}
 		st := g.Steps[tc.step]
-		if st.Verb != tc.verb || st.Value != tc.value || strings.Join(st.Target, " ") != tc.target || st.Role != tc.role {
+		if st.Verb != tc.verb || st.Value != tc.value || strings.Join(st.Target, " ") != tc.target || string(st.Role) != tc.role {
 			t.Errorf("%q: step %d = %+v, want %s %q target %q role %q", tc.text, tc.step, st, tc.verb, tc.value, tc.target, tc.role)
 		}
 	}

@@ -8,40 +8,50 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 )
 
-// Affordance kinds as the browser reports them, grouped by what a person
-// does with them.
+// Affordance kinds grouped by what a person does with them, besides the
+// kinds that take text (branch.ElementKind.TakesText).
 var (
-	textKinds   = map[string]bool{"textbox": true, "number": true, "email": true, "search": true, "textarea": true}
-	toggleKinds = map[string]bool{"checkbox": true, "radio": true, "switch": true}
-	clickKinds  = map[string]bool{"link": true, "button": true, "tab": true, "treeitem": true, "menuitem": true,
-		"option": true, "switch": true, "clickable": true, "combobox": true}
+	toggleKinds = map[branch.ElementKind]bool{branch.ElemCheckbox: true, branch.ElemRadio: true, branch.ElemSwitch: true}
+	clickKinds  = map[branch.ElementKind]bool{branch.ElemLink: true, branch.ElemButton: true, branch.ElemTab: true,
+		branch.ElemTreeitem: true, branch.ElemMenuitem: true, branch.ElemOption: true, branch.ElemSwitch: true,
+		branch.ElemClickable: true, branch.ElemCombobox: true}
 )
+
+// kindsByWord is a word table whose keys are element kinds (role_nouns,
+// widget_nouns) as word -> kind.
+func (t wordGroups) kindsByWord() map[string]branch.ElementKind {
+	m := map[string]branch.ElementKind{}
+	for w, key := range t.byWord() {
+		m[w] = branch.ElementKind(key)
+	}
+	return m
+}
 
 // roleFits says how well an affordance kind fits a role noun of the goal
 // ("the 2nd text box", "the OK button"), in [0, 1].
-func roleFits(role, kind string) float64 {
+func roleFits(role, kind branch.ElementKind) float64 {
 	switch {
 	case role == "":
 		return fitSure
 	case role == kind:
 		return fitSure
-	case role == "textbox" && textKinds[kind]:
+	case role == branch.ElemTextbox && kind.TakesText():
 		return fitSure
-	case role == "select" && (kind == "select" || kind == "listbox" || kind == "combobox" || kind == "option"):
+	case role == branch.ElemSelect && (kind == branch.ElemSelect || kind == branch.ElemListbox || kind == branch.ElemCombobox || kind == branch.ElemOption):
 		return fitSure
-	case role == "button" && (kind == "clickable" || kind == "link"):
+	case role == branch.ElemButton && (kind == branch.ElemClickable || kind == branch.ElemLink):
 		return fitSometimes
-	case role == "link" && kind == "clickable":
+	case role == branch.ElemLink && kind == branch.ElemClickable:
 		return fitUsually // text styled and scripted as a link
-	case role == "link" && kind == "button":
+	case role == branch.ElemLink && kind == branch.ElemButton:
 		return fitSometimes
-	case role == "option" && (kind == "treeitem" || kind == "menuitem" || kind == "clickable" || kind == "radio"):
+	case role == branch.ElemOption && (kind == branch.ElemTreeitem || kind == branch.ElemMenuitem || kind == branch.ElemClickable || kind == branch.ElemRadio):
 		return fitSometimes
-	case role == "tab" && (kind == "clickable" || kind == "button" || kind == "link"):
+	case role == branch.ElemTab && (kind == branch.ElemClickable || kind == branch.ElemButton || kind == branch.ElemLink):
 		return fitRarely
-	case role == "checkbox" && (kind == "switch" || kind == "option" || kind == "menuitem"):
+	case role == branch.ElemCheckbox && (kind == branch.ElemSwitch || kind == branch.ElemOption || kind == branch.ElemMenuitem):
 		return fitOften
-	case role == "menuitem" && (kind == "link" || kind == "clickable" || kind == "menu"):
+	case role == branch.ElemMenuitem && (kind == branch.ElemLink || kind == branch.ElemClickable || kind == branch.ElemMenu):
 		return fitOften // a menu's items are links as often as menu items
 	}
 	return 0
@@ -49,33 +59,33 @@ func roleFits(role, kind string) float64 {
 
 // verbFits says how well an affordance kind fits the goal's verb, in
 // [0, 1]: what a person would do with it to follow the step.
-func verbFits(verb, kind string) float64 {
+func verbFits(verb string, kind branch.ElementKind) float64 {
 	switch verb {
 	case VerbType:
-		if textKinds[kind] {
+		if kind.TakesText() {
 			return fitSure
 		}
 	case VerbCheck, VerbUncheck:
 		if toggleKinds[kind] {
 			return fitSure
 		}
-		if kind == "option" || kind == "menuitem" || kind == "treeitem" {
+		if kind == branch.ElemOption || kind == branch.ElemMenuitem || kind == branch.ElemTreeitem {
 			return fitSometimes
 		}
 	case VerbSelect:
 		switch {
-		case toggleKinds[kind] || kind == "select" || kind == "option" || kind == "tab" || kind == "treeitem":
+		case toggleKinds[kind] || kind == branch.ElemSelect || kind == branch.ElemOption || kind == branch.ElemTab || kind == branch.ElemTreeitem:
 			return fitSure
 		case clickKinds[kind]:
 			return fitUsually
 		}
 	case VerbFocus:
-		if textKinds[kind] || kind == "select" {
+		if kind.TakesText() || kind == branch.ElemSelect {
 			return fitSure
 		}
 		return fitSometimes
 	case VerbExpand:
-		if kind == "treeitem" || kind == "button" || kind == "tab" || kind == "clickable" {
+		if kind == branch.ElemTreeitem || kind == branch.ElemButton || kind == branch.ElemTab || kind == branch.ElemClickable {
 			return fitSure
 		}
 		if clickKinds[kind] {
@@ -85,7 +95,7 @@ func verbFits(verb, kind string) float64 {
 		if clickKinds[kind] {
 			return fitSure
 		}
-		if toggleKinds[kind] || textKinds[kind] {
+		if toggleKinds[kind] || kind.TakesText() {
 			return fitRarely
 		}
 	}
@@ -216,14 +226,14 @@ const tiedMatch = 0.05
 func (p *Proposer) written(obs *branch.Observation, variants []Step, picked map[int]float64, h History) map[int]float64 {
 	best := 0.0
 	for i, m := range picked {
-		if textKinds[obs.Affordances[i].Kind] {
+		if obs.Affordances[i].Kind.TakesText() {
 			best = max(best, m)
 		}
 	}
 	done := false
 	for i, m := range picked {
 		a := obs.Affordances[i]
-		if m >= best-tiedMatch && textKinds[a.Kind] && a.Value != "" {
+		if m >= best-tiedMatch && a.Kind.TakesText() && a.Value != "" {
 			for _, st := range variants {
 				if _, ok := p.typeAction(st, a, h); !ok {
 					done = true
@@ -236,7 +246,7 @@ func (p *Proposer) written(obs *branch.Observation, variants []Step, picked map[
 	}
 	out := map[int]float64{}
 	for i, m := range picked {
-		if m >= best-tiedMatch || !textKinds[obs.Affordances[i].Kind] {
+		if m >= best-tiedMatch || !obs.Affordances[i].Kind.TakesText() {
 			out[i] = m
 		}
 	}
@@ -262,7 +272,7 @@ func (wt *Weights) keyStep(st Step, obs *branch.Observation, order, ceiling floa
 // modalOpen reports whether the page shows a modal dialog.
 func modalOpen(obs *branch.Observation) bool {
 	for _, a := range obs.Affordances {
-		if a.Region == "dialog" {
+		if a.Region == branch.RegionDialog {
 			return true
 		}
 	}
@@ -281,7 +291,7 @@ func (p *Proposer) pick(obs *branch.Observation, st Step) map[int]float64 {
 		// before the first of the elements named "name".
 		full := append([]string{st.OrdinalWord}, target...)
 		for i, a := range obs.Affordances {
-			if nameMatch(full, a) == 1 && roleFits(st.Role, a.Kind) > 0 && a.Region != "obscured" {
+			if nameMatch(full, a) == 1 && roleFits(st.Role, a.Kind) > 0 && a.Region != branch.RegionObscured {
 				picked[i] = 1
 			}
 		}
@@ -292,7 +302,7 @@ func (p *Proposer) pick(obs *branch.Observation, st Step) map[int]float64 {
 	if st.Ordinal != 0 && (st.Role != "" || len(target) > 0) {
 		var of []int
 		for i, a := range obs.Affordances {
-			if a.Region == "obscured" || roleFits(st.Role, a.Kind) < 1 || ownOrdinal(a, st.OrdinalWord, target) {
+			if a.Region == branch.RegionObscured || roleFits(st.Role, a.Kind) < 1 || ownOrdinal(a, st.OrdinalWord, target) {
 				continue
 			}
 			if len(target) > 0 && nameMatch(target, a) == 0 {
@@ -320,19 +330,19 @@ func (p *Proposer) pick(obs *branch.Observation, st Step) map[int]float64 {
 		switch {
 		case len(target) > 0:
 			m = nameMatch(target, a)
-			if a.Kind == "select" {
+			if a.Kind == branch.ElemSelect {
 				m = max(m, optionMatch(target, a))
 			}
-			if a.Kind == "option" && st.Verb == VerbSelect && within(Words(a.Target.Name), target) {
+			if a.Kind == branch.ElemOption && st.Verb == VerbSelect && within(Words(a.Target.Name), target) {
 				m = 1 // "choose yry from the size dropdown": the option yry
 			}
-			if st.Role == "menuitem" && a.Kind != "menu" && within(Words(a.Target.Name), target) {
+			if st.Role == branch.ElemMenuitem && a.Kind != branch.ElemMenu && within(Words(a.Target.Name), target) {
 				m = max(m, exactName) // "open Events from the Products menu": the item Events
 			}
 		case st.Role != "" || st.Verb == VerbType:
 			m = 1 // "enter the password into both fields": every field of the kind
 		}
-		if fit := roleFits(st.Role, a.Kind); m > 0 && fit > 0 && a.Region != "obscured" {
+		if fit := roleFits(st.Role, a.Kind); m > 0 && fit > 0 && a.Region != branch.RegionObscured {
 			picked[i] = m * fit
 		}
 	}
@@ -388,7 +398,7 @@ func ownOrdinal(a branch.Affordance, word string, target []string) bool {
 func unnamedFields(obs *branch.Observation, named map[int]float64) map[int]float64 {
 	out := map[int]float64{}
 	for i, a := range obs.Affordances {
-		if textKinds[a.Kind] && a.Value == "" && named[i] == 0 && a.Region != "obscured" {
+		if a.Kind.TakesText() && a.Value == "" && named[i] == 0 && a.Region != branch.RegionObscured {
 			out[i] = fallbackMatch
 		}
 	}
@@ -400,24 +410,24 @@ func unnamedFields(obs *branch.Observation, named map[int]float64) map[int]float
 func (p *Proposer) stepAction(st Step, a branch.Affordance, h History) (branch.Action, bool) {
 	t := targetOf(a)
 	switch {
-	case st.Verb == VerbType && textKinds[a.Kind]:
+	case st.Verb == VerbType && a.Kind.TakesText():
 		return p.typeAction(st, a, h)
 	case st.Verb == VerbFocus:
 		return branch.Action{Kind: branch.KindFocus, Target: t, Label: "focus " + label(a)}, true
-	case a.Kind == "select" && (st.Verb == VerbSelect || st.Verb == VerbClick):
+	case a.Kind == branch.ElemSelect && (st.Verb == VerbSelect || st.Verb == VerbClick):
 		return selectOption(core(st.Target), a)
 	case toggleKinds[a.Kind] && st.Verb != VerbClick:
 		want := st.Verb != VerbUncheck
-		if a.Checked == want || (a.Kind == "radio" && !want) {
+		if a.Checked == want || (a.Kind == branch.ElemRadio && !want) {
 			return branch.Action{}, false
 		}
 		verb := map[bool]string{true: "check", false: "uncheck"}[want]
 		return branch.Action{Kind: branch.KindCheck, Target: t, Value: fmt.Sprint(want), Label: verb + " " + label(a)}, true
-	case (a.Kind == "tab" || a.Kind == "option") && a.Checked && st.Verb != VerbClick:
+	case (a.Kind == branch.ElemTab || a.Kind == branch.ElemOption) && a.Checked && st.Verb != VerbClick:
 		return branch.Action{}, false // already the selected one
-	case a.Kind == "combobox" && st.Verb == VerbSelect && within(Words(a.Value), core(st.Target)):
+	case a.Kind == branch.ElemCombobox && st.Verb == VerbSelect && within(Words(a.Value), core(st.Target)):
 		return branch.Action{}, false // it shows the chosen option already
-	case textKinds[a.Kind] && st.Verb != VerbClick:
+	case a.Kind.TakesText() && st.Verb != VerbClick:
 		return branch.Action{}, false
 	}
 	return branch.Action{Kind: branch.KindClick, Target: t, Label: fmt.Sprintf("click %s %s", a.Kind, label(a))}, true

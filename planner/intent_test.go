@@ -10,8 +10,8 @@ import (
 )
 
 // aff builds an affordance of a kind with a name, in the main region.
-func aff(kind, name string, opts ...func(*branch.Affordance)) branch.Affordance {
-	css := "#" + strings.NewReplacer(" ", "_", "#", "n").Replace(kind+"-"+name)
+func aff(kind branch.ElementKind, name string, opts ...func(*branch.Affordance)) branch.Affordance {
+	css := "#" + strings.NewReplacer(" ", "_", "#", "n").Replace(string(kind)+"-"+name)
 	a := branch.Affordance{Kind: kind, Region: "main", Form: -1, Target: branch.Target{Name: name, CSS: css}}
 	if kind == "button" || kind == "link" || kind == "tab" || kind == "clickable" {
 		a.Target.Text = name

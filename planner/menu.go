@@ -29,19 +29,19 @@ const menuOptions = 12
 // task input fills is not offered otherwise: its value is the task's.
 func (p *Proposer) rest(obs *branch.Observation, add func(Candidate)) {
 	for _, a := range obs.Affordances {
-		if a.Region == "obscured" {
+		if a.Region == branch.RegionObscured {
 			continue
 		}
 		if _, ok := p.ruleFor(a); ok {
 			continue
 		}
 		switch {
-		case toggleKinds[a.Kind] && !(a.Kind == "radio" && a.Checked):
+		case toggleKinds[a.Kind] && !(a.Kind == branch.ElemRadio && a.Checked):
 			want := !a.Checked
 			verb := map[bool]string{true: "check", false: "uncheck"}[want]
 			add(Candidate{Action: branch.Action{Kind: branch.KindCheck, Target: targetOf(a), Value: fmt.Sprint(want), Label: verb + " " + label(a)},
 				Prior: restPrior, Reason: restReason})
-		case a.Kind == "select":
+		case a.Kind == branch.ElemSelect:
 			n := 0
 			for _, o := range a.Options {
 				if o.Selected || o.Value == a.Value || strings.TrimSpace(o.Text) == "" || n >= menuOptions {

@@ -53,7 +53,7 @@ func pageLists(obs *branch.Observation) []listOf {
 	groups := map[string][]int{}
 	keys := make([][]string, len(obs.Affordances))
 	for i, a := range obs.Affordances {
-		if a.Region == "obscured" || a.Target.CSS == "" || strings.Contains(a.Target.CSS, " >> ") {
+		if a.Region == branch.RegionObscured || a.Target.CSS == "" || strings.Contains(a.Target.CSS, " >> ") {
 			continue
 		}
 		parts := strings.Split(a.Target.CSS, " > ")
@@ -72,7 +72,7 @@ func pageLists(obs *branch.Observation) []listOf {
 			g := make([]string, len(parts))
 			copy(g, parts)
 			g[j] = gen
-			k := a.Kind + "|" + strings.Join(g, " > ")
+			k := string(a.Kind) + "|" + strings.Join(g, " > ")
 			groups[k] = append(groups[k], i)
 			keys[i] = append(keys[i], k)
 		}
@@ -144,7 +144,7 @@ func listFit(obs *branch.Observation, l listOf, st Step, words []string) float64
 		it := obs.Affordances[i]
 		fit = max(fit, positionBase+positionNamed*max(Match(words, it.Target.Name), Match(words, it.Target.Near)))
 	}
-	if a.Region == "main" {
+	if a.Region == branch.RegionMain {
 		fit += positionMain
 	}
 	if sameNames(obs, l) && Match(words, a.Target.Name) == 0 {

@@ -229,7 +229,7 @@ func (p *Proposer) Propose(obs *branch.Observation, h History) []Candidate {
 	p.stepperCandidates(obs, add)
 	behind := modal && p.behindModal(obs)
 	for _, a := range obs.Affordances {
-		if a.Region == "obscured" || p.risky(a, obs.URL) {
+		if a.Region == branch.RegionObscured || p.risky(a, obs.URL) {
 			continue
 		}
 		switch {
@@ -292,8 +292,7 @@ type formFill struct {
 func (p *Proposer) fillCandidates(obs *branch.Observation, h History, add func(Candidate)) formFill {
 	f := formFill{filled: map[int]bool{}, pending: map[int]bool{}, typed: map[int]bool{}, blank: map[int]bool{}, needed: map[int]bool{}}
 	for _, a := range obs.Affordances {
-		switch a.Kind {
-		case "textbox", "number", "email", "search", "textarea":
+		if a.Kind.TakesText() {
 			if a.Value == "" {
 				f.blank[a.Form] = true
 				f.needed[a.Form] = f.needed[a.Form] || a.Required || strings.HasSuffix(strings.TrimSpace(a.Target.Name), "*")
@@ -303,7 +302,7 @@ func (p *Proposer) fillCandidates(obs *branch.Observation, h History, add func(C
 		}
 	}
 	for _, a := range obs.Affordances {
-		if !isField(a.Kind) || a.Region == "obscured" {
+		if !isField(a.Kind) || a.Region == branch.RegionObscured {
 			continue
 		}
 		rule, ok := p.ruleFor(a)
@@ -344,14 +343,14 @@ func (p *Proposer) clickPrior(c *Candidate, a branch.Affordance, f formFill, beh
 		// The goal names its steps: what they name comes first.
 		c.Prior *= p.w.StepsOutrank
 	}
-	if behind && a.Region == "dialog" && dismisses(a) {
+	if behind && a.Region == branch.RegionDialog && dismisses(a) {
 		c.Prior, c.Reason = math.Max(c.Prior, p.w.DismissPrior), "dismisses the modal that hides what the goal names"
 	}
 	if !named && len(p.g.Steps) > 0 && pager(a) {
 		// Nothing the goal names is here: it may be further on.
 		c.Prior, c.Reason, c.Onward = math.Max(c.Prior, p.w.PagerPrior), "pages on: what the goal names is not on this page", true
 	}
-	if a.Kind == "button" && a.Form >= 0 && f.typed[a.Form] && (!f.blank[a.Form] || a.Submit && !f.needed[a.Form]) && !f.pending[a.Form] {
+	if a.Kind == branch.ElemButton && a.Form >= 0 && f.typed[a.Form] && (!f.blank[a.Form] || a.Submit && !f.needed[a.Form]) && !f.pending[a.Form] {
 		// Every text field of its form holds a value now (or every one
 		// it requires, for its submit button): the form's button is how
 		// it goes on (a search, a step).
@@ -362,10 +361,10 @@ func (p *Proposer) clickPrior(c *Candidate, a branch.Affordance, f formFill, beh
 // searchField reports whether a field is a site's search box: a search
 // input, or a text field whose name, label or placeholder says search.
 func searchField(a branch.Affordance) bool {
-	if a.Kind == "search" {
+	if a.Kind == branch.ElemSearch {
 		return true
 	}
-	if !textKinds[a.Kind] || a.Kind == "textarea" {
+	if !a.Kind.SingleLine() {
 		return false
 	}
 	for _, s := range []string{a.Target.Name, a.Target.Field, a.Target.ID, a.Target.AriaLabel} {
@@ -389,12 +388,7 @@ func (wt *Weights) keyCandidates(obs *branch.Observation, modal, behind bool, ad
 		}
 	}
 	for _, a := range obs.Affordances {
-		switch a.Kind {
-		case "textbox", "search", "email", "number":
-		default:
-			continue
-		}
-		if a.Value == "" || submits[a.Form] || a.Region == "obscured" || modal && a.Region != "dialog" {
+		if !a.Kind.SingleLine() || a.Value == "" || submits[a.Form] || a.Region == branch.RegionObscured || modal && a.Region != branch.RegionDialog {
 			continue
 		}
 		add(Candidate{Action: branch.Action{Kind: branch.KindKeyPress, Target: targetOf(a), Value: "Enter", Label: "press Enter in " + label(a)},
@@ -419,7 +413,7 @@ func (wt *Weights) keyCandidates(obs *branch.Observation, modal, behind bool, ad
 func (p *Proposer) hoverCandidates(obs *branch.Observation, add func(Candidate)) {
 	revealers := map[string]int{} // revealed name -> menus that reveal it
 	for _, a := range obs.Affordances {
-		if a.Hover && a.Region != "obscured" {
+		if a.Hover && a.Region != branch.RegionObscured {
 			for _, r := range a.Reveals {
 				revealers[Fold(r)]++
 			}
@@ -441,7 +435,7 @@ func (p *Proposer) hoverCandidates(obs *branch.Observation, add func(Candidate))
 		}
 	}
 	for i, a := range obs.Affordances {
-		if !a.Hover || a.Region == "obscured" {
+		if !a.Hover || a.Region == branch.RegionObscured {
 			continue
 		}
 		c := Candidate{Action: branch.Action{Kind: branch.KindHover, Target: targetOf(a), Label: "point at " + label(a)},
@@ -506,9 +500,9 @@ func (p *Proposer) behindModal(obs *branch.Observation) bool {
 				continue
 			}
 			switch a.Region {
-			case "obscured":
+			case branch.RegionObscured:
 				behind = true
-			case "dialog":
+			case branch.RegionDialog:
 				return false // the goal has something to do in the modal
 			}
 		}
@@ -615,9 +609,13 @@ func (p *Proposer) rank(obs *branch.Observation, out []Candidate) {
 	copy(out, sorted)
 }
 
-func isField(kind string) bool {
+// isField reports whether fillCandidates fills an element of the kind
+// from a task input: a text box, number, email, textarea, select,
+// checkbox or radio. A search box takes text too (TakesText) but is not
+// one of them.
+func isField(kind branch.ElementKind) bool {
 	switch kind {
-	case "textbox", "number", "email", "select", "textarea", "checkbox", "radio":
+	case branch.ElemTextbox, branch.ElemNumber, branch.ElemEmail, branch.ElemSelect, branch.ElemTextarea, branch.ElemCheckbox, branch.ElemRadio:
 		return true
 	}
 	return false
@@ -653,7 +651,7 @@ func (p *Proposer) ruleFor(a branch.Affordance) (inputRule, bool) {
 func (p *Proposer) fillAction(a branch.Affordance, r inputRule, h History) (branch.Action, bool) {
 	t := targetOf(a)
 	switch a.Kind {
-	case "select":
+	case branch.ElemSelect:
 		want := ""
 		for _, o := range a.Options {
 			if strings.EqualFold(o.Value, r.value) || strings.EqualFold(o.Text, r.value) {
@@ -670,7 +668,7 @@ func (p *Proposer) fillAction(a branch.Affordance, r inputRule, h History) (bran
 			return branch.Action{}, false
 		}
 		return branch.Action{Kind: branch.KindSelect, Target: t, Value: want, Label: fmt.Sprintf("select %q in %s", want, label(a))}, true
-	case "checkbox", "radio":
+	case branch.ElemCheckbox, branch.ElemRadio:
 		want := r.value == "" || strings.EqualFold(r.value, "true") || strings.EqualFold(r.value, "yes")
 		if a.Checked == want {
 			return branch.Action{}, false
@@ -789,15 +787,15 @@ func (p *Proposer) activate(a branch.Affordance, obs *branch.Observation, h Hist
 		why = append(why, "its neighbourhood matches the goal")
 	}
 	switch a.Region {
-	case "dialog":
+	case branch.RegionDialog:
 		score += p.w.DialogBonus
 		why = append(why, "answers a dialog")
-	case "main":
+	case branch.RegionMain:
 		score += p.w.MainBonus
-	case "footer":
+	case branch.RegionFooter:
 		score -= p.w.FooterPenalty
 	}
-	if modal && a.Region != "dialog" {
+	if modal && a.Region != branch.RegionDialog {
 		score -= p.w.BehindModalPenalty
 	}
 	if a.Href != "" {

@@ -30,7 +30,7 @@ func (p *Proposer) stepperCandidates(obs *branch.Observation, add func(Candidate
 		target, want := set.target, set.want
 		for _, a := range obs.Affordances {
 			dir := stepperDirection(a)
-			if dir == "" || a.Region == "obscured" || p.risky(a, obs.URL) || Match(target, a.Target.Near) == 0 {
+			if dir == "" || a.Region == branch.RegionObscured || p.risky(a, obs.URL) || Match(target, a.Target.Near) == 0 {
 				continue
 			}
 			have, ok := stepperCount(a.Target.Near, target)
@@ -47,7 +47,7 @@ func (p *Proposer) stepperCandidates(obs *branch.Observation, add func(Candidate
 // stepperDirection is how a button moves a stepper's count, by its name
 // or icon hint: "up", "down", or "" for a button of no stepper.
 func stepperDirection(a branch.Affordance) string {
-	if a.Kind != "button" && a.Kind != "clickable" && a.Kind != "link" {
+	if a.Kind != branch.ElemButton && a.Kind != branch.ElemClickable && a.Kind != branch.ElemLink {
 		return ""
 	}
 	name := strings.TrimSpace(a.Target.Name + " " + a.Target.Hint)

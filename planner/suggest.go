@@ -25,7 +25,7 @@ const suggestionReach = 400
 // value a text field holds.
 func (p *Proposer) suggestionCandidates(obs *branch.Observation, add func(Candidate)) {
 	for _, f := range obs.Affordances {
-		if !textKinds[f.Kind] || f.Value == "" || f.Holds != "" && p.secretInput(f.Holds) || f.Target.Box == nil || f.Region == "obscured" {
+		if !f.Kind.TakesText() || f.Value == "" || f.Holds != "" && p.secretInput(f.Holds) || f.Target.Box == nil || f.Region == branch.RegionObscured {
 			continue
 		}
 		typed := Fold(strings.TrimSpace(f.Value))
@@ -48,12 +48,12 @@ func (p *Proposer) suggestionCandidates(obs *branch.Observation, add func(Candid
 // sideways, whose text holds the typed value.
 func suggests(f, s branch.Affordance, typed string) bool {
 	switch s.Kind {
-	case "option", "clickable", "menuitem", "link", "treeitem":
+	case branch.ElemOption, branch.ElemClickable, branch.ElemMenuitem, branch.ElemLink, branch.ElemTreeitem:
 	default:
 		return false
 	}
 	fb, sb := f.Target.Box, s.Target.Box
-	if sb == nil || s.Region == "obscured" || s.Target.CSS == f.Target.CSS {
+	if sb == nil || s.Region == branch.RegionObscured || s.Target.CSS == f.Target.CSS {
 		return false
 	}
 	if sb.Y < fb.Y+fb.H/2 || sb.Y > fb.Y+fb.H+suggestionReach || sb.X+sb.W < fb.X || sb.X > fb.X+fb.W {

@@ -32,10 +32,10 @@ const requiredTogglePrior = 0.7
 func (p *Proposer) toggleCandidates(obs *branch.Observation, add func(Candidate)) {
 	prior := namedTogglePrior
 	for _, a := range obs.Affordances {
-		if !toggleKinds[a.Kind] || a.Checked || a.Region == "obscured" || p.risky(a, obs.URL) {
+		if !toggleKinds[a.Kind] || a.Checked || a.Region == branch.RegionObscured || p.risky(a, obs.URL) {
 			continue
 		}
-		if a.Kind == "checkbox" && (a.Required || strings.HasSuffix(strings.TrimSpace(a.Target.Name), "*")) {
+		if a.Kind == branch.ElemCheckbox && (a.Required || strings.HasSuffix(strings.TrimSpace(a.Target.Name), "*")) {
 			add(Candidate{Action: branch.Action{Kind: branch.KindCheck, Target: targetOf(a), Value: "true", Label: "check " + label(a)},
 				Prior: requiredTogglePrior, Reason: "its form requires it"})
 			continue

@@ -827,7 +827,7 @@ func withCase(s, c string) string {
 // any format). ok is false when the value cannot be written there: it
 // does not bind to that control.
 func Written(a branch.Affordance, v Value) (string, bool) {
-	if a.Kind == "select" {
+	if a.Kind == branch.ElemSelect {
 		return optionFor(a, v)
 	}
 	switch inputType(a) {
@@ -871,7 +871,7 @@ func Written(a branch.Affordance, v Value) (string, bool) {
 	case "color", "file", "hidden", "checkbox", "radio", "submit", "button", "reset", "image", "password":
 		return "", false
 	default:
-		if textKinds[a.Kind] && v.Kind != ValueDateTime {
+		if a.Kind.TakesText() && v.Kind != ValueDateTime {
 			return withCase(v.Text, v.Case), true
 		}
 	}
@@ -885,8 +885,8 @@ func inputType(a branch.Affordance) string {
 		return t
 	}
 	switch a.Kind {
-	case "number", "email":
-		return a.Kind
+	case branch.ElemNumber, branch.ElemEmail:
+		return string(a.Kind) // the input type these kinds come from
 	}
 	return "text"
 }
@@ -934,7 +934,7 @@ func optionFor(a branch.Affordance, v Value) (string, bool) {
 // datePart is the part of a date value a select named for one part
 // takes ("Month", "Day", "Year"), in the option's format.
 func datePart(a branch.Affordance, v Value) (string, bool) {
-	if a.Kind != "select" || v.Kind != ValueDate {
+	if a.Kind != branch.ElemSelect || v.Kind != ValueDate {
 		return "", false
 	}
 	parts := strings.Split(strings.TrimPrefix(v.Norm, "--"), "-")
@@ -1065,7 +1065,7 @@ func (wt *Weights) affinity(a branch.Affordance, v Value) float64 {
 func (wt *Weights) typeFit(a branch.Affordance, v Value) float64 {
 	switch inputType(a) {
 	case "text", "search", "":
-		if a.Kind == "select" {
+		if a.Kind == branch.ElemSelect {
 			return 1
 		}
 		if v.Kind == ValueText || v.Kind == ValueName || namedForKind(a, v.Kind) {
@@ -1090,13 +1090,13 @@ func namedForKind(a branch.Affordance, k ValueKind) bool {
 // valueField reports whether an affordance is a control a stated value
 // may be written into.
 func valueField(a branch.Affordance) bool {
-	return (textKinds[a.Kind] || a.Kind == "select" || settableKinds[a.Kind]) && a.Region != "obscured"
+	return (a.Kind.TakesText() || a.Kind == branch.ElemSelect || settableKinds[a.Kind]) && a.Region != branch.RegionObscured
 }
 
 // alwaysHolds reports whether a control always holds a value, so an
 // empty one cannot tell it is still to fill: a select, a range.
 func alwaysHolds(a branch.Affordance) bool {
-	return a.Kind == "select" || settableKinds[a.Kind] || inputType(a) == "range" || inputType(a) == "color"
+	return a.Kind == branch.ElemSelect || settableKinds[a.Kind] || inputType(a) == "range" || inputType(a) == "color"
 }
 
 // fieldAction is the action that writes value into the control: set on
@@ -1108,11 +1108,11 @@ func fieldAction(a branch.Affordance, value string) (branch.Action, bool) {
 	switch {
 	case settableKinds[a.Kind] || inputFormats[a.InputType] != nil:
 		return setAction(a, value)
-	case a.Kind == "textbox" && (a.InputType == "" || a.InputType == "text") && dateValue.MatchString(value):
+	case a.Kind == branch.ElemTextbox && (a.InputType == "" || a.InputType == "text") && dateValue.MatchString(value):
 		// A date into a text field: it may open a date picker, and it
 		// takes the date in the format its placeholder shows.
 		return setAction(a, value)
-	case a.Kind == "select":
+	case a.Kind == branch.ElemSelect:
 		text := value
 		for _, o := range a.Options {
 			if o.Value == value && o.Text != "" {
@@ -1121,7 +1121,7 @@ func fieldAction(a branch.Affordance, value string) (branch.Action, bool) {
 			}
 		}
 		return branch.Action{Kind: branch.KindSelect, Target: t, Value: value, Label: fmt.Sprintf("select %q in %s", text, label(a))}, true
-	case textKinds[a.Kind]:
+	case a.Kind.TakesText():
 		return branch.Action{Kind: branch.KindType, Target: t, Value: value, Label: fmt.Sprintf("type %q into %s", value, label(a))}, true
 	}
 	return branch.Action{}, false
@@ -1189,7 +1189,7 @@ func (p *Proposer) openFields(obs *branch.Observation, pending map[int]bool) map
 func (p *Proposer) bindValues(obs *branch.Observation, pool []Value, open map[int]bool) (map[int][]binding, map[int]float64) {
 	used := map[string]bool{} // values some field holds already
 	for _, a := range obs.Affordances {
-		if a.Value != "" && textKinds[a.Kind] && !alwaysHolds(a) {
+		if a.Value != "" && a.Kind.TakesText() && !alwaysHolds(a) {
 			used[squash(a.Value)] = true
 		}
 	}
@@ -1219,7 +1219,7 @@ func (p *Proposer) bindValues(obs *branch.Observation, pool []Value, open map[in
 			if !open[i] || used[squash(v.Text)] || used[squash(v.Norm)] || used[squash(b.written)] {
 				continue
 			}
-			if alwaysHolds(a) && b.aff == 0 || a.Kind == "select" && selected(a, b.written) {
+			if alwaysHolds(a) && b.aff == 0 || a.Kind == branch.ElemSelect && selected(a, b.written) {
 				continue // a select or slider moves only for a value meant for it
 			}
 			binds[i] = append(binds[i], b)
@@ -1244,7 +1244,7 @@ func (wt *Weights) bindOne(a branch.Affordance, v Value, fromLabel bool) (bindin
 	if fromLabel {
 		aff = max(aff, wt.labelAffinity(v))
 	}
-	if a.Kind == "select" && v.Kind != ValueNumber {
+	if a.Kind == branch.ElemSelect && v.Kind != ValueNumber {
 		aff = max(aff, wt.AffinityOption) // one of its choices spells the value
 	}
 	return binding{v: v, pk: -1, written: w, aff: aff, score: aff + wt.BindTypeWeight*wt.typeFit(a, v)}, true
@@ -1390,7 +1390,7 @@ func (p *Proposer) stepFields(obs *branch.Observation) map[int]bool {
 			continue
 		}
 		for i, m := range p.pick(obs, st) {
-			if m > 0 && textKinds[obs.Affordances[i].Kind] {
+			if m > 0 && obs.Affordances[i].Kind.TakesText() {
 				out[i] = true
 			}
 		}
@@ -1429,7 +1429,7 @@ func (p *Proposer) names(obs *branch.Observation, v Value) bool {
 	ws := Words(v.Text)
 	shown := false // an element of the page bears the value's words
 	for _, a := range obs.Affordances {
-		shown = shown || nameMatch(ws, a) > 0 && !textKinds[a.Kind]
+		shown = shown || nameMatch(ws, a) > 0 && !a.Kind.TakesText()
 	}
 	for _, st := range p.g.Steps {
 		// "Choose Spokane as your destination" on a page that shows no
@@ -1439,7 +1439,7 @@ func (p *Proposer) names(obs *branch.Observation, v Value) bool {
 		}
 	}
 	for _, a := range obs.Affordances {
-		if clickKinds[a.Kind] && Match(ws, a.Target.Name) == 1 || a.Kind != "select" && Match(ws, a.Target.Name) == 1 {
+		if clickKinds[a.Kind] && Match(ws, a.Target.Name) == 1 || a.Kind != branch.ElemSelect && Match(ws, a.Target.Name) == 1 {
 			return true
 		}
 	}

@@ -144,7 +144,7 @@ func TestInFormat(t *testing.T) {
 }
 
 // field builds a form field of a kind and input type, labelled name.
-func field(kind, typ, name string, opts ...func(*branch.Affordance)) branch.Affordance {
+func field(kind branch.ElementKind, typ, name string, opts ...func(*branch.Affordance)) branch.Affordance {
 	a := aff(kind, name, append([]func(*branch.Affordance){inForm(0)}, opts...)...)
 	a.InputType = typ
 	return a

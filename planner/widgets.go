@@ -21,11 +21,11 @@ const setSpan = 4
 
 // settableKinds are the affordance kinds a set action serves beyond
 // text: the value is moved in, not typed.
-var settableKinds = map[string]bool{"slider": true, "spinbutton": true}
+var settableKinds = map[branch.ElementKind]bool{branch.ElemSlider: true, branch.ElemSpinbutton: true}
 
 // widgetNouns are the words a goal names a slider or spin button by
 // when it does not name its label ("move the slider to 65").
-var widgetNouns = words.WidgetNouns.byWord()
+var widgetNouns = words.WidgetNouns.kindsByWord()
 
 // inputFormats are the formats of the native inputs a set action fills
 // directly: the value must already be written so.
@@ -56,11 +56,11 @@ func setAction(a branch.Affordance, value string) (branch.Action, bool) {
 		return branch.Action{}, false
 	}
 	switch {
-	case settableKinds[a.Kind] || a.Kind == "number" || a.InputType == "range":
+	case settableKinds[a.Kind] || a.Kind == branch.ElemNumber || a.InputType == "range":
 		n, ok := numberOf(value)
 		if !ok {
 			// A slider of words ("Small", "Medium", "Large").
-			if a.Kind != "slider" || a.ValueText == "" || strings.EqualFold(a.ValueText, value) {
+			if a.Kind != branch.ElemSlider || a.ValueText == "" || strings.EqualFold(a.ValueText, value) {
 				return branch.Action{}, false
 			}
 			break
@@ -80,7 +80,7 @@ func setAction(a branch.Affordance, value string) (branch.Action, bool) {
 			(a.Min != "" && len(a.Min) == len(value) && value < a.Min) || (a.Max != "" && len(a.Max) == len(value) && value > a.Max) {
 			return branch.Action{}, false
 		}
-	case a.Kind == "textbox" && (a.InputType == "" || a.InputType == "text"):
+	case a.Kind == branch.ElemTextbox && (a.InputType == "" || a.InputType == "text"):
 		if !dateValue.MatchString(value) || a.Value == value {
 			return branch.Action{}, false
 		}
@@ -114,14 +114,14 @@ var numberRE = regexp.MustCompile(`^\D{0,2}?([-+]?\d+(?:\.\d+)?)\D{0,4}$`)
 // Every fitting binding is proposed; the search and the predicates
 // settle which was meant.
 func (p *Proposer) widgetCandidates(obs *branch.Observation, h History, add func(Candidate)) {
-	only := map[string]int{} // kind -> how many on the page
+	only := map[branch.ElementKind]int{} // kind -> how many on the page
 	for _, a := range obs.Affordances {
-		if settableKinds[a.Kind] && a.Region != "obscured" {
+		if settableKinds[a.Kind] && a.Region != branch.RegionObscured {
 			only[a.Kind]++
 		}
 	}
 	for _, a := range obs.Affordances {
-		if !settableKinds[a.Kind] || a.Region == "obscured" || p.risky(a, obs.URL) {
+		if !settableKinds[a.Kind] || a.Region == branch.RegionObscured || p.risky(a, obs.URL) {
 			continue
 		}
 		if r, ok := p.ruleFor(a); ok && !h.Applied[r.name] && (r.secret || r.value != "") {

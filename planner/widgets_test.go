@@ -7,8 +7,8 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 )
 
-func widget(kind, name string, f func(*branch.Affordance)) branch.Affordance {
-	a := branch.Affordance{Kind: kind, Target: branch.Target{Role: kind, Name: name, CSS: "#" + name}, Region: "main", Form: 0}
+func widget(kind branch.ElementKind, name string, f func(*branch.Affordance)) branch.Affordance {
+	a := branch.Affordance{Kind: kind, Target: branch.Target{Role: string(kind), Name: name, CSS: "#" + name}, Region: "main", Form: 0}
 	if f != nil {
 		f(&a)
 	}

@@ -350,7 +350,7 @@ func (e actElement) Select(_ context.Context, value string) error {
 }
 
 func (e actElement) SetChecked(_ context.Context, checked bool) error {
-	if e.c.kind != FieldCheckbox {
+	if e.c.kind != branch.ElemCheckbox {
 		return e.p.done(fail(branch.CodePageError, "Error: Not a checkbox or radio button"))
 	}
 	e.c.checked = checked
@@ -369,7 +369,7 @@ func (e actElement) Hover(context.Context) error { return nil }
 func (e actElement) Press(_ context.Context, key string) error {
 	switch c := e.c; {
 	case key != "Enter":
-	case c.kind == "link" || c.kind == "button":
+	case c.kind == branch.ElemLink || c.kind == branch.ElemButton:
 		return e.p.done(e.p.ss.click(c))
 	case c.form >= 0:
 		return e.p.done(e.p.ss.submit(e.p.ss.v.forms[c.form]))
@@ -463,7 +463,7 @@ func (ss *session) resolve(t *branch.Target) (*control, string, outcome) {
 
 func (ss *session) click(c *control) outcome {
 	switch {
-	case c.kind == "link":
+	case c.kind == branch.ElemLink:
 		v, ok := ss.site.load(c.href)
 		if !ok {
 			return fail(branch.CodePageError, "net::ERR_NAME_NOT_RESOLVED at %s", c.href)
@@ -474,7 +474,7 @@ func (ss *session) click(c *control) outcome {
 		return ss.submit(ss.v.forms[c.form])
 	case c.effect == EffectMenu:
 		ss.v.menuOpen = !ss.v.menuOpen
-	case c.kind == FieldCheckbox:
+	case c.kind == branch.ElemCheckbox:
 		c.checked = !c.checked
 	}
 	return outcome{mult: 1}
@@ -482,8 +482,8 @@ func (ss *session) click(c *control) outcome {
 
 func (ss *session) typeInto(c *control, value string) outcome {
 	switch c.kind {
-	case FieldText, FieldEmail, FieldSearch:
-	case FieldNumber:
+	case branch.ElemTextbox, branch.ElemEmail, branch.ElemSearch:
+	case branch.ElemNumber:
 		if _, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err != nil && value != "" {
 			return fail(branch.CodePageError, "Error: Cannot type text into input[type=number]")
 		}
@@ -500,16 +500,16 @@ func (ss *session) typeInto(c *control, value string) outcome {
 // hold no value.
 func (ss *session) setIn(c *control, value string) outcome {
 	switch c.kind {
-	case FieldNumber:
+	case branch.ElemNumber:
 		if _, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err != nil {
 			return fail(branch.CodeValueNotSet, "<input type=number> does not take %q: not in its format", value)
 		}
 		c.value = strings.TrimSpace(value)
-	case FieldText, FieldEmail, FieldSearch:
+	case branch.ElemTextbox, branch.ElemEmail, branch.ElemSearch:
 		c.value = value
-	case FieldSelect:
+	case branch.ElemSelect:
 		return ss.selectIn(c, value)
-	case FieldCheckbox:
+	case branch.ElemCheckbox:
 		c.checked = value != "false"
 	default:
 		return fail(branch.CodeUnsupported, "set: <%s> is not a control that holds a value", c.kind)
@@ -518,7 +518,7 @@ func (ss *session) setIn(c *control, value string) outcome {
 }
 
 func (ss *session) selectIn(c *control, value string) outcome {
-	if c.kind != FieldSelect {
+	if c.kind != branch.ElemSelect {
 		return fail(branch.CodePageError, "Error: Element is not a <select> element")
 	}
 	for _, o := range c.options {
@@ -542,13 +542,13 @@ func (ss *session) selectIn(c *control, value string) outcome {
 // order.
 func (ss *session) submit(f *formView) outcome {
 	for _, c := range f.fields {
-		if c.required && c.visible(ss.v.menuOpen) && ((c.kind == FieldCheckbox && !c.checked) || (c.kind != FieldCheckbox && c.value == "")) {
+		if c.required && c.visible(ss.v.menuOpen) && ((c.kind == branch.ElemCheckbox && !c.checked) || (c.kind != branch.ElemCheckbox && c.value == "")) {
 			return outcome{mult: 1} // the browser shows a validation bubble; nothing is sent
 		}
 	}
 	var pairs []string
 	for _, c := range f.fields {
-		if c.field == "" || (c.kind == FieldCheckbox && !c.checked) {
+		if c.field == "" || (c.kind == branch.ElemCheckbox && !c.checked) {
 			continue
 		}
 		pairs = append(pairs, url.QueryEscape(c.field)+"="+url.QueryEscape(c.value))

@@ -176,7 +176,7 @@ func TestExecuteFailures(t *testing.T) {
 		t.Fatalf("healed click: %s %+v", res.Status, res.Steps[1])
 	}
 	menu := affordance(t, res.Obs, "menu-pricing")
-	if menu.Region != RegionNav || menu.Href != s.Origin+s.Hub+"?ref=menu" {
+	if menu.Region != branch.RegionNav || menu.Href != s.Origin+s.Hub+"?ref=menu" {
 		t.Fatalf("menu link %+v", menu)
 	}
 }
@@ -344,22 +344,22 @@ func TestExecuteSetFocusHover(t *testing.T) {
 	if base.Status != job.ResultOK {
 		t.Fatalf("reaching the checkout: %s", base.ErrMsg)
 	}
-	byKind := map[string]branch.Affordance{}
+	byKind := map[branch.ElementKind]branch.Affordance{}
 	for _, a := range base.Obs.Affordances {
 		if _, ok := byKind[a.Kind]; !ok {
 			byKind[a.Kind] = a
 		}
 	}
-	for _, k := range []string{"number", "textbox", "button"} {
+	for _, k := range []branch.ElementKind{branch.ElemNumber, branch.ElemTextbox, branch.ElemButton} {
 		if _, ok := byKind[k]; !ok {
 			t.Fatalf("the checkout has no %s: %+v", k, base.Obs.Affordances)
 		}
 	}
-	set := func(k, v string) branch.Action {
+	set := func(k branch.ElementKind, v string) branch.Action {
 		tgt := byKind[k].Target
 		return branch.Action{Kind: branch.KindSet, Target: &tgt, Value: v}
 	}
-	valueOf := func(obs *branch.Observation, k string) string {
+	valueOf := func(obs *branch.Observation, k branch.ElementKind) string {
 		for _, a := range obs.Affordances {
 			if a.Target.CSS == byKind[k].Target.CSS {
 				return a.Value
@@ -371,7 +371,7 @@ func TestExecuteSetFocusHover(t *testing.T) {
 		name string
 		a    branch.Action
 		code string
-		kind string // the affordance whose value is checked
+		kind branch.ElementKind // the affordance whose value is checked
 		want string
 	}{
 		{"a number into a number field", set("number", "12"), "", "number", "12"},

@@ -210,10 +210,10 @@ func (g *gen) chrome(main []Link) ([]Link, []Button) {
 	s := g.s
 	var links []Link
 	var buttons []Button
-	links = append(links, Link{Name: s.Vendor, Href: "/", Region: RegionHeader, TestID: "brand"})
+	links = append(links, Link{Name: s.Vendor, Href: "/", Region: branch.RegionHeader, TestID: "brand"})
 	links = append(links, g.nav()...)
 	if g.routes[RouteMenu] {
-		buttons = append(buttons, Button{Name: "Menu", TestID: "menu-button", ID: "menu-button", Region: RegionHeader, Effect: EffectMenu})
+		buttons = append(buttons, Button{Name: "Menu", TestID: "menu-button", ID: "menu-button", Region: branch.RegionHeader, Effect: EffectMenu})
 		links = append(links, g.menu()...)
 	}
 	links = append(links, main...)
@@ -238,7 +238,7 @@ func (g *gen) nav() []Link {
 		items = append(items[:at], append([]Link{hub}, items[at:]...)...)
 	}
 	for i := range items {
-		items[i].Region = RegionNav
+		items[i].Region = branch.RegionNav
 	}
 	g.navLinks = items
 	return append([]Link{}, items...)
@@ -253,8 +253,8 @@ func (g *gen) menu() []Link {
 		label = "See plans"
 	}
 	items := []Link{
-		{Name: label, Href: g.s.Hub + "?ref=menu", TestID: "menu-pricing", Region: RegionNav, Hidden: true},
-		{Name: "Status", Href: "/status", TestID: "menu-status", Region: RegionNav, Hidden: true},
+		{Name: label, Href: g.s.Hub + "?ref=menu", TestID: "menu-pricing", Region: branch.RegionNav, Hidden: true},
+		{Name: "Status", Href: "/status", TestID: "menu-status", Region: branch.RegionNav, Hidden: true},
 	}
 	g.menuLinks = items
 	return append([]Link{}, items...)
@@ -283,7 +283,7 @@ func (g *gen) footer() []Link {
 		items = append(items[:at], append([]Link{hub}, items[at:]...)...)
 	}
 	for i := range items {
-		items[i].Region = RegionFooter
+		items[i].Region = branch.RegionFooter
 	}
 	g.footerLinks = items
 	return append([]Link{}, items...)
@@ -293,14 +293,14 @@ func (g *gen) home() {
 	s, w := g.s, g.s.Want
 	tagline := pick(g.r, taglines)
 	main := []Link{
-		{Name: "Start free trial", Href: "/signup", Region: RegionMain, TestID: "start-trial"},
-		{Name: "Watch the demo", Href: "/product?ref=hero", Region: RegionMain},
+		{Name: "Start free trial", Href: "/signup", Region: branch.RegionMain, TestID: "start-trial"},
+		{Name: "Watch the demo", Href: "/product?ref=hero", Region: branch.RegionMain},
 	}
 	if g.trapHome {
 		name := fill(pick(g.r, trapEntryNames), w)
 		g.trapEntry = name
 		at := g.r.IntN(len(main) + 1)
-		promo := Link{Name: name, Href: g.trapBase, Region: RegionMain, TestID: "promo-link", Trap: true}
+		promo := Link{Name: name, Href: g.trapBase, Region: branch.RegionMain, TestID: "promo-link", Trap: true}
 		main = append(main[:at], append([]Link{promo}, main[at:]...)...)
 	}
 	p := g.page("/", KindHome, tagline, s.Vendor, []string{
@@ -309,7 +309,7 @@ func (g *gen) home() {
 	}, main)
 	if g.routes[RouteSearch] {
 		p.Forms = []*Form{{TestID: "search-form", Method: "GET", Action: "/search",
-			Fields: []Field{{Label: "Search", Name: "q", ID: "site-search", Kind: FieldSearch, Role: RoleQuery}},
+			Fields: []Field{{Label: "Search", Name: "q", ID: "site-search", Kind: branch.ElemSearch, Role: RoleQuery}},
 			Submit: Button{Name: "Search", TestID: "search-submit"}}}
 	}
 	if g.trapHome {
@@ -319,11 +319,11 @@ func (g *gen) home() {
 
 func (g *gen) content() {
 	s := g.s
-	product := []Link{{Name: "Book a demo", Href: "/demo", Region: RegionMain, TestID: "book-demo"}}
+	product := []Link{{Name: "Book a demo", Href: "/demo", Region: branch.RegionMain, TestID: "book-demo"}}
 	if g.routes[RouteProduct] {
-		product = append(product, Link{Name: "See pricing", Href: s.Hub + "?ref=product", Region: RegionMain, TestID: "see-pricing"})
+		product = append(product, Link{Name: "See pricing", Href: s.Hub + "?ref=product", Region: branch.RegionMain, TestID: "see-pricing"})
 	}
-	product = append(product, Link{Name: "Read the docs", Href: "/docs/getting-started", Region: RegionMain})
+	product = append(product, Link{Name: "Read the docs", Href: "/docs/getting-started", Region: branch.RegionMain})
 	g.r.Shuffle(len(product), func(i, j int) { product[i], product[j] = product[j], product[i] })
 	g.page("/product", KindContent, "Product", "Product", []string{
 		s.Vendor + " brings your team's work into one place.",
@@ -331,21 +331,21 @@ func (g *gen) content() {
 	}, product)
 	g.page("/customers", KindContent, "Customers", "Customers", []string{
 		"Acme Robotics, Globex Logistics and Initech Health rely on " + s.Vendor + " every day.",
-	}, []Link{{Name: "Read the Globex story", Href: "/customers/globex", Region: RegionMain}})
+	}, []Link{{Name: "Read the Globex story", Href: "/customers/globex", Region: branch.RegionMain}})
 	g.page("/customers/globex", KindContent, "Globex", "How Globex ships faster", []string{
 		"Globex cut its release time in half.",
-	}, []Link{{Name: "All customer stories", Href: "/customers", Region: RegionMain}})
+	}, []Link{{Name: "All customer stories", Href: "/customers", Region: branch.RegionMain}})
 	g.page("/blog", KindContent, "Blog", "Blog", []string{"News and stories from the " + s.Vendor + " team."}, []Link{
-		{Name: "How we scale our platform", Href: "/blog/scaling", Region: RegionMain},
-		{Name: "Announcing our new plans", Href: "/blog/new-plans", Region: RegionMain},
+		{Name: "How we scale our platform", Href: "/blog/scaling", Region: branch.RegionMain},
+		{Name: "Announcing our new plans", Href: "/blog/new-plans", Region: branch.RegionMain},
 	})
 	g.page("/blog/scaling", KindContent, "How we scale our platform", "How we scale our platform",
-		[]string{"A look behind the scenes."}, []Link{{Name: "Back to the blog", Href: "/blog", Region: RegionMain}})
+		[]string{"A look behind the scenes."}, []Link{{Name: "Back to the blog", Href: "/blog", Region: branch.RegionMain}})
 	g.page("/blog/new-plans", KindContent, "Announcing our new plans", "Announcing our new plans",
 		[]string{"Our plans changed last year. The old plans remain available to existing customers."},
-		[]Link{{Name: "Read about the old plans", Href: "/legacy-plans", Region: RegionMain}, {Name: "Back to the blog", Href: "/blog", Region: RegionMain}})
+		[]Link{{Name: "Read about the old plans", Href: "/legacy-plans", Region: branch.RegionMain}, {Name: "Back to the blog", Href: "/blog", Region: branch.RegionMain}})
 	g.page("/careers", KindContent, "Careers", "Careers", []string{"Join a small team that ships."},
-		[]Link{{Name: "Open roles", Href: "/careers/open-roles", Region: RegionMain}})
+		[]Link{{Name: "Open roles", Href: "/careers/open-roles", Region: branch.RegionMain}})
 	g.page("/status", KindContent, "Status", "System status", []string{"All systems operational."}, nil)
 	g.page("/privacy", KindContent, "Privacy", "Privacy notice", []string{"How we handle personal data."}, nil)
 	g.page("/terms", KindContent, "Terms", "Terms of service", []string{"The terms that govern your use of the service."}, nil)
@@ -360,7 +360,7 @@ func (g *gen) docs() {
 	var side []Link
 	for _, i := range idx {
 		d := docsPages[i]
-		side = append(side, Link{Name: d.title, Href: "/docs/" + d.slug, Region: RegionMain})
+		side = append(side, Link{Name: d.title, Href: "/docs/" + d.slug, Region: branch.RegionMain})
 	}
 	g.page("/docs", KindDocs, "Documentation", "Documentation", []string{"Guides and references for " + g.s.Vendor + "."}, side)
 	for _, i := range idx {
@@ -371,12 +371,12 @@ func (g *gen) docs() {
 				links = append(links, l)
 			}
 		}
-		links = append(links, Link{Name: "Documentation home", Href: "/docs", Region: RegionMain})
+		links = append(links, Link{Name: "Documentation home", Href: "/docs", Region: branch.RegionMain})
 		g.page("/docs/"+d.slug, KindDocs, d.title+" · Docs", d.title, []string{"This guide covers " + strings.ToLower(d.title) + "."}, links)
 	}
 	if g.s.Pages["/docs/getting-started"] == nil {
 		g.page("/docs/getting-started", KindDocs, "Getting started · Docs", "Getting started",
-			[]string{"Create a project and invite your team."}, []Link{{Name: "Documentation home", Href: "/docs", Region: RegionMain}})
+			[]string{"Create a project and invite your team."}, []Link{{Name: "Documentation home", Href: "/docs", Region: branch.RegionMain}})
 	}
 }
 
@@ -388,7 +388,7 @@ func (g *gen) deadEnds() {
 		[]string{"Before we continue, please verify you are a human.", "Security check: complete the captcha below."}, nil)
 	p.DeadEnd = "captcha"
 	p = g.page("/404", KindDeadEnd, "Page not found", "Page not found", []string{"We couldn't find that page."},
-		[]Link{{Name: "Back to home", Href: "/", Region: RegionMain}})
+		[]Link{{Name: "Back to home", Href: "/", Region: branch.RegionMain}})
 	p.DeadEnd, p.Status = "not_found", 404
 	if g.paid {
 		p = g.page("/quote", KindDeadEnd, "Instant quote", "Your instant quote",
@@ -410,8 +410,8 @@ func (g *gen) hub() {
 	var main []Link
 	if g.toggle {
 		main = append(main,
-			Link{Name: s.BillingOptions[0].Text, Href: s.Hub + "?billing=" + url.QueryEscape(s.BillingOptions[0].Value), Region: RegionMain, TestID: "billing-monthly"},
-			Link{Name: s.BillingOptions[1].Text, Href: s.Hub + "?billing=" + url.QueryEscape(s.BillingOptions[1].Value), Region: RegionMain, TestID: "billing-annual"})
+			Link{Name: s.BillingOptions[0].Text, Href: s.Hub + "?billing=" + url.QueryEscape(s.BillingOptions[0].Value), Region: branch.RegionMain, TestID: "billing-monthly"},
+			Link{Name: s.BillingOptions[1].Text, Href: s.Hub + "?billing=" + url.QueryEscape(s.BillingOptions[1].Value), Region: branch.RegionMain, TestID: "billing-annual"})
 	}
 	cta := pick(r, ctaLabels)
 	for cta.strong && g.trapHub {
@@ -419,12 +419,12 @@ func (g *gen) hub() {
 	}
 	for _, p := range s.Plans {
 		if !p.SelfServe {
-			main = append(main, Link{Name: "Contact sales", Href: "/contact-sales?plan=enterprise", Region: RegionMain,
+			main = append(main, Link{Name: "Contact sales", Href: "/contact-sales?plan=enterprise", Region: branch.RegionMain,
 				TestID: "plan-enterprise-cta", Near: p.Name})
 			continue
 		}
 		l := Link{Name: strings.ReplaceAll(cta.label, "{P}", p.Name), Href: s.Checkout + "?plan=" + p.ID,
-			Region: RegionMain, TestID: "plan-" + p.ID + "-cta", Near: p.Name}
+			Region: branch.RegionMain, TestID: "plan-" + p.ID + "-cta", Near: p.Name}
 		if !strings.Contains(cta.label, "{P}") {
 			l.AriaLabel = cta.label + " with " + p.Name
 		}
@@ -432,17 +432,17 @@ func (g *gen) hub() {
 	}
 	var extra []Link
 	if g.paid {
-		extra = append(extra, Link{Name: "Get an instant quote", Href: "/quote", Region: RegionMain, TestID: "instant-quote", Cost: PaidCost})
+		extra = append(extra, Link{Name: "Get an instant quote", Href: "/quote", Region: branch.RegionMain, TestID: "instant-quote", Cost: PaidCost})
 	}
 	if g.trapHub {
 		name := fill(pick(r, trapEntryNames), w)
 		for name == g.trapEntry {
 			name = fill(pick(r, trapEntryNames), w)
 		}
-		extra = append(extra, Link{Name: name, Href: g.trapBase, Region: RegionMain, TestID: "plan-guide", Trap: true})
+		extra = append(extra, Link{Name: name, Href: g.trapBase, Region: branch.RegionMain, TestID: "plan-guide", Trap: true})
 		s.TrapSteps = append(s.TrapSteps, s.Hub)
 	}
-	extra = append(extra, Link{Name: "Billing questions", Href: "/docs/getting-started?ref=pricing", Region: RegionMain})
+	extra = append(extra, Link{Name: "Billing questions", Href: "/docs/getting-started?ref=pricing", Region: branch.RegionMain})
 	r.Shuffle(len(extra), func(i, j int) { extra[i], extra[j] = extra[j], extra[i] })
 	main = append(main, extra...)
 	g.page(s.Hub, KindHub, heading, heading, []string{
@@ -463,7 +463,7 @@ func (g *gen) checkout() {
 	s.Params[RoleCountry] = country.name
 	s.Params[RoleEmail] = email.name
 
-	countryField := Field{Label: country.label, Name: country.name, ID: country.name, Kind: FieldSelect, Role: RoleCountry, Required: true}
+	countryField := Field{Label: country.label, Name: country.name, ID: country.name, Kind: branch.ElemSelect, Role: RoleCountry, Required: true}
 	if r.IntN(2) == 0 {
 		countryField.Options = append([]branch.Option{{Value: "", Text: "Select a country"}}, s.CountryOptions...)
 	} else {
@@ -471,10 +471,10 @@ func (g *gen) checkout() {
 		countryField.Value = s.CountryOptions[len(s.CountryOptions)-1].Value
 	}
 	fields := []Field{
-		{Label: seats.label, Name: seats.name, ID: seats.name, Kind: FieldNumber, Value: "1", Required: true, Role: RoleSeats},
-		{Label: billing.label, Name: billing.name, ID: billing.name, Kind: FieldSelect, Options: append([]branch.Option{}, s.BillingOptions...), Value: g.defBilling, Role: RoleBilling},
+		{Label: seats.label, Name: seats.name, ID: seats.name, Kind: branch.ElemNumber, Value: "1", Required: true, Role: RoleSeats},
+		{Label: billing.label, Name: billing.name, ID: billing.name, Kind: branch.ElemSelect, Options: append([]branch.Option{}, s.BillingOptions...), Value: g.defBilling, Role: RoleBilling},
 		countryField,
-		{Label: email.label, Name: email.name, ID: email.name, Kind: FieldEmail, Required: true, Role: RoleEmail},
+		{Label: email.label, Name: email.name, ID: email.name, Kind: branch.ElemEmail, Required: true, Role: RoleEmail},
 	}
 	nd := 1 + r.IntN(3)
 	for _, i := range r.Perm(len(distractors))[:nd] {
@@ -504,14 +504,14 @@ func (g *gen) checkout() {
 	if g.twoStep {
 		label = pick(r, stepOneLabels)
 	}
-	back := []Link{{Name: "Back to " + strings.ToLower(g.hubLabel), Href: s.Hub, Region: RegionMain, TestID: "back-to-pricing"}}
+	back := []Link{{Name: "Back to " + strings.ToLower(g.hubLabel), Href: s.Hub, Region: branch.RegionMain, TestID: "back-to-pricing"}}
 	p := g.page(s.Checkout, KindCheckout, "Checkout", "Checkout", []string{"Review your plan and tell us where to send the invoice."}, back)
 	p.Forms = []*Form{{TestID: "checkout-form", Method: "GET", Action: next, Fields: append([]Field{plan}, first...),
 		Submit: Button{Name: label, TestID: "checkout-continue"}}}
 	if g.twoStep {
 		carry := []Field{plan}
 		for _, f := range first {
-			if f.Kind != FieldCheckbox {
+			if f.Kind != branch.ElemCheckbox {
 				carry = append(carry, Field{Name: f.Name, ID: "carry-" + f.ID, Kind: FieldHidden, Role: f.Role})
 			}
 		}
@@ -530,7 +530,7 @@ func (g *gen) review() {
 	hidden = append(hidden, Field{Name: "client_reference", ID: "client_reference", Kind: FieldHidden})
 	p := g.page(s.Review, KindReview, "Review your order", "Review your order",
 		[]string{"Nothing is charged until you place the order."},
-		[]Link{{Name: "Edit order", Region: RegionMain, TestID: "edit-order"}})
+		[]Link{{Name: "Edit order", Region: branch.RegionMain, TestID: "edit-order"}})
 	p.Forms = []*Form{{TestID: "order-form", Method: "POST", Action: s.Orders, Fields: hidden,
 		Submit: Button{Name: s.CommitLabel, TestID: "place-order"}}}
 	g.page(s.Orders, KindOrder, "Order confirmed", "Order confirmed", []string{"Thank you for your order."}, nil)
@@ -550,15 +550,15 @@ func (g *gen) traps() {
 	links := [][]int{{1, 2}, {2, 3, 0}, {3, 0}, {0, 1}}
 	for i, path := range paths {
 		var ls []Link
-		ls = append(ls, Link{Name: "Help center", Href: base + "?ref=kb", Region: RegionHeader, TestID: "kb-home"})
+		ls = append(ls, Link{Name: "Help center", Href: base + "?ref=kb", Region: branch.RegionHeader, TestID: "kb-home"})
 		for j, k := range links[i] {
-			ls = append(ls, Link{Name: inner(i*3 + j), Href: paths[k], Region: RegionMain, Trap: true})
+			ls = append(ls, Link{Name: inner(i*3 + j), Href: paths[k], Region: branch.RegionMain, Trap: true})
 		}
 		if i == 2 {
-			ls = append(ls, Link{Name: "Volume pricing for the " + w.Plan + " plan", Href: volume, Region: RegionMain, Trap: true})
+			ls = append(ls, Link{Name: "Volume pricing for the " + w.Plan + " plan", Href: volume, Region: branch.RegionMain, Trap: true})
 		}
 		if i == 3 {
-			ls = append(ls, Link{Name: "Old " + w.Plan + " plan pricing", Href: base + "/old", Region: RegionMain, Trap: true})
+			ls = append(ls, Link{Name: "Old " + w.Plan + " plan pricing", Href: base + "/old", Region: branch.RegionMain, Trap: true})
 		}
 		s.Pages[path] = &Page{Path: path, Kind: KindTrap, Trap: true, Title: "Help center · " + s.Vendor,
 			Heading: inner(i*3 + 2), Text: []string{"Answers about plans, seats and billing.", "Was this article helpful?"}, Links: ls}

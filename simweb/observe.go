@@ -205,16 +205,16 @@ func (v *view) affordances() []branch.Affordance {
 		a := branch.Affordance{Kind: c.kind, Region: c.region, Form: c.form, Submit: c.submit, Required: c.required,
 			Target: targetOf(c)}
 		switch c.kind {
-		case "link":
+		case branch.ElemLink:
 			a.Href = c.href
-		case "button":
+		case branch.ElemButton:
 		default:
 			a.Value = c.value
 		}
-		if c.kind == FieldCheckbox {
+		if c.kind == branch.ElemCheckbox {
 			a.Checked = c.checked
 		}
-		if c.kind == FieldSelect {
+		if c.kind == branch.ElemSelect {
 			a.Options = make([]branch.Option, len(c.options))
 			for i, o := range c.options {
 				a.Options[i] = branch.Option{Value: o.Value, Text: o.Text, Selected: o.Value == c.value}
@@ -245,7 +245,7 @@ func (v *view) answer(p scoring.Probe) scoring.Answer {
 				continue
 			}
 			a.Found, a.Visible = true, c.visible(v.menuOpen)
-			if c.kind == "link" || c.kind == "button" {
+			if c.kind == branch.ElemLink || c.kind == branch.ElemButton {
 				a.Text = c.name
 			} else {
 				a.Value = c.value
@@ -303,7 +303,7 @@ func (v *view) read(selector, attr string) (string, bool) {
 	}
 	for _, c := range v.controls {
 		if c.matches(sel) {
-			if c.kind == "link" || c.kind == "button" {
+			if c.kind == branch.ElemLink || c.kind == branch.ElemButton {
 				return c.name, true
 			}
 			return c.value, true

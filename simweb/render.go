@@ -53,7 +53,7 @@ func (v *view) clone() *view {
 
 // control is one element an action can target.
 type control struct {
-	kind     string // link, button, textbox, number, email, select, checkbox, search, hidden
+	kind     branch.ElementKind // link, button, a field's kind (FieldHidden too)
 	role     string
 	name     string
 	text     string
@@ -64,7 +64,7 @@ type control struct {
 	css      string
 	selector string // css with attribute quotes dropped, for probes
 	near     string
-	region   string
+	region   branch.Region
 	form     int
 	href     string
 	value    string
@@ -148,7 +148,7 @@ func (s *Site) render(rawURL string) (*view, bool) {
 		if !s.validPlan(q.Get("plan")) {
 			v.text = []string{"Choose a plan to continue."}
 			forms = nil
-			links = append(append([]Link{}, links...), Link{Name: "See plans", Href: s.Hub, Region: RegionMain, TestID: "choose-plan"})
+			links = append(append([]Link{}, links...), Link{Name: "See plans", Href: s.Hub, Region: branch.RegionMain, TestID: "choose-plan"})
 		} else if pl := s.plan(q.Get("plan")); pl != nil {
 			v.text = append([]string{fmt.Sprintf("%s plan · %s per seat / month", pl.Name, dollars(pl.PriceCents))}, v.text...)
 		}
@@ -209,7 +209,7 @@ func (v *view) search(q url.Values, links []Link) []Link {
 	case hit:
 		v.text = []string{fmt.Sprintf("1 result for %q", query)}
 		return insertMain(links, Link{Name: "Plans and pricing for every team size", Href: s.Hub + "?ref=search",
-			Region: RegionMain, TestID: "search-result-pricing"})
+			Region: branch.RegionMain, TestID: "search-result-pricing"})
 	default:
 		v.text = []string{fmt.Sprintf("No results for %q", query)}
 	}
@@ -220,7 +220,7 @@ func (v *view) search(q url.Values, links []Link) []Link {
 func insertMain(links []Link, l Link) []Link {
 	at := 0
 	for i, x := range links {
-		if x.Region == RegionHeader || x.Region == RegionNav {
+		if x.Region == branch.RegionHeader || x.Region == branch.RegionNav {
 			at = i + 1
 		}
 	}
@@ -287,7 +287,7 @@ func (s *Site) defaultBilling() string {
 	}
 	if p := s.Pages[s.Details]; p != nil && len(p.Forms) > 0 {
 		for _, f := range p.Forms[0].Fields {
-			if f.Role == RoleBilling && f.Kind == FieldSelect {
+			if f.Role == RoleBilling && f.Kind == branch.ElemSelect {
 				return f.Value
 			}
 		}
@@ -367,7 +367,7 @@ func vatPercent(country string) int {
 // build turns links, buttons and forms into controls in document order:
 // header and nav, the page's forms in the header, main, forms, footer.
 func (v *view) build(links []Link, buttons []Button, forms []*Form, q url.Values) {
-	byRegion := func(regions ...string) []Link {
+	byRegion := func(regions ...branch.Region) []Link {
 		var out []Link
 		for _, l := range links {
 			for _, r := range regions {
@@ -378,9 +378,9 @@ func (v *view) build(links []Link, buttons []Button, forms []*Form, q url.Values
 		}
 		return out
 	}
-	nth := map[string]int{}
+	nth := map[branch.Region]int{}
 	addLink := func(l Link) {
-		c := &control{kind: "link", role: "link", name: l.Name, text: trim80(l.Name), testid: l.TestID, aria: l.AriaLabel, region: l.Region,
+		c := &control{kind: branch.ElemLink, role: "link", name: l.Name, text: trim80(l.Name), testid: l.TestID, aria: l.AriaLabel, region: l.Region,
 			form: -1, href: v.site.Origin + l.Href, near: l.Near, cost: l.cost(), trap: l.Trap, menu: l.Hidden}
 		if strings.Contains(l.Href, "://") {
 			c.href = l.Href
@@ -397,19 +397,19 @@ func (v *view) build(links []Link, buttons []Button, forms []*Form, q url.Values
 		c.selector = normSelector(c.css)
 		v.controls = append(v.controls, c)
 	}
-	for _, l := range byRegion(RegionHeader, RegionNav) {
+	for _, l := range byRegion(branch.RegionHeader, branch.RegionNav) {
 		if !l.Hidden {
 			addLink(l)
 		}
 	}
 	for _, b := range buttons {
-		c := &control{kind: "button", role: "button", name: b.Name, text: trim80(b.Name), testid: b.TestID, id: b.ID,
+		c := &control{kind: branch.ElemButton, role: "button", name: b.Name, text: trim80(b.Name), testid: b.TestID, id: b.ID,
 			region: b.Region, form: -1, effect: b.Effect}
-		c.css = cssOf(b.TestID, b.ID, b.Region+" > button")
+		c.css = cssOf(b.TestID, b.ID, string(b.Region)+" > button") // the region names its landmark element
 		c.selector = normSelector(c.css)
 		v.controls = append(v.controls, c)
 	}
-	for _, l := range byRegion(RegionHeader, RegionNav) {
+	for _, l := range byRegion(branch.RegionHeader, branch.RegionNav) {
 		if l.Hidden {
 			addLink(l)
 		}
@@ -425,13 +425,13 @@ func (v *view) build(links []Link, buttons []Button, forms []*Form, q url.Values
 	for _, f := range headerForms {
 		v.addForm(f, q)
 	}
-	for _, l := range byRegion(RegionMain) {
+	for _, l := range byRegion(branch.RegionMain) {
 		addLink(l)
 	}
 	for _, f := range mainForms {
 		v.addForm(f, q)
 	}
-	for _, l := range byRegion(RegionFooter) {
+	for _, l := range byRegion(branch.RegionFooter) {
 		addLink(l)
 	}
 }
@@ -460,39 +460,39 @@ func (v *view) addForm(f *Form, q url.Values) {
 	fv := &formView{method: f.Method, action: f.Action}
 	prefill := v.page.Kind == KindCheckout || v.page.Kind == KindDetails || v.page.Kind == KindReview
 	for _, fd := range f.Fields {
-		c := &control{kind: fd.Kind, name: fd.Label, id: fd.ID, field: fd.Name, region: RegionForm, form: idx,
+		c := &control{kind: fd.Kind, name: fd.Label, id: fd.ID, field: fd.Name, region: branch.RegionForm, form: idx,
 			value: fd.Value, required: fd.Required, role2: fd.Role, css: cssOf("", fd.ID, "input[name="+fd.Name+"]")}
 		switch fd.Kind {
-		case FieldText, FieldEmail:
+		case branch.ElemTextbox, branch.ElemEmail:
 			c.role = "textbox"
-		case FieldNumber:
+		case branch.ElemNumber:
 			c.role = "spinbutton"
-		case FieldSelect:
+		case branch.ElemSelect:
 			c.role = "combobox"
-		case FieldCheckbox:
+		case branch.ElemCheckbox:
 			c.role = "checkbox"
 			c.checked = fd.Value == "true"
 			c.value = "on"
-		case FieldSearch:
+		case branch.ElemSearch:
 			c.role = "searchbox"
 		case FieldHidden:
 			c.hidden = true
 		}
 		if prefill && fd.Name != "" {
-			if x, ok := q[fd.Name]; ok && len(x) > 0 && fd.Kind != FieldCheckbox {
+			if x, ok := q[fd.Name]; ok && len(x) > 0 && fd.Kind != branch.ElemCheckbox {
 				c.value = x[0]
-				if fd.Kind == FieldSelect && !hasOption(fd.Options, x[0]) {
+				if fd.Kind == branch.ElemSelect && !hasOption(fd.Options, x[0]) {
 					c.value = fd.Value
 				}
 			}
 		}
-		if fd.Kind == FieldSelect {
+		if fd.Kind == branch.ElemSelect {
 			c.options = append([]branch.Option{}, fd.Options...)
 			if c.value == "" && len(c.options) > 0 && !hasOption(c.options, "") {
 				c.value = c.options[0].Value
 			}
 		}
-		if fd.Kind == FieldSearch && fd.Name == "q" {
+		if fd.Kind == branch.ElemSearch && fd.Name == "q" {
 			c.value = q.Get("q")
 		}
 		c.selector = normSelector(c.css)
@@ -500,8 +500,8 @@ func (v *view) addForm(f *Form, q url.Values) {
 		v.controls = append(v.controls, c)
 	}
 	b := f.Submit
-	sub := &control{kind: "button", role: "button", name: b.Name, text: trim80(b.Name), testid: b.TestID, id: b.ID,
-		region: RegionForm, form: idx, submit: true, css: cssOf(b.TestID, b.ID, "form > button")}
+	sub := &control{kind: branch.ElemButton, role: "button", name: b.Name, text: trim80(b.Name), testid: b.TestID, id: b.ID,
+		region: branch.RegionForm, form: idx, submit: true, css: cssOf(b.TestID, b.ID, "form > button")}
 	sub.selector = normSelector(sub.css)
 	fv.submit = sub
 	v.controls = append(v.controls, sub)
@@ -532,7 +532,7 @@ func (v *view) hashDOM(scrub func(string) string) (string, int) {
 		h.add(t)
 	}
 	for _, c := range v.controls {
-		h.raw("<"+c.kind, c.role, c.name, c.aria, c.testid, c.id, c.field, c.css,
+		h.raw("<"+string(c.kind), c.role, c.name, c.aria, c.testid, c.id, c.field, c.css,
 			strconv.FormatBool(c.checked), strconv.FormatBool(c.visible(v.menuOpen)))
 		h.add(c.href, c.value)
 		for _, o := range c.options {
@@ -565,7 +565,7 @@ func (v *view) hashAX(scrub func(string) string) string {
 			continue
 		}
 		h.raw(c.role, c.name)
-		if c.kind != "link" && c.kind != "button" {
+		if c.kind != branch.ElemLink && c.kind != branch.ElemButton {
 			h.raw("value")
 			h.add(c.value)
 			h.raw(strconv.FormatBool(c.checked))
@@ -614,9 +614,9 @@ func (v *view) innerText() string {
 			continue
 		}
 		switch c.kind {
-		case "link", "button":
+		case branch.ElemLink, branch.ElemButton:
 			parts = append(parts, c.name)
-		case FieldSelect:
+		case branch.ElemSelect:
 			parts = append(parts, c.name)
 			for _, o := range c.options {
 				parts = append(parts, o.Text)

@@ -3,6 +3,7 @@ package simweb
 import (
 	"strings"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
 )
@@ -36,12 +37,13 @@ func (x *scrubber) withPII(v *view) *scrubber {
 	y.pii = nil
 	for _, c := range v.controls {
 		switch c.kind {
-		case FieldText, FieldEmail, FieldNumber, FieldSearch, FieldHidden:
+		case branch.ElemTextbox, branch.ElemEmail, branch.ElemNumber, branch.ElemSearch, FieldHidden:
 		default:
 			continue
 		}
-		// The browser's rule: scrub.SensitiveField decides for both.
-		if c.value != "" && scrub.SensitiveField(c.kind, c.field, c.id, "") {
+		// The browser's rule: scrub.SensitiveField decides for both
+		// (an email field's kind is its input type).
+		if c.value != "" && scrub.SensitiveField(string(c.kind), c.field, c.id, "") {
 			y.pii = append(y.pii, c.value)
 		}
 	}

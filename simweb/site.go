@@ -23,25 +23,12 @@ const (
 	KindTrap     = "trap"     // looks like progress, has no route to the boundary
 )
 
-// Regions of a page's elements, as the browser reports them.
-const (
-	RegionHeader = "header"
-	RegionNav    = "nav"
-	RegionMain   = "main"
-	RegionFooter = "footer"
-	RegionForm   = "form"
-)
-
-// Field kinds.
-const (
-	FieldText     = "textbox"
-	FieldNumber   = "number"
-	FieldEmail    = "email"
-	FieldSelect   = "select"
-	FieldCheckbox = "checkbox"
-	FieldSearch   = "search"
-	FieldHidden   = "hidden"
-)
+// FieldHidden is the kind of a hidden input: a field that is submitted
+// but never shown, so never an affordance. Every other field's kind is
+// the element kind the browser reports for it (branch.ElemTextbox,
+// branch.ElemNumber, branch.ElemEmail, branch.ElemSelect,
+// branch.ElemCheckbox, branch.ElemSearch).
+const FieldHidden branch.ElementKind = "hidden"
 
 // Semantic roles of checkout fields: which task input a field takes.
 // Distractor fields have none.
@@ -164,7 +151,7 @@ type Link struct {
 	Name string
 	// Href is a path with an optional query on the site.
 	Href   string
-	Region string
+	Region branch.Region
 	TestID string
 	// AriaLabel, when set, is the accessible name instead of Name (a
 	// generic "Get started" labelled "Get started with Team").
@@ -191,7 +178,7 @@ type Button struct {
 	Name   string
 	TestID string
 	ID     string
-	Region string
+	Region branch.Region
 	Effect string
 }
 
@@ -211,7 +198,7 @@ type Field struct {
 	// Name is the control's name attribute and the query parameter it is
 	// submitted as; ID its id attribute.
 	Name, ID string
-	Kind     string
+	Kind     branch.ElementKind
 	Options  []branch.Option
 	// Value is the default value (for a checkbox, "true" when checked).
 	Value    string

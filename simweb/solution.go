@@ -32,7 +32,7 @@ func (s *Site) Solution() (branch.Plan, error) {
 		for _, c := range ss.v.controls {
 			if c.testid == testid && c.visible(ss.v.menuOpen) {
 				t := targetOf(c)
-				return do(branch.Action{Kind: branch.KindClick, Target: &t, Label: "click " + c.kind + " " + fmt.Sprintf("%q", c.name)})
+				return do(branch.Action{Kind: branch.KindClick, Target: &t, Label: "click " + string(c.kind) + " " + fmt.Sprintf("%q", c.name)})
 			}
 		}
 		return fmt.Errorf("simweb: site %d: no visible element %q on %s", s.Seed, testid, ss.v.url)
@@ -47,7 +47,7 @@ func (s *Site) Solution() (branch.Plan, error) {
 		RouteProduct: {func() error { return click("nav-product") }, func() error { return click("see-pricing") }},
 		RouteSearch: {func() error {
 			for _, c := range ss.v.controls {
-				if c.kind == FieldSearch {
+				if c.kind == branch.ElemSearch {
 					t := targetOf(c)
 					return do(branch.Action{Kind: branch.KindType, Target: &t, Value: "pricing", Label: `type "pricing" into search`})
 				}
@@ -123,7 +123,7 @@ func optionValue(opts []branch.Option, text string) string {
 // targetOf is the target the browser reports for a control.
 func targetOf(c *control) branch.Target {
 	t := branch.Target{TestID: c.testid, AriaLabel: c.aria, Role: c.role, Name: c.name, ID: c.id, Field: c.field, CSS: c.css, Near: c.near}
-	if c.kind == "link" || c.kind == "button" {
+	if c.kind == branch.ElemLink || c.kind == branch.ElemButton {
 		t.Text = c.text
 	}
 	return t

@@ -84,13 +84,13 @@ var emailLabels = []struct{ label, name string }{
 
 // distractors are checkout fields no task input fills; none is required.
 var distractors = []Field{
-	{Label: "Company name", Name: "company", Kind: FieldText},
-	{Label: "VAT ID (optional)", Name: "vat_id", Kind: FieldText},
-	{Label: "Promo code", Name: "promo_code", Kind: FieldText},
-	{Label: "Phone (optional)", Name: "phone", Kind: FieldText},
-	{Label: "Purchase order number (optional)", Name: "po_number", Kind: FieldText},
-	{Label: "Job title", Name: "job_title", Kind: FieldText},
-	{Label: "Send me product updates", Name: "newsletter", Kind: FieldCheckbox},
+	{Label: "Company name", Name: "company", Kind: branch.ElemTextbox},
+	{Label: "VAT ID (optional)", Name: "vat_id", Kind: branch.ElemTextbox},
+	{Label: "Promo code", Name: "promo_code", Kind: branch.ElemTextbox},
+	{Label: "Phone (optional)", Name: "phone", Kind: branch.ElemTextbox},
+	{Label: "Purchase order number (optional)", Name: "po_number", Kind: branch.ElemTextbox},
+	{Label: "Job title", Name: "job_title", Kind: branch.ElemTextbox},
+	{Label: "Send me product updates", Name: "newsletter", Kind: branch.ElemCheckbox},
 }
 
 var submitLabels = []string{"Continue to review", "Review order", "Continue", "Next: review", "Go to review"}

@@ -51,7 +51,7 @@ var adviceSchema = json.RawMessage(`{"type":"object","additionalProperties":fals
 var PromptVersion = func() string {
 	sample := planner.Query{Goal: "goal", Done: []string{"done"}, Obs: &branch.Observation{URL: "url", Title: "title",
 		Predicates: map[string]bool{"check": true}},
-		Menu: []planner.Candidate{{Action: branch.Action{Label: "entry"}}}, Fields: []branch.Affordance{{Kind: "textbox"}}}
+		Menu: []planner.Candidate{{Action: branch.Action{Label: "entry"}}}, Fields: []branch.Affordance{{Kind: branch.ElemTextbox}}}
 	h := sha256.New()
 	h.Write([]byte("multiverse/prompt/v1\x00" + systemPrompt + "\x00"))
 	h.Write(adviceSchema)
