@@ -111,7 +111,7 @@ func TestDo(t *testing.T) {
 		calls    []string
 		strategy string
 		wantVia  string
-		code     string // the *act.Error's code; "boom" for errBoom itself
+		code     branch.Code // the *act.Error's code; "boom" for errBoom itself
 		msg      string
 	}{
 		// Page-level actions.
@@ -213,7 +213,7 @@ func TestDo(t *testing.T) {
 // requireErr checks that err is nil (code ""), errBoom itself (code
 // "boom": a page's error passes through unchanged) or an *act.Error with
 // code and msg.
-func requireErr(t *testing.T, err error, code, msg string) {
+func requireErr(t *testing.T, err error, code branch.Code, msg string) {
 	t.Helper()
 	switch code {
 	case "":
@@ -232,7 +232,7 @@ func requireErr(t *testing.T, err error, code, msg string) {
 		if ae.Code != code || ae.Msg != msg {
 			t.Fatalf("error %q %q, want %q %q", ae.Code, ae.Msg, code, msg)
 		}
-		if want := code + ": " + msg; err.Error() != want {
+		if want := string(code) + ": " + msg; err.Error() != want {
 			t.Fatalf("Error() = %q, want %q", err.Error(), want)
 		}
 	}

@@ -13,7 +13,8 @@
 //     the digest names what the plan does, not how the page was laid out.
 //   - Seeds are pure functions of the run seed and the plan digest: the same
 //     plan gets the same seed in every run.
-//   - Result codes and statuses are stable strings: they cross process
-//     boundaries and are recorded in event logs and bundles, so a code is
-//     never renamed, only added.
+//   - Result codes (Code), statuses, element kinds (ElementKind) and
+//     regions (Region) are stable strings: they cross process boundaries
+//     and are recorded in event logs and bundles, so one is never
+//     renamed, only added.
 package branch

@@ -4,11 +4,11 @@ package branch
 // action made a request that can change the site (a form posted, a
 // DELETE sent by a click), and speculation held it. Nothing was sent;
 // the step's Held record names the request.
-const CodeSideEffect = "side_effect_boundary"
+const CodeSideEffect Code = "side_effect_boundary"
 
 // CodeOffOrigin is a step whose action navigated to an origin the task
 // does not explore: the navigation was held, nothing was sent.
-const CodeOffOrigin = "off_origin"
+const CodeOffOrigin Code = "off_origin"
 
 // Reasons a request was held.
 const (

@@ -2,35 +2,42 @@ package branch
 
 import "time"
 
-// Result codes of a failed step or branch. They are stable across
-// processes: they travel in results, events and bundles, and the planner
-// and the committer branch on them.
+// Code says why a step or branch failed (or, for CodeSideEffect, where it
+// stopped). Codes are stable across processes: they travel in results,
+// events and bundles as plain strings, and the planner and the committer
+// branch on them, so a code is never renamed, only added. The constants
+// below are the executors' codes; a package that adds its own defines
+// them as Code too (playback's CodeURLMismatch, the planner's
+// CodeNoResult).
+type Code string
+
+// Result codes of a failed step or branch.
 const (
-	CodeSelectorNotFound  = "selector_not_found"
-	CodeElementHidden     = "element_hidden"
-	CodeElementDisabled   = "element_disabled"
-	CodeNavigationTimeout = "navigation_timeout"
-	CodePageError         = "page_error"
-	CodePageCrash         = "page_crash"
-	CodeHTTPError         = "http_error"
-	CodeTimeout           = "timeout"
-	CodeUnsupported       = "unsupported_action_type"
-	CodeRedactedValue     = "redacted_value"
-	CodeInputMissing      = "input_missing"
-	CodeGuardBlocked      = "guard_blocked"
+	CodeSelectorNotFound  Code = "selector_not_found"
+	CodeElementHidden     Code = "element_hidden"
+	CodeElementDisabled   Code = "element_disabled"
+	CodeNavigationTimeout Code = "navigation_timeout"
+	CodePageError         Code = "page_error"
+	CodePageCrash         Code = "page_crash"
+	CodeHTTPError         Code = "http_error"
+	CodeTimeout           Code = "timeout"
+	CodeUnsupported       Code = "unsupported_action_type"
+	CodeRedactedValue     Code = "redacted_value"
+	CodeInputMissing      Code = "input_missing"
+	CodeGuardBlocked      Code = "guard_blocked"
 	// CodeValueNotSet is a set action whose control would not hold the
 	// value: out of its range, off its step, refused by the page, or a
 	// date picker that never showed the month.
-	CodeValueNotSet = "value_not_set"
+	CodeValueNotSet Code = "value_not_set"
 	// CodeUnresponsive is a page that stopped answering: the session's
 	// watchdog closed its context.
-	CodeUnresponsive = "page_unresponsive"
+	CodeUnresponsive Code = "page_unresponsive"
 	// CodeBranchTimeout is a branch that exceeded its wall clock budget.
-	CodeBranchTimeout = "branch_timeout"
+	CodeBranchTimeout Code = "branch_timeout"
 	// CodeBadJob is a job its executor could not read or set up (an
 	// unknown wire version, an invalid guard pattern): it fails the same
 	// way on every delivery.
-	CodeBadJob = "bad_job"
+	CodeBadJob Code = "bad_job"
 )
 
 // Statuses of an executed step.
@@ -44,7 +51,7 @@ const (
 type StepResult struct {
 	Step     int    `json:"step"`
 	Status   string `json:"status"`
-	Code     string `json:"code,omitempty"`
+	Code     Code   `json:"code,omitempty"`
 	Error    string `json:"error,omitempty"`
 	Strategy string `json:"strategy,omitempty"` // target strategy that resolved
 	// HealedSelector is the selector string that found a healed target

@@ -84,8 +84,8 @@ func TestSpeculationHoldsWrites(t *testing.T) {
 	cases := []struct {
 		name    string
 		steps   []branch.Action
-		code    string // the last step's code
-		request string // the held request it names
+		code    branch.Code // the last step's code
+		request string      // the held request it names
 		fields  string
 		landed  string // the page the last step must land on ("" any)
 	}{

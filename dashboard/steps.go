@@ -20,11 +20,11 @@ type Step struct {
 	Kind     string `json:"kind"`
 	// The result, from action_end: ok, healed, failed or skipped, the
 	// error code, the selector strategy used, the duration.
-	Status     string `json:"status"`
-	Code       string `json:"code,omitempty"`
-	Error      string `json:"error,omitempty"`
-	Strategy   string `json:"strategy,omitempty"`
-	DurationMS int64  `json:"duration_ms"`
+	Status     string      `json:"status"`
+	Code       branch.Code `json:"code,omitempty"`
+	Error      string      `json:"error,omitempty"`
+	Strategy   string      `json:"strategy,omitempty"`
+	DurationMS int64       `json:"duration_ms"`
 	// Console is what the page said on its console and the errors it did
 	// not catch while the step ran.
 	Console []branch.ConsoleEntry `json:"console,omitempty"`

@@ -69,7 +69,7 @@ type Result struct {
 	// sending: the ones its actions caused and the page's own.
 	Held        []branch.Held `json:"held,omitempty"`
 	Unsupported []string      `json:"unsupported,omitempty"`
-	ErrCode     string        `json:"error_code,omitempty"`
+	ErrCode     branch.Code   `json:"error_code,omitempty"`
 	ErrMsg      string        `json:"error,omitempty"`
 	ErrStep     int           `json:"error_step,omitempty"`
 	Timing      Timing        `json:"timing"`

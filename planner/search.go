@@ -112,10 +112,15 @@ type Prune struct {
 	Detail map[string]any `json:"detail,omitempty"`
 }
 
+// CodeNoResult is the code of a branch the search judged without an
+// outcome: its executor returned none.
+const CodeNoResult branch.Code = "no_result"
+
 // Outcome is what the search needs to know of an executed branch.
 type Outcome struct {
 	OK         bool
-	Code, Msg  string
+	Code       branch.Code
+	Msg        string
 	Step       int
 	Obs        *branch.Observation
 	AtBoundary bool

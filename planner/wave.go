@@ -48,7 +48,7 @@ func (s *Search) EndWave(ctx context.Context) Decision {
 // a survivor to expand.
 func (s *Search) judge(n *Node, w *waveEnd) {
 	if n.Outcome == nil {
-		n.Outcome = &Outcome{Code: "no_result", Msg: "the branch returned no result"}
+		n.Outcome = &Outcome{Code: CodeNoResult, Msg: "the branch returned no result"}
 	}
 	o := n.Outcome
 	if back := s.checkGuide(n); back != nil {

@@ -81,8 +81,8 @@ const viewportTolerance = 0.2
 
 // Result codes playback adds to the executor's.
 const (
-	CodeURLMismatch       = "url_mismatch"
-	CodeSkippedDependency = "skipped_dependency"
+	CodeURLMismatch       branch.Code = "url_mismatch"
+	CodeSkippedDependency branch.Code = "skipped_dependency"
 	// CauseAuthRedirect is the likely cause of a target not found after
 	// a navigation landed elsewhere than recorded.
 	CauseAuthRedirect = "auth_redirect"
@@ -123,15 +123,15 @@ type Result struct {
 	Label  string `json:"label"`
 	Status string `json:"status"` // ok, healed, failed, skipped
 	// WaitedMS is the recorded delay waited before the action.
-	WaitedMS       int64  `json:"waited_ms,omitempty"`
-	DurationMS     int64  `json:"duration_ms"`
-	Error          string `json:"error,omitempty"`
-	ErrorCode      string `json:"error_code,omitempty"`
-	LikelyCause    string `json:"likely_cause,omitempty"`
-	SelectorUsed   string `json:"selector_used,omitempty"`
-	HealedSelector string `json:"healed_selector,omitempty"`
-	PageURL        string `json:"page_url,omitempty"`
-	Screenshot     string `json:"screenshot_path,omitempty"`
+	WaitedMS       int64       `json:"waited_ms,omitempty"`
+	DurationMS     int64       `json:"duration_ms"`
+	Error          string      `json:"error,omitempty"`
+	ErrorCode      branch.Code `json:"error_code,omitempty"`
+	LikelyCause    string      `json:"likely_cause,omitempty"`
+	SelectorUsed   string      `json:"selector_used,omitempty"`
+	HealedSelector string      `json:"healed_selector,omitempty"`
+	PageURL        string      `json:"page_url,omitempty"`
+	Screenshot     string      `json:"screenshot_path,omitempty"`
 }
 
 // Report is the outcome of a playback.
@@ -217,7 +217,7 @@ func (p *player) step(ctx context.Context, i int) (stop bool, err error) {
 	}
 	switch {
 	case !a.Supported():
-		p.skip(&res, branch.CodeUnsupported, branch.CodeUnsupported+": "+a.Kind)
+		p.skip(&res, branch.CodeUnsupported, string(branch.CodeUnsupported)+": "+a.Kind)
 		return false, nil
 	case a.Kind == flow.KindScreenshot:
 		p.checkpoint(ctx, &res)
@@ -260,7 +260,7 @@ func (p *player) step(ctx context.Context, i int) (stop bool, err error) {
 // prepare turns the flow action into the executor's: the value supplied
 // for it, URLs moved to StartURL, boxes scaled to the viewport. A code
 // says why it cannot run.
-func (p *player) prepare(i int, a flow.Action) (branch.Action, string, string) {
+func (p *player) prepare(i int, a flow.Action) (branch.Action, branch.Code, string) {
 	ba := a.Branch()
 	if a.Redacted || a.Input != "" {
 		_, ok := supplied(p.opts.Values, i, a)
@@ -389,7 +389,7 @@ func (p *player) checkpoint(ctx context.Context, res *Result) {
 	p.publish(*res)
 }
 
-func (p *player) skip(res *Result, code, msg string) {
+func (p *player) skip(res *Result, code branch.Code, msg string) {
 	res.Status, res.ErrorCode, res.Error = StatusSkipped, code, msg
 	p.count(res)
 	p.publish(*res)

@@ -75,7 +75,7 @@ var notFound = branch.StepResult{Status: branch.StatusFailed, Code: branch.CodeS
 func statuses(r *Report) []string {
 	var out []string
 	for _, x := range r.Results {
-		out = append(out, x.Status+":"+x.ErrorCode)
+		out = append(out, x.Status+":"+string(x.ErrorCode))
 	}
 	return out
 }
@@ -299,7 +299,7 @@ func TestVocabulary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"ok:", "skipped:" + branch.CodeUnsupported, "ok:", "ok:"}
+	want := []string{"ok:", "skipped:" + string(branch.CodeUnsupported), "ok:", "ok:"}
 	if got := statuses(rep); !reflect.DeepEqual(got, want) {
 		t.Fatalf("statuses %v, want %v", got, want)
 	}

@@ -349,7 +349,7 @@ func decoded[T payload.Payload](e eventlog.Event) *T {
 type commitStep struct {
 	Action      branch.Action `json:"action"`
 	Status      string        `json:"status"`
-	Code        string        `json:"code"`
+	Code        branch.Code   `json:"code"`
 	Strategy    string        `json:"strategy"`
 	Via         string        `json:"via"`
 	VirtualTime int64         `json:"virtual_time_ms"`

@@ -81,17 +81,17 @@ type Options struct {
 
 // StepReport is one step's comparison.
 type StepReport struct {
-	Index   int    `json:"index"`
-	Action  string `json:"action"`
-	Status  string `json:"status"`
-	Want    string `json:"want_status"`
-	Code    string `json:"code,omitempty"`
-	DOM     bool   `json:"dom_match"`
-	AX      bool   `json:"ax_match"`
-	Net     bool   `json:"net_match"`
-	Match   bool   `json:"match"`
-	URL     string `json:"url"`
-	WantURL string `json:"want_url"`
+	Index   int         `json:"index"`
+	Action  string      `json:"action"`
+	Status  string      `json:"status"`
+	Want    string      `json:"want_status"`
+	Code    branch.Code `json:"code,omitempty"`
+	DOM     bool        `json:"dom_match"`
+	AX      bool        `json:"ax_match"`
+	Net     bool        `json:"net_match"`
+	Match   bool        `json:"match"`
+	URL     string      `json:"url"`
+	WantURL string      `json:"want_url"`
 	// Strategy is the selector strategy that found the target, and
 	// HealedSelector the selector string when it was a fallback.
 	Strategy       string `json:"strategy,omitempty"`

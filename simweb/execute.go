@@ -240,13 +240,14 @@ func (s *Site) price(kind string) float64 {
 
 // outcome is what one action did.
 type outcome struct {
-	strategy  string
-	code, msg string
-	loadMS    int64   // page latency of a load the action caused
-	mult      float64 // price multiplier (a paid link)
+	strategy string
+	code     branch.Code
+	msg      string
+	loadMS   int64   // page latency of a load the action caused
+	mult     float64 // price multiplier (a paid link)
 }
 
-func fail(code, format string, args ...any) outcome {
+func fail(code branch.Code, format string, args ...any) outcome {
 	return outcome{code: code, msg: fmt.Sprintf(format, args...), mult: 1}
 }
 

@@ -135,7 +135,7 @@ func TestExecuteFailures(t *testing.T) {
 	cases := []struct {
 		name     string
 		plan     branch.Plan
-		code     string
+		code     branch.Code
 		step     int
 		observed bool
 	}{
@@ -370,7 +370,7 @@ func TestExecuteSetFocusHover(t *testing.T) {
 	cases := []struct {
 		name string
 		a    branch.Action
-		code string
+		code branch.Code
 		kind branch.ElementKind // the affordance whose value is checked
 		want string
 	}{

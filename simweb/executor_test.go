@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/job"
 )
 
@@ -46,7 +47,7 @@ func TestExecutorHandle(t *testing.T) {
 	cases := []struct {
 		name string
 		data []byte
-		code string
+		code branch.Code
 	}{
 		{"garbage", []byte("{not json"), "bad_job"},
 		{"unknown origin", func() []byte {

@@ -317,7 +317,7 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 		traceID, spanID := telemetry.IDs(sctx)
 		sr, err := sess.Do(sctx, a, resolve)
 		if err == nil {
-			span.SetAttributes(attribute.String("multiverse.status", sr.Status), attribute.String("multiverse.code", sr.Code))
+			span.SetAttributes(attribute.String("multiverse.status", sr.Status), attribute.String("multiverse.code", string(sr.Code)))
 		}
 		span.End()
 		if err != nil {

@@ -289,7 +289,7 @@ func resultLine(r playback.Result) string {
 		line += fmt.Sprintf("  (by %s: %s)", r.SelectorUsed, r.HealedSelector)
 	}
 	if r.ErrorCode != "" {
-		line += "  [" + r.ErrorCode
+		line += "  [" + string(r.ErrorCode)
 		if r.LikelyCause != "" {
 			line += ", likely " + r.LikelyCause
 		}

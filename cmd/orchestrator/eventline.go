@@ -225,7 +225,7 @@ func actionEndFields(p payload.ActionEnd) fields {
 	var f fields
 	f.add("step", strconv.Itoa(p.Step))
 	f.text("status", p.Status)
-	f.text("code", p.Code)
+	f.text("code", string(p.Code))
 	f.text("strategy", p.Strategy)
 	f.add("took", (time.Duration(p.DurationMS) * time.Millisecond).String())
 	f.flag("replayed", p.Replayed)

@@ -8,13 +8,13 @@ import (
 // ActionEnd is the payload of action_end: how one action of a branch
 // went. Replayed actions re-established the parent's state.
 type ActionEnd struct {
-	Step       int    `json:"step"`
-	Status     string `json:"status"`
-	Code       string `json:"code"`
-	Error      string `json:"error"` // scrubbed
-	Strategy   string `json:"strategy"`
-	DurationMS int64  `json:"duration_ms"`
-	Replayed   bool   `json:"replayed"`
+	Step       int         `json:"step"`
+	Status     string      `json:"status"`
+	Code       branch.Code `json:"code"`
+	Error      string      `json:"error"` // scrubbed
+	Strategy   string      `json:"strategy"`
+	DurationMS int64       `json:"duration_ms"`
+	Replayed   bool        `json:"replayed"`
 	// Via is how a set action put its value in (branch.StepResult.Via).
 	Via string `json:"via,omitempty"`
 	// Console is what the page said on its console and the errors it

@@ -20,7 +20,7 @@ type Step struct {
 	// Status is StatusOK, StatusHealed or StatusFailed.
 	Status string `json:"status"`
 	// Code is the error code of a failed or healed step.
-	Code string `json:"code,omitempty"`
+	Code branch.Code `json:"code,omitempty"`
 	// Strategy is the selector strategy that resolved the target.
 	Strategy string `json:"strategy,omitempty"`
 	// VirtualTimeMS is the pinned page clock after the step, in ms since
