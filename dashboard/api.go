@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
+	"github.com/multiverse-orchestrator/multiverse/drift"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 )
 
@@ -175,6 +176,17 @@ func safeType(data []byte) string {
 		return "text/plain; charset=utf-8"
 	}
 	return "application/octet-stream"
+}
+
+// handleDrift reports drift across the runs (package drift), of one task
+// with ?task=NAME.
+func (s *Server) handleDrift(w http.ResponseWriter, r *http.Request) {
+	rep, err := drift.Build(r.Context(), s.events, drift.Options{Task: r.URL.Query().Get("task")})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, rep)
 }
 
 func (s *Server) handleLedger(w http.ResponseWriter, r *http.Request) {

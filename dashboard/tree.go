@@ -24,6 +24,9 @@ type Branch struct {
 	Depth  int    `json:"depth"`
 	Action string `json:"action"`
 	Reason string `json:"reason,omitempty"`
+	// Removed marks a try of the winner's plan without these steps
+	// (1-based): Reason says which.
+	Removed []int `json:"removed,omitempty"`
 	// Scored is false until the branch's first metric_update; J and
 	// Progress are its last score.
 	Scored   bool    `json:"scored"`
@@ -53,7 +56,8 @@ func (t *tree) apply(e eventlog.Event) []*Branch {
 		if err != nil || t.branches[e.BranchID] != nil {
 			return nil
 		}
-		b := &Branch{ID: e.BranchID, Parent: f.Parent, Depth: f.Depth, Action: f.Action, Reason: f.Reason, Status: StatusOpen, Seq: e.Seq}
+		b := &Branch{ID: e.BranchID, Parent: f.Parent, Depth: f.Depth, Action: f.Action, Reason: f.Reason, Removed: f.Removed,
+			Status: StatusOpen, Seq: e.Seq}
 		t.branches[b.ID] = b
 		t.order = append(t.order, b.ID)
 		return []*Branch{b}

@@ -195,13 +195,14 @@ func TestUILiveRunAndReplay(t *testing.T) {
 		t.Errorf("the rendered screenshot did not load: %v %v", ok, err)
 	}
 
-	for _, v := range []struct{ hash, heading, golden string }{{"#/", "Runs", "runs.aria"}, {"#/ledger", "Commit ledger", "ledger.aria"}} {
+	for _, v := range []struct{ hash, heading, ready, golden string }{{"#/", "Runs", "main table tbody tr", "runs.aria"},
+		{"#/ledger", "Commit ledger", "main table tbody tr", "ledger.aria"}, {"#/drift", "Drift", "main table caption", "drift.aria"}} {
 		if _, err := page.Goto(ts.URL + "/" + v.hash); err != nil {
 			t.Fatal(err)
 		}
 		// The hash changes without a load: wait for the view itself.
 		must(t, page.GetByRole("heading", playwright.PageGetByRoleOptions{Name: v.heading, Exact: playwright.Bool(true)}).WaitFor())
-		must(t, page.Locator("main table tbody tr").First().WaitFor())
+		must(t, page.Locator(v.ready).First().WaitFor())
 		checkGolden(t, page, v.golden)
 	}
 }

@@ -84,9 +84,12 @@ func (r *run) logSearch(evs []planner.Event) {
 		switch e.Kind {
 		case planner.EventFork:
 			r.startSpan(n)
-			r.rec.add(time.Time{}, 0, eventlog.KindBranchFork, n.ID, payload.BranchFork{
-				Parent: n.ParentID, PlanDigest: n.Digest, Seed: n.Seed, Depth: n.Depth,
-				Action: n.Action().Describe(), Prior: e.Fork.Prior, Utility: e.Fork.Utility, Reason: e.Fork.Reason, Plan: n.Plan})
+			f := payload.BranchFork{Parent: n.ParentID, PlanDigest: n.Digest, Seed: n.Seed, Depth: n.Depth,
+				Action: n.Action().Describe(), Prior: e.Fork.Prior, Utility: e.Fork.Utility, Reason: e.Fork.Reason, Plan: n.Plan}
+			if n.Ablation != nil {
+				f.Removed = n.Ablation.Removed
+			}
+			r.rec.add(time.Time{}, 0, eventlog.KindBranchFork, n.ID, f)
 		case planner.EventPrune:
 			defer r.endSpan(n)
 			r.rec.add(time.Time{}, 0, eventlog.KindBranchPruned, n.ID, payload.BranchPruned{Rule: e.Prune.Rule, Detail: e.Prune.Detail,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/multiverse-orchestrator/multiverse/drift"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -88,6 +89,7 @@ func TestPlanCache(t *testing.T) {
 			t.Errorf("step %d is cached with the test id %q the site no longer has", i+1, tg.TestID)
 		}
 	}
+	checkDrift(t, dir, 3)
 	if err := site.Vendor.SetKnobs(sites.Knobs{}); err != nil {
 		t.Fatal(err)
 	}
@@ -128,6 +130,36 @@ func TestPlanCache(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(orchestrator.PlanCacheDir(dir), plancache.Name(e.TaskDigest, e.Site))); !os.IsNotExist(err) {
 		t.Errorf("the dropped entry is still there: %v", err)
+	}
+}
+
+// checkDrift: `orchestrator drift` over the runs before and after the
+// site's test ids drifted names the targets the plan names by test id as
+// healed in the last run, by the strategy that found them, and the text
+// report says so too.
+func checkDrift(t *testing.T, dir string, runs int) {
+	t.Helper()
+	var o, errb bytes.Buffer
+	if code := runCLI([]string{"drift", "--data-dir", dir, "--task", "team-checkout", "--json"}, &o, &errb); code != 0 {
+		t.Fatalf("drift --json: exit %d\n%s%s", code, o.String(), errb.String())
+	}
+	var rep drift.Report
+	if err := json.Unmarshal(o.Bytes(), &rep); err != nil {
+		t.Fatalf("drift --json: %v\n%s", err, o.String())
+	}
+	if rep.Runs != runs || len(rep.Healed) == 0 {
+		t.Fatalf("drift over %d runs, healed %+v; want %d runs and the drifted targets", rep.Runs, rep.Healed, runs)
+	}
+	for _, h := range rep.Healed {
+		last := h.History[len(h.History)-1]
+		if !strings.HasPrefix(h.Selector, "testid=") || len(h.Strategies) == 0 || !last.Healed || last.Strategy == "" || h.LastNamed.IsZero() {
+			t.Errorf("healed target %+v: want a test id named before the drift and healed by a strategy after", h)
+		}
+	}
+	o.Reset()
+	if code := runCLI([]string{"drift", "--data-dir", dir}, &o, &errb); code != 0 || !strings.Contains(o.String(), "healed    ") ||
+		!strings.Contains(o.String(), rep.Healed[0].Selector) {
+		t.Errorf("drift: exit %d\n%s%s", code, o.String(), errb.String())
 	}
 }
 

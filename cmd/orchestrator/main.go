@@ -71,6 +71,7 @@ commands:
   play FLOW          play a flow (file, bundle or RUN_ID/BRANCH_ID) against the live site, healing drifted targets
   flow export RUN_ID/BRANCH_ID  write a branch as a flow file a person can edit
   cache list|show|drop  the plan cache: each task's last winning plan, followed first by the next run
+  drift              across runs: targets that needed healing, by strategy and over time, fragile selectors, slower steps
   cassette list|prune DIR  a model planner's recorded answers; prune drops those of another prompt version
   serve              a read-only web dashboard over the data dir (--bundle FILE for one bundle; --addr, --token)
   doctor             report Chromium, its headless shell, Node.js and the Playwright driver, and how to install what is missing
@@ -143,6 +144,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdFlow(ctx, rest, stdout, stderr)
 	case "cache":
 		err = cmdCache(ctx, rest, stdout, stderr)
+	case "drift":
+		err = cmdDrift(ctx, rest, stdout, stderr)
 	case "cassette":
 		err = cmdCassette(ctx, rest, stdout, stderr)
 	case "serve":

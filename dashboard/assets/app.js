@@ -61,7 +61,7 @@ function failed(err) {
   main.replaceChildren(h("h2", {}, "Error"), h("p", { class: "error", role: "alert" }, err.message));
 }
 
-// Routes: #/ runs, #/runs/ID, #/runs/ID/branches/BID, #/ledger.
+// Routes: #/ runs, #/runs/ID, #/runs/ID/branches/BID, #/ledger, #/drift.
 async function route() {
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
   if (current && parts[0] === "runs" && parts[1] === current.runID) {
@@ -72,6 +72,7 @@ async function route() {
   current = null;
   try {
     if (parts[0] === "ledger") return await ledgerView();
+    if (parts[0] && parts[0].startsWith("drift")) return await driftView();
     if (parts[0] === "runs" && parts[1]) return await runView(parts[1], parts[3] || "");
     return await runsView();
   } catch (err) {
@@ -114,8 +115,15 @@ async function runsView() {
 
 function heat(j) { return "hsl(" + Math.round(Math.max(0, Math.min(1, j)) * 120) + " 75% 80%)"; }
 
+// shownAction is what a tree node says: its last action, or for a try
+// of the winner's plan without some steps, which steps.
+function shownAction(b) {
+  if (b.removed && b.removed.length) return "without step" + (b.removed.length > 1 ? "s " : " ") + b.removed.join(", ");
+  return b.action || "(root)";
+}
+
 function nodeLabel(b) {
-  const parts = [b.action || "(root)"];
+  const parts = [shownAction(b)];
   parts.push(b.scored ? "J " + num(b.j) : "not scored");
   parts.push(b.status);
   if (b.rule) parts.push("rule " + b.rule);
@@ -168,7 +176,7 @@ async function runView(runID, branchID) {
         h("button", { type: "button", class: "node status-" + b.status + (b.scored ? "" : " unscored"),
           style: b.scored ? "background:" + heat(b.j) : null, "aria-pressed": b.id === state.selected ? "true" : "false",
           "aria-label": nodeLabel(b), "data-branch": b.id, onclick: () => { location.hash = "#/runs/" + runID + "/branches/" + b.id; } },
-          h("span", {}, b.action || "(root)"),
+          h("span", { title: b.removed ? b.reason : null }, shownAction(b)),
           h("span", { class: "j" }, b.scored ? num(b.j) : "–"),
           b.status !== "explored" && b.status !== "open" ? h("span", { class: "badge" }, b.rule ? b.status + ": " + b.rule : b.status) : null),
         kids.has(b.id) ? list(b.id, false) : null));
@@ -362,6 +370,35 @@ async function ledgerView() {
     h("caption", {}, d.entries.length + (d.entries.length === 1 ? " entry" : " entries")),
     h("thead", {}, h("tr", {}, ["Entry", "State", "Order", "Attempts", "Run", "Updated", "Evidence"].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, rows)));
+}
+
+// ---- drift ----
+
+const countsOf = (by) => Object.entries(by || {}).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k, n]) => k + " " + n).join(", ");
+
+async function driftView() {
+  const task = new URLSearchParams(location.hash.split("?")[1] || "").get("task") || "";
+  const d = await getJSON("/api/drift" + (task ? "?task=" + encodeURIComponent(task) : ""));
+  const scope = task ? "task " + task : "every task";
+  const intro = h("p", { role: "status" }, d.runs === 0 ? "No runs of " + scope + "."
+    : d.runs + (d.runs === 1 ? " run" : " runs") + " of " + scope + ", " + when(d.from) + " to " + when(d.to) + ": " + d.steps + " steps on " + d.targets + " targets.");
+  const table = (caption, cols, rows) => h("table", {}, h("caption", {}, caption),
+    h("thead", {}, h("tr", {}, cols.map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, rows));
+  const healed = d.healed.map((t) => h("tr", {},
+    h("th", { scope: "row" }, t.action), h("td", {}, h("code", {}, t.selector)), h("td", {}, t.healed_runs + " of " + t.runs),
+    h("td", {}, countsOf(t.strategies)), h("td", {}, when(t.first_healed)), h("td", {}, when(t.last_healed)),
+    h("td", {}, t.last_named ? when(t.last_named) : "never"),
+    h("td", {}, (t.history || []).map((u) => h("span", { class: u.healed ? "outcome-failed" : "outcome-committed", title: u.run_id + " " + when(u.time) + " " + (u.strategy || "") },
+      u.healed ? "H" : "·")))));
+  const fragile = d.fragile.map((t) => h("tr", {}, h("th", { scope: "row" }, h("code", {}, t.selector)), h("td", {}, t.action),
+    h("td", {}, Math.round(100 * t.fragility) + "%"), h("td", {}, t.runs)));
+  const slower = d.slower.map((x) => h("tr", {}, h("th", { scope: "row" }, x.action), h("td", {}, h("code", {}, x.selector)),
+    h("td", {}, dur(x.before_ms)), h("td", {}, dur(x.after_ms)), h("td", {}, num(x.ratio) + "×"), h("td", {}, x.runs)));
+  show("Drift", intro,
+    table("Targets the named selector no longer found (" + healed.length + ")", ["Step", "Named selector", "Healed runs", "Found by", "First healed", "Last healed", "Named selector last worked", "Runs (H healed)"], healed),
+    table("Most fragile selectors (" + fragile.length + ")", ["Selector", "Step", "Healed", "Runs"], fragile),
+    table("Steps that grew slower (" + slower.length + ")", ["Step", "Selector", "Before (median)", "After (median)", "Ratio", "Runs"], slower),
+    ...((d.unread || []).length ? [h("ul", { role: "alert" }, d.unread.map((u) => h("li", {}, u)))] : []));
 }
 
 async function init() {

@@ -18,6 +18,9 @@ type BranchFork struct {
 	Utility    float64     `json:"utility"`
 	Reason     string      `json:"reason"`
 	Plan       branch.Plan `json:"plan"`
+	// Removed marks an ablation: the winner's steps (1-based) this
+	// branch's plan leaves out; Parent ran their common prefix.
+	Removed []int `json:"removed,omitempty"`
 }
 
 // Kind implements Payload.

@@ -34,6 +34,7 @@ func TestReadersLinkNoEngine(t *testing.T) {
 		{"./audit", []string{playwright, natsServer, control}},
 		{"./commit/ledger", []string{playwright, natsServer, control}},
 		{"./explain", []string{playwright, natsServer, control}},
+		{"./drift", []string{playwright, natsServer, control}},
 		{"./eventlog/payload", []string{playwright, natsServer, control}},
 		{"./dashboard", []string{natsServer, control}},
 		// The action interpreter is shared by the browser and the
