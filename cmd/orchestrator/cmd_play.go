@@ -56,8 +56,7 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
+		return wrongArgs(fs, stderr, pos, "FLOW.yaml, a bundle or RUN_ID/BRANCH_ID to play")
 	}
 	opts, err := playOptions(*onError, *timing, *viewport, *startURL)
 	if err != nil {
@@ -398,8 +397,7 @@ func cmdFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
+		return wrongArgs(fs, stderr, pos, "RUN_ID/BRANCH_ID or a bundle to export")
 	}
 	f, err := loadFlow(ctx, pos[0], *dataDir)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
@@ -36,8 +37,14 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(pos) == 0 {
-		fs.Usage()
-		return errUsage
+		return wrongArgs(fs, stderr, pos, "a subcommand: list, show ENTRY, verify, export or evidence ENTRY NAME")
+	}
+	if !slices.Contains(ledgerCommands, pos[0]) {
+		if near := closest(pos[0], ledgerCommands); near != "" {
+			fmt.Fprintf(stderr, "orchestrator ledger: unknown subcommand %q; did you mean %q?\n", pos[0], near)
+			return errUsage
+		}
+		return wrongArgs(fs, stderr, pos, "a subcommand: list, show ENTRY, verify, export or evidence ENTRY NAME")
 	}
 	l, err := openLedgerRO(ctx, *dataDir)
 	if err != nil {
@@ -70,7 +77,7 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		printEntry(stdout, e, hist)
 		return nil
 	case pos[0] == "verify" && len(pos) == 1:
-		return verifyLedger(ctx, l, *dataDir, stdout)
+		return verifyLedger(ctx, l, *dataDir, *asJSON, stdout)
 	case pos[0] == "evidence" && len(pos) == 3:
 		return readEvidence(ctx, l, *dataDir, pos[1], pos[2], *out, stdout)
 	case pos[0] == "export" && len(pos) == 1:
@@ -86,8 +93,24 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return badInput("--format %q: use json or csv", *format)
 	}
+	fmt.Fprintf(stderr, "orchestrator ledger %s: takes %s, not %q\n", pos[0], ledgerArgs[pos[0]], strings.Join(pos[1:], " "))
 	fs.Usage()
 	return errUsage
+}
+
+// ledgerArgs says what each ledger subcommand takes.
+var ledgerArgs = map[string]string{"list": "no argument", "show": "one ENTRY", "verify": "no argument", "export": "no argument",
+	"evidence": "ENTRY NAME"}
+
+// ledgerCommands are the ledger's subcommands.
+var ledgerCommands = []string{"list", "show", "verify", "export", "evidence"}
+
+// ledgerVerdict is what ledger verify --json prints.
+type ledgerVerdict struct {
+	OK       bool                `json:"ok"`
+	Problems []string            `json:"problems,omitempty"`
+	Report   *audit.LedgerReport `json:"report,omitempty"`
+	ExitCode int                 `json:"exit_code"`
 }
 
 // listError is the error of a ledger listing: bad input naming the
@@ -101,7 +124,7 @@ func listError(err error, state string) error {
 
 // verifyLedger audits the ledger offline (audit.VerifyLedger says what it
 // checks) and prints the verdict.
-func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout io.Writer) error {
+func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, asJSON bool, stdout io.Writer) error {
 	store, err := artifacts.OpenFS(filepath.Join(dataDir, "artifacts"))
 	if err != nil {
 		return badInput("artifact store: %v", err)
@@ -117,6 +140,19 @@ func verifyLedger(ctx context.Context, l *ledger.Ledger, dataDir string, stdout 
 	defer elog.Close()
 	rep, problems, err := audit.VerifyLedger(ctx, l, elog, store, key)
 	if err != nil {
+		return err
+	}
+	if asJSON {
+		v := ledgerVerdict{OK: problems == nil, Report: &rep}
+		var err error
+		if problems != nil {
+			v.Problems = strings.Split(problems.Error(), "\n")
+			err = fmt.Errorf("%w: %s", orchestrator.ErrVerify, v.Problems[0])
+			v.ExitCode = orchestrator.ExitCode(err)
+		}
+		if werr := writeJSON(stdout, v); werr != nil {
+			return werr
+		}
 		return err
 	}
 	if problems != nil {
@@ -198,8 +234,7 @@ func cmdEvents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
+		return wrongArgs(fs, stderr, pos, "RUN, the run whose events to show")
 	}
 	l, err := openEventsRO(ctx, *dataDir)
 	if err != nil {

@@ -108,8 +108,7 @@ func cmdBundle(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(pos) < 1 || len(pos) > 2 {
-		fs.Usage()
-		return errUsage
+		return wrongArgs(fs, stderr, pos, "RUN_ID and optionally BRANCH_ID")
 	}
 	src, closeFn, err := openSource(ctx, *dataDir)
 	if err != nil {
@@ -163,8 +162,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
+		return wrongArgs(fs, stderr, pos, "BUNDLE, the bundle file to check")
 	}
 	f, err := bundle.OpenFile(pos[0])
 	if err != nil {
@@ -219,8 +217,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
+		return wrongArgs(fs, stderr, pos, "BUNDLE or BRANCH_ID to replay")
 	}
 	if *failUnrecorded && (*live || *analytical) {
 		return badInput("--fail-on-unrecorded applies to a strict replay, not --live or --analytical")

@@ -63,8 +63,7 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
+		return wrongArgs(fs, stderr, pos, "RUN, the run to re-run")
 	}
 	m, err := rerun.ParseMode(*mode)
 	if err != nil {

@@ -146,8 +146,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
+		return wrongArgs(fs, stderr, pos, "TASK.yaml, the task file to run")
 	}
 	t, cfg, err := f.prepare(pos[0], stderr)
 	if err != nil {

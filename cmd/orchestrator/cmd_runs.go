@@ -46,8 +46,7 @@ func cmdRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if len(pos) > 1 {
-		fs.Usage()
-		return errUsage
+		return wrongArgs(fs, stderr, pos, "at most one RUN_ID_PREFIX")
 	}
 	l, err := openEventsRO(ctx, *dataDir)
 	if err != nil {

@@ -26,7 +26,7 @@ func TestServeBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown flag", []string{"serve", "--bogus"}, "flag provided but not defined"},
+		{"unknown flag", []string{"serve", "--bogus"}, "unknown flag --bogus"},
 		{"positional", []string{"serve", "extra"}, "usage: orchestrator serve"},
 		{"non-loopback", []string{"serve", "--addr", "0.0.0.0:0", "--data-dir", empty}, "non-loopback"},
 		{"no port", []string{"serve", "--addr", "127.0.0.1"}, "--addr"},

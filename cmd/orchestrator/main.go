@@ -110,6 +110,10 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return ctx, stop
 }
 
+// commands are the commands run knows, for "did you mean".
+var commands = []string{"run", "demo", "site", "ledger", "events", "runs", "bundle", "replay", "rerun", "validate", "play", "flow",
+	"cache", "drift", "cassette", "serve", "doctor", "install", "version"}
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
@@ -160,7 +164,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "orchestrator: unknown command %q\n\n%s", cmd, usage)
+		if near := closest(cmd, commands); near != "" {
+			fmt.Fprintf(stderr, "orchestrator: unknown command %q; did you mean %q? (orchestrator --help lists the commands)\n", cmd, near)
+		} else {
+			fmt.Fprintf(stderr, "orchestrator: unknown command %q\n\n%s", cmd, usage)
+		}
 		return orchestrator.ExitBadInput
 	}
 	if err == nil {
