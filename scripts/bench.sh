@@ -32,7 +32,7 @@ trap cleanup EXIT
 num() { python3 -c "import json,sys; s=json.load(open('$1'))['summary']; print($2)"; }
 
 echo "== 1. Search strategies on 200 simulated sites (4 simulated workers)"
-go run ./cmd/simbench -sites 200 -seed 1 -workers 4
+go run ./tools/simbench -sites 200 -seed 1 -workers 4
 
 echo
 echo "== 2. Go benchmarks"
@@ -282,4 +282,4 @@ echo "==    default search vs a sequential greedy agent (one branch, one worker)
 echo "==    tuning and evaluation families apart (the planner is never changed to pass evaluation families)"
 echo "==    (first: a person's solution of every pattern family, explicit actions in Chromium, sees each page's success verdict)"
 GYM_SEEDS=3 go test -count=1 -run '^TestPatternsAreFair$' ./sites/gym/ >/dev/null && echo "pattern families: fair on 3 seeds" || { echo "pattern families: a solution failed (go test -run TestPatternsAreFair -v ./sites/gym/)"; }
-go run ./cmd/gymbench -seeds "${GYM_SEEDS:-10}"
+go run ./tools/gymbench -seeds "${GYM_SEEDS:-10}"

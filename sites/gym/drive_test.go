@@ -96,7 +96,7 @@ func greedy(ctx context.Context, rt *browser.Runtime, base string, e gym.Episode
 // ones aside, where only trying tells the right candidate); evaluation
 // families and the pattern families written after the split are
 // reported only, never asserted, so nobody tunes against them. They run
-// only when GYM_SEEDS is set (cmd/gymbench measures them too), which
+// only when GYM_SEEDS is set (tools/gymbench measures them too), which
 // keeps this test's time modest.
 func TestGymGreedy(t *testing.T) {
 	if testing.Short() {
@@ -123,7 +123,7 @@ func TestGymGreedy(t *testing.T) {
 			continue // a sequential agent can only guess there; the search's gym run covers them
 		}
 		if !all && (!gym.Original(f) || gym.Evaluation(f)) {
-			continue // reported only: cmd/gymbench (or GYM_SEEDS) measures them
+			continue // reported only: tools/gymbench (or GYM_SEEDS) measures them
 		}
 		asserted := gym.Original(f) && !gym.Evaluation(f)
 		ok := 0

@@ -8,7 +8,7 @@ import (
 // until every family passes says little about pages nobody here wrote. A
 // third of the families are therefore frozen as evaluation families: the
 // planner is never changed to pass them. They are measured and reported
-// (cmd/gymbench, TestGymGreedy) but never asserted and never debugged
+// (tools/gymbench, TestGymGreedy) but never asserted and never debugged
 // against; a failure there is fixed, if at all, by a construction that a
 // tuning family or a real site also needs, and the evaluation numbers
 // are read only to see whether such constructions generalize.
