@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
@@ -490,7 +491,8 @@ func TestOneTraceAcrossProcesses(t *testing.T) {
 	defer hs.Close()
 	srv := natstest.Start(t)
 	v := startSite(t, 20*time.Millisecond)
-	f := startWorkers(t, srv.URL, 2, "OTEL_EXPORTER_OTLP_ENDPOINT="+hs.URL, "OTEL_BSP_SCHEDULE_DELAY=100")
+	f := startWorkers(t, srv.URL, 2, "OTEL_EXPORTER_OTLP_ENDPOINT="+hs.URL, "OTEL_BSP_SCHEDULE_DELAY=100",
+		"OTEL_SERVICE_NAME=checkout-workers", "OTEL_RESOURCE_ATTRIBUTES=deployment.environment=ci")
 	spans.Reset()
 	sum, dir := runRemote(t, checkoutTask(t, v), srv.URL, 0)
 	evs := runEvents(t, dir, sum.RunID)
@@ -512,14 +514,29 @@ func TestOneTraceAcrossProcesses(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	recv.mu.Lock()
+	services := recv.spans[traceID]
+	recv.mu.Unlock()
+	if services[0] != "checkout-workers" {
+		t.Errorf("worker spans from service %q, want OTEL_SERVICE_NAME's checkout-workers", services[0])
+	}
 	orch := 0
+	names := map[string]codes.Code{}
 	for _, s := range spans.GetSpans() {
 		if s.SpanContext.TraceID().String() == traceID {
 			orch++
+			names[s.Name] = s.Status.Code
 		}
 	}
 	if orch == 0 {
 		t.Fatalf("no orchestrator span carries the run's trace id %s", traceID)
+	}
+	// Spans say what ran, and how it ended.
+	if c, ok := names["run "+sum.Task]; !ok || c != codes.Ok {
+		t.Errorf("run span: %v (present %v); spans %v", c, ok, names)
+	}
+	if c, ok := names["branch navigate"]; !ok || c != codes.Ok {
+		t.Errorf("the root's branch span: %v (present %v); spans %v", c, ok, names)
 	}
 	for _, e := range evs {
 		if e.TraceID != traceID {

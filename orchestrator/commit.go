@@ -10,6 +10,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
@@ -57,12 +58,19 @@ func (r *run) recoverPending(ctx context.Context) {
 }
 
 // commit hands the winners, best first, to the single writer.
-func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planner.Node) error {
+func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planner.Node) (err error) {
 	if r.cfg.Progress != nil {
 		r.cfg.Progress(Progress{Phase: "commit", Elapsed: timeSince(r.start), Budget: r.t.Budgets.WallClock.D()})
 	}
-	ctx, span := telemetry.Tracer().Start(ctx, "commit", trace.WithAttributes(attribute.String("multiverse.run_id", r.runID)))
-	defer span.End()
+	ctx, span := telemetry.Tracer().Start(ctx, "commit "+r.t.Name, trace.WithAttributes(attribute.String("multiverse.run_id", r.runID)))
+	defer func() {
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+		} else {
+			span.SetStatus(codes.Ok, "")
+		}
+		span.End()
+	}()
 	c := &commit.Committer{Task: r.t, RunID: r.runID, Spec: r.spec, Ledger: r.led, Store: r.store, Runtime: rt, Events: r.rec, Anchor: r.rec, Trail: r.trail, HTTPClient: r.siteClient(), Login: r.login.current()}
 	key, kerr := evidence.CreateKey(r.dd)
 	if kerr != nil {

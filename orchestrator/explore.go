@@ -8,6 +8,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
@@ -22,7 +23,7 @@ import (
 // startSpan opens a branch's span when it is forked; it ends when the
 // branch is folded after its execution, or pruned without one.
 func (r *run) startSpan(n *planner.Node) {
-	ctx, span := telemetry.Tracer().Start(trace.ContextWithSpan(context.Background(), r.runSpan), "branch", trace.WithAttributes(
+	ctx, span := telemetry.Tracer().Start(trace.ContextWithSpan(context.Background(), r.runSpan), "branch "+n.Action().Kind, trace.WithAttributes(
 		attribute.String("multiverse.branch_id", n.ID), attribute.String("multiverse.plan_digest", n.Digest),
 		attribute.Int("multiverse.depth", n.Depth), attribute.String("multiverse.action", n.Action().Kind)))
 	r.spans[n.ID] = span
@@ -38,6 +39,13 @@ func (r *run) endSpan(n *planner.Node) {
 	span.SetAttributes(attribute.String("multiverse.state", string(n.State)), attribute.Float64("multiverse.j", n.Score.J))
 	if n.Prune != nil {
 		span.SetAttributes(attribute.String("multiverse.pruned", n.Prune.Rule))
+	}
+	if o := n.Outcome; n.State == planner.StateFailed && o != nil {
+		span.SetStatus(codes.Error, string(o.Code)+": "+r.sc.Text(o.Msg))
+	} else if n.State == planner.StateFailed {
+		span.SetStatus(codes.Error, "the branch failed")
+	} else {
+		span.SetStatus(codes.Ok, "")
 	}
 	span.End()
 	delete(r.spans, n.ID)

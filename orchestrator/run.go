@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/oklog/ulid/v2"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
@@ -175,7 +176,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	defer st.close()
 	dd, store, elog, led := st.dir, st.artifacts, st.events, st.ledger
 	runID := ulid.Make().String()
-	ctx, runSpan := telemetry.Tracer().Start(ctx, "run", trace.WithAttributes(
+	ctx, runSpan := telemetry.Tracer().Start(ctx, "run "+t.Name, trace.WithAttributes(
 		attribute.String("multiverse.run_id", runID), attribute.String("multiverse.task", t.Name)))
 	defer runSpan.End()
 	rec := newRecorder(ctx, elog, runID)
@@ -210,9 +211,12 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		if sum.Status == "" {
 			sum.Status = statusOf(err)
 		}
+		runSpan.SetStatus(codes.Error, sum.Status)
 		if !errors.Is(err, ErrInterrupted) {
 			r.handOver(ctx)
 		}
+	} else {
+		runSpan.SetStatus(codes.Ok, "")
 	}
 	r.rec.add(time.Time{}, 0, eventlog.KindRunEnd, "", payload.RunEnd{Status: sum.Status, Error: sum.Error,
 		ElapsedMS: sum.Elapsed.Milliseconds(), Branches: payload.RunBranches(sum.Branches), ExitCode: ExitCode(err)})

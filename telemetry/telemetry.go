@@ -7,12 +7,17 @@
 // Spans are always created (their ids are what the event log records);
 // they are exported with OTLP over HTTP only when
 // OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set.
+// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES describe the process
+// (Resource). Span names say what ran ("run TASK", "branch click",
+// "step type", "commit TASK"); a failed branch, step, commit or run has
+// status Error with its code, any other ended one Ok.
 package telemetry
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
 
 	"go.opentelemetry.io/otel"
@@ -43,9 +48,13 @@ func Setup(ctx context.Context, service string, extra ...sdktrace.SpanExporter) 
 	if provider != nil {
 		return func(context.Context) error { return nil }, nil
 	}
+	res, err := Resource(ctx, service)
+	if err != nil {
+		return nil, err
+	}
 	opts := []sdktrace.TracerProviderOption{
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", service))),
+		sdktrace.WithResource(res),
 	}
 	if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" {
 		exp, err := otlptracehttp.New(ctx)
@@ -69,6 +78,27 @@ func Setup(ctx context.Context, service string, extra ...sdktrace.SpanExporter) 
 		mu.Unlock()
 		return p.Shutdown(ctx)
 	}, nil
+}
+
+// Resource describes the process to the telemetry backend: service.name
+// (service unless OTEL_SERVICE_NAME says otherwise), service.version (the
+// module's version), the SDK, and whatever OTEL_RESOURCE_ATTRIBUTES adds
+// (deployment.environment=ci, say). A malformed OTEL_RESOURCE_ATTRIBUTES
+// is an error that names it.
+func Resource(ctx context.Context, service string) (*resource.Resource, error) {
+	version := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		version = bi.Main.Version
+	}
+	res, err := resource.New(ctx,
+		resource.WithAttributes(attribute.String("service.name", service), attribute.String("service.version", version)),
+		resource.WithTelemetrySDK(),
+		resource.WithFromEnv(), // last: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win
+	)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: the resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES): %w", err)
+	}
+	return res, nil
 }
 
 // Tracer returns Multiverse's tracer from the global provider.

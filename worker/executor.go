@@ -21,6 +21,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/telemetry"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -310,12 +311,20 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 			res.Timing.Prefix = time.Since(t0).Milliseconds()
 			t0 = time.Now()
 		}
-		sctx, span := telemetry.Tracer().Start(bctx, "step", trace.WithAttributes(
+		sctx, span := telemetry.Tracer().Start(bctx, "step "+a.Kind, trace.WithAttributes(
 			attribute.String("multiverse.run_id", j.RunID), attribute.String("multiverse.branch_id", j.BranchID),
 			attribute.Int("multiverse.step", i+1), attribute.String("multiverse.action", a.Kind),
 			attribute.Bool("multiverse.replayed", i < last)))
 		traceID, spanID := telemetry.IDs(sctx)
 		sr, err := sess.Do(sctx, a, resolve)
+		switch {
+		case err != nil:
+			span.SetStatus(codes.Error, "the session failed")
+		case sr.Status == branch.StatusFailed:
+			span.SetStatus(codes.Error, string(sr.Code))
+		default:
+			span.SetStatus(codes.Ok, "")
+		}
 		if err == nil {
 			span.SetAttributes(attribute.String("multiverse.status", sr.Status), attribute.String("multiverse.code", string(sr.Code)))
 		}
