@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/oklog/ulid/v2"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
@@ -20,13 +23,27 @@ import (
 
 // junitSuite is the report's root element.
 type junitSuite struct {
-	XMLName  xml.Name    `xml:"testsuite"`
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	XMLName  xml.Name `xml:"testsuite"`
+	Name     string   `xml:"name,attr"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Errors   int      `xml:"errors,attr"`
+	Time     string   `xml:"time,attr"`
+	// Timestamp is when the run started (its id's time), ISO 8601 UTC.
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties *junitPropertys `xml:"properties,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+// junitPropertys are the run's facts a CI system can filter and chart
+// by: its id, task and digest, seed, outcome, exit code and branches.
+type junitPropertys struct {
+	List []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 // junitCase is the task's test case.
@@ -61,13 +78,42 @@ func junitReport(name string, s *orchestrator.Summary, runErr error) junitSuite 
 	}
 	secs := fmt.Sprintf("%.3f", elapsed.Seconds())
 	c := junitCase{Name: name, Classname: "multiverse", Time: secs, SystemOut: junitOut(s)}
-	suite := junitSuite{Name: "multiverse", Tests: 1, Time: secs}
+	suite := junitSuite{Name: "multiverse", Tests: 1, Time: secs, Properties: junitProps(s, runErr)}
+	if s != nil {
+		if id, err := ulid.ParseStrict(s.RunID); err == nil {
+			suite.Timestamp = ulid.Time(id.Time()).UTC().Format("2006-01-02T15:04:05")
+		}
+	}
 	if runErr != nil {
 		c.Failure = junitFail(s, runErr)
 		suite.Failures = 1
 	}
 	suite.Cases = []junitCase{c}
 	return suite
+}
+
+// junitProps are the suite's properties; the exit code alone without a
+// summary.
+func junitProps(s *orchestrator.Summary, runErr error) *junitPropertys {
+	p := &junitPropertys{}
+	add := func(name, value string) {
+		if value != "" {
+			p.List = append(p.List, junitProperty{Name: "multiverse." + name, Value: value})
+		}
+	}
+	if s != nil {
+		add("run_id", s.RunID)
+		add("task", s.Task)
+		add("task_digest", s.TaskDigest)
+		add("seed", strconv.FormatUint(s.Seed, 10))
+		add("status", s.Status)
+		add("branches_executed", strconv.Itoa(s.Branches.Executed))
+		if s.Winner != nil {
+			add("winner_plan_digest", s.Winner.PlanDigest)
+		}
+	}
+	add("exit_code", strconv.Itoa(orchestrator.ExitCode(runErr)))
+	return p
 }
 
 // junitFail describes a failed run.

@@ -16,12 +16,12 @@ import (
 // ended without reaching its boundary, against testdata/junit/.
 func TestJUnitGolden(t *testing.T) {
 	paths := orchestrator.Paths{DataDir: ".multiverse", Events: ".multiverse/events.db", Ledger: ".multiverse/ledger.db", Artifacts: ".multiverse/artifacts"}
-	pass := &orchestrator.Summary{RunID: "01JRUNPASS0000000000000000", Task: "team-checkout", Status: "committed",
+	pass := &orchestrator.Summary{RunID: "01JTNPASS00000000000000000", Task: "team-checkout", Status: "committed",
 		Elapsed: 12345 * time.Millisecond, Branches: orchestrator.BranchCounts{Executed: 9, Boundary: 2}, Paths: paths}
-	pass.Paths.Bundle = ".multiverse/bundles/01JRUNPASS0000000000000000-commit.bundle"
-	fail := &orchestrator.Summary{RunID: "01JRUNFAIL0000000000000000", Task: "team-checkout", Status: "no_boundary",
+	pass.Paths.Bundle = ".multiverse/bundles/01JTNPASS00000000000000000-commit.bundle"
+	fail := &orchestrator.Summary{RunID: "01JTNFA1X00000000000000000", Task: "team-checkout", Status: "no_boundary",
 		Elapsed: 3500 * time.Millisecond, Branches: orchestrator.BranchCounts{Executed: 3}, Paths: paths}
-	dir := ".multiverse/bundles/01JRUNFAIL0000000000000000"
+	dir := ".multiverse/bundles/01JTNFA1X00000000000000000"
 	fail.Paths.FailureBundleDir = dir
 	fail.Paths.FailureBundles = []orchestrator.FailureBundle{
 		{Pick: replay.Pick{BranchID: "01JBEST", Reason: replay.PickBest, J: 0.4125}, Path: dir + "/01JBEST.bundle",
