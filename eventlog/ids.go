@@ -194,6 +194,30 @@ func (l *Log) BranchIDsEnding(ctx context.Context, runID, suffix string, limit i
 	return found.branches(), nil
 }
 
+// BranchIDsRandom returns the ids of branches whose random part (the 16
+// characters after a ULID's 10-character time) starts with part: the ids
+// of one run share their time prefix, so the random part is what tells
+// them apart. runID and limit are as for BranchIDs.
+func (l *Log) BranchIDsRandom(ctx context.Context, runID, part string, limit int) ([]BranchRef, error) {
+	runs, err := l.runsToSearch(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	found := newIDSet(limit)
+	for _, run := range runs {
+		for _, p := range prefixForms(part) {
+			q := `SELECT DISTINCT branch_id FROM events WHERE run_id = ? AND length(branch_id) = 26 AND substr(branch_id, 11, ?) = ? ORDER BY branch_id` + limitClause(limit)
+			if err := l.collect(ctx, found, q, []any{run, utf8.RuneCountInString(p), p}, &run); err != nil {
+				return nil, fmt.Errorf("eventlog: branch ids with random part %q of run %s: %w", part, run, err)
+			}
+		}
+		if found.full() {
+			break
+		}
+	}
+	return found.branches(), nil
+}
+
 // runsToSearch is runID alone, or every run when it is "".
 func (l *Log) runsToSearch(ctx context.Context, runID string) ([]string, error) {
 	if err := l.checkOpen("branch ids"); err != nil {

@@ -120,3 +120,38 @@ func TestBranchIDsEnding(t *testing.T) {
 		})
 	}
 }
+
+// TestBranchIDsRandom: two branches of one run share their ULID time; a
+// prefix of the random part after it tells them apart, in either case.
+func TestBranchIDsRandom(t *testing.T) {
+	l, _ := openLog(t)
+	const run = "01M8EAH2AMHYGZZJG95TW3GGMD"
+	a, b := "01M8EAHEEZDREN7YYJV5HX64XJ", "01M8EAHEEZ9F3K2QW8V1T0RB7C"
+	for _, e := range []eventlog.Event{{RunID: run, Kind: eventlog.KindRunStart},
+		{RunID: run, Kind: eventlog.KindBranchFork, BranchID: a}, {RunID: run, Kind: eventlog.KindBranchFork, BranchID: b},
+		{RunID: run, Kind: eventlog.KindBranchFork, BranchID: "short"}} {
+		e.Time = t0
+		mustAppend(t, l, e)
+	}
+	ref := func(br string) eventlog.BranchRef { return eventlog.BranchRef{RunID: run, BranchID: br} }
+	for _, tc := range []struct {
+		name, part string
+		want       []eventlog.BranchRef
+	}{
+		{"unique", "DREN", []eventlog.BranchRef{ref(a)}},
+		{"lower case", "9f3k", []eventlog.BranchRef{ref(b)}},
+		{"the time is not the random part", "01M8", nil},
+		{"not at its start", "REN7", nil},
+		{"empty matches nothing", "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := l.BranchIDsRandom(context.Background(), run, tc.part, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("BranchIDsRandom(%q) = %v, want %v", tc.part, got, tc.want)
+			}
+		})
+	}
+}

@@ -79,7 +79,8 @@ commands:
   version            the build (version, commit, Go) and the browser parts a run would use (also --version)
 
 ids: RUN, BRANCH and ENTRY take any unique prefix of the id, in either case;
-  BRANCH also the short form events print (…9NGHT4DK), ENTRY an idempotency key.
+  BRANCH also, within a run, a prefix of the part after the id's time, and the short
+  form events print (…9NGHT4DK); ENTRY an idempotency key.
 
 common flags: --data-dir DIR (default ./.multiverse), --json
 run 'orchestrator COMMAND -h' for a command's flags.

@@ -72,8 +72,9 @@ func resolveRun(ctx context.Context, l *eventlog.Log, id string) (string, error)
 }
 
 // resolveBranch returns the branch id names: in run, or in any run when
-// run is "". A prefix is tried first, then a suffix ("…" forces a
-// suffix), so the short form events print names its branch.
+// run is "". A prefix is tried first, then (in a run) a prefix of the
+// random part after the id's time, then a suffix ("…" forces a suffix),
+// so the short form events print names its branch.
 func resolveBranch(ctx context.Context, l *eventlog.Log, run, id string) (eventlog.BranchRef, error) {
 	e := &idError{What: "branch", ID: id, In: "run " + run, Next: "`orchestrator events " + run + "` lists its branches"}
 	if run == "" {
@@ -84,6 +85,13 @@ func resolveBranch(ctx context.Context, l *eventlog.Log, run, id string) (eventl
 	suffix, isShort := strings.CutPrefix(id, "…")
 	if !isShort {
 		if refs, err = l.BranchIDs(ctx, run, id, maxListed+1); err != nil {
+			return eventlog.BranchRef{}, err
+		}
+	}
+	if len(refs) == 0 && !isShort && run != "" {
+		// Within a run the ids share their time: the random part after
+		// it tells them apart.
+		if refs, err = l.BranchIDsRandom(ctx, run, id, maxListed+1); err != nil {
 			return eventlog.BranchRef{}, err
 		}
 	}
