@@ -99,7 +99,12 @@ func hasKind(es []eventlog.Event, kind string) bool {
 }
 
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
-	lr, err := s.openRun(r.Context(), r.PathValue("id"))
+	runID, err := s.runParam(r.Context(), r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	lr, err := s.openRun(r.Context(), runID)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -122,13 +127,17 @@ func (s *Server) runInfo(ctx context.Context, runID string) (eventlog.RunInfo, e
 }
 
 func (s *Server) handleBranch(w http.ResponseWriter, r *http.Request) {
-	runID := r.PathValue("id")
+	runID, branchID, err := s.branchParams(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	es, err := s.events.Events(r.Context(), runID, eventlog.Query{})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	d, err := branchDetail(runID, es, r.PathValue("bid"))
+	d, err := branchDetail(runID, es, branchID)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,6 +133,20 @@ func TestBranchAPI(t *testing.T) {
 		t.Errorf("branch %+v with %d events", got.Branch, len(got.Events))
 	}
 	getJSON(t, ts.URL+"/api/runs/"+d.sum.RunID+"/branches/01NOSUCHBRANCH", http.StatusNotFound, nil)
+
+	// Deep links take short ids, as the CLI does: the run's prefix in
+	// lower case, the branch by its short form (with or without the
+	// ellipsis) or in lower case.
+	short := strings.ToLower(d.sum.RunID[:12])
+	for _, bid := range []string{"…" + w.BranchID[18:], w.BranchID[18:], strings.ToLower(w.BranchID)} {
+		var again dashboard.BranchDetail
+		getJSON(t, ts.URL+"/api/runs/"+short+"/branches/"+url.PathEscape(bid), http.StatusOK, &again)
+		if again.Branch.ID != w.BranchID {
+			t.Errorf("branch %s of run %s: got %s, want %s", bid, short, again.Branch.ID, w.BranchID)
+		}
+	}
+	// A prefix every branch of the run shares (their time) names several.
+	getJSON(t, ts.URL+"/api/runs/"+d.sum.RunID+"/branches/"+w.BranchID[:6], http.StatusNotFound, nil)
 }
 
 func TestArtifactAPI(t *testing.T) {

@@ -44,7 +44,12 @@ func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	b, err := s.bundleOf(ctx, r.PathValue("id"), r.PathValue("bid"))
+	runID, branchID, err := s.branchParams(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	b, err := s.bundleOf(ctx, runID, branchID)
 	if err != nil {
 		bundleError(w, err)
 		return

@@ -75,7 +75,11 @@ func (c *rendered) put(key string, shots map[int][]byte) {
 // not record one. It waits for a replay already running (up to
 // renderWait), then answers 409.
 func (s *Server) handleStepShot(w http.ResponseWriter, r *http.Request) {
-	runID, branchID := r.PathValue("id"), r.PathValue("bid")
+	runID, branchID, err := s.branchParams(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	n, err := strconv.Atoi(r.PathValue("n"))
 	if err != nil || n < 1 {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("dashboard: step %q is not a step number", r.PathValue("n")))

@@ -66,7 +66,12 @@ func (s *sse) comment() error {
 // which another process may be appending to, every poll interval.
 func (s *Server) handleStream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	lr, err := s.openRun(ctx, r.PathValue("id"))
+	runID, err := s.runParam(ctx, r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	lr, err := s.openRun(ctx, runID)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -85,14 +85,24 @@ async function route() {
 const OUTCOMES = ["committed", "existing", "recovered", "goal_reached", "explored", "no_boundary", "goal_failed", "aborted", "failed", "running", "recorded"];
 
 async function runsView() {
-  const outcome = new URLSearchParams(location.hash.split("?")[1] || "").get("outcome") || "";
+  const params = new URLSearchParams(location.hash.split("?")[1] || "");
+  const outcome = params.get("outcome") || "", task = params.get("task") || "";
   const data = await getJSON("/api/runs" + (outcome ? "?outcome=" + encodeURIComponent(outcome) : ""));
-  const select = h("select", { id: "outcome", onchange: (e) => {
-    location.hash = "#/" + (e.target.value ? "?outcome=" + encodeURIComponent(e.target.value) : "");
-  } }, h("option", { value: "" }, "all outcomes"), OUTCOMES.map((o) => h("option", { value: o, selected: o === outcome }, o)));
-  const rows = data.runs.map((r) => h("tr", {},
+  const filter = (key, value) => {
+    const q = new URLSearchParams({ outcome, task });
+    q.set(key, value);
+    for (const [k, v] of [...q]) if (!v) q.delete(k);
+    location.hash = "#/" + (q.toString() ? "?" + q.toString() : "");
+  };
+  const select = h("select", { id: "outcome", onchange: (e) => filter("outcome", e.target.value) },
+    h("option", { value: "" }, "all outcomes"), OUTCOMES.map((o) => h("option", { value: o, selected: o === outcome }, o)));
+  const tasks = [...new Set(data.runs.map((r) => r.task))].sort();
+  const taskSelect = h("select", { id: "task", onchange: (e) => filter("task", e.target.value) },
+    h("option", { value: "" }, "all tasks"), tasks.map((t) => h("option", { value: t, selected: t === task }, t)));
+  const runs = data.runs.filter((r) => !task || r.task === task);
+  const rows = runs.map((r) => h("tr", {},
     h("th", { scope: "row" }, h("a", { href: "#/runs/" + encodeURIComponent(r.run_id) }, h("code", {}, r.run_id))),
-    h("td", {}, r.task),
+    h("td", {}, h("a", { href: "#/?task=" + encodeURIComponent(r.task) }, r.task)),
     h("td", { class: "outcome-" + r.outcome }, r.outcome),
     h("td", {}, when(r.started)),
     h("td", {}, dur(r.duration_ms)),
@@ -100,15 +110,24 @@ async function runsView() {
     h("td", {}, h("code", {}, short(r.winner))),
     h("td", {}, r.order_id || "")));
   const table = h("table", {},
-    h("caption", {}, data.runs.length + (data.runs.length === 1 ? " run" : " runs") + (outcome ? " with outcome " + outcome : "")),
+    h("caption", {}, runs.length + (runs.length === 1 ? " run" : " runs") + (outcome ? " with outcome " + outcome : "") + (task ? " of task " + task : "")),
     h("thead", {}, h("tr", {}, ["Run", "Task", "Outcome", "Started", "Duration", "Branches", "Winner", "Order"].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, rows));
-  show("Runs", h("p", { class: "filters" }, h("label", { for: "outcome" }, "Outcome "), select), table);
-  // While a run is in progress, the list follows it.
-  if (data.runs.some((r) => r.outcome === "running")) {
-    const timer = setTimeout(route, 2000);
-    closeView = () => clearTimeout(timer);
-  }
+  show("Runs", h("p", { class: "filters" }, h("label", { for: "outcome" }, "Outcome "), select, " ",
+    h("label", { for: "task" }, "Task "), taskSelect), table);
+  // The list follows the data dir: a run in progress every 2 s, new runs
+  // every 10 s (a run started after the page loaded shows up).
+  const running = data.runs.some((r) => r.outcome === "running");
+  let timer;
+  const poll = async () => {
+    if (running) return route();
+    try {
+      if ((await getJSON("/api/runs")).runs.length !== data.runs.length) return route();
+    } catch (_) { /* the next poll tries again */ }
+    timer = setTimeout(poll, 10000);
+  };
+  timer = setTimeout(poll, running ? 2000 : 10000);
+  closeView = () => clearTimeout(timer);
 }
 
 // ---- one run ----
@@ -365,7 +384,11 @@ async function ledgerView() {
     h("td", {}, h("a", { href: "#/runs/" + encodeURIComponent(e.run_id) }, h("code", {}, short(e.run_id)))),
     h("td", {}, when(e.updated_at)),
     h("td", {}, h("ul", {}, Object.entries(e.artifacts || {}).sort().map(([name, dg]) =>
-      h("li", {}, h("a", { href: withToken("/api/artifacts/" + dg) }, name)))))));
+      // Only the sealed copy of sealed evidence is stored: the plain
+      // one's digest is what the sealed copy decrypts to.
+      (e.artifacts[name + ".sealed"]
+        ? h("li", {}, name + " (sealed: ", h("code", {}, "orchestrator ledger evidence " + e.id + " " + name + " -o FILE"), ")")
+        : h("li", {}, h("a", { href: withToken("/api/artifacts/" + dg) }, name))))))));
   show("Commit ledger", verdict, h("table", {},
     h("caption", {}, d.entries.length + (d.entries.length === 1 ? " entry" : " entries")),
     h("thead", {}, h("tr", {}, ["Entry", "State", "Order", "Attempts", "Run", "Updated", "Evidence"].map((c) => h("th", { scope: "col" }, c)))),
