@@ -11,12 +11,16 @@ import (
 	"strings"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/flow"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
+	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
 // openSource opens a data dir's records for bundle assembly.
@@ -155,30 +159,121 @@ func cmdBundle(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator validate BUNDLE"); fs.PrintDefaults() }
+	asJSON := fs.Bool("json", false, "print JSON (a bundle's report)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orchestrator validate FILE... [--json]\n\n"+
+			"Checks without running: a task file (parsed and validated, with file, line and field on error),\n"+
+			"a flow file, or a replay bundle (its integrity, offline).\n\nflags:")
+		fs.PrintDefaults()
+	}
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return wrongArgs(fs, stderr, pos, "BUNDLE, the bundle file to check")
+	if len(pos) == 0 {
+		return wrongArgs(fs, stderr, pos, "a task file, a flow file or a bundle to check")
 	}
-	f, err := bundle.OpenFile(pos[0])
+	var first error
+	for _, path := range pos {
+		var err error
+		switch {
+		case strings.EqualFold(filepath.Ext(path), ".bundle"):
+			err = validateBundle(path, *asJSON, stdout)
+		case isFlowFile(path):
+			err = validateFlow(ctx, path, stdout)
+		default:
+			err = validateTask(path, stdout)
+		}
+		if err != nil {
+			if len(pos) > 1 {
+				fmt.Fprintf(stdout, "%s\n", errorLine(err))
+			}
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// isFlowFile reports whether a YAML or JSON file reads as a flow: a
+// schema_version and actions at the top, where a task has a start_url.
+func isFlowFile(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var top map[string]any
+	if yaml.Unmarshal(data, &top) != nil {
+		return false
+	}
+	_, actions := top["actions"]
+	_, start := top["start_url"]
+	return actions && !start
+}
+
+// validateTask loads a task file as run does and says what it is; a
+// secret input whose environment variable is not set here is a note.
+func validateTask(path string, stdout io.Writer) error {
+	t, err := task.Load(path)
+	if err != nil {
+		return err
+	}
+	ends := "its goal (no commit)"
+	if t.HasCommit() {
+		ends = "the commit boundary, then one commit"
+	}
+	fmt.Fprintf(stdout, "task %s: OK: %q from %s to %s; %d input(s), search %s width %d, %d worker(s)\n", path, t.Name, t.StartURL, ends,
+		len(t.Inputs), t.Search.Strategy, t.Search.BeamWidth, t.Search.Workers)
+	if err := t.CheckSecrets(); err != nil {
+		fmt.Fprintf(stdout, "  note: %s (a run needs it)\n", strings.TrimPrefix(errorLine(err), "orchestrator: "))
+	}
+	return nil
+}
+
+// validateFlow loads a flow file as play does and says what it holds.
+func validateFlow(ctx context.Context, path string, stdout io.Writer) error {
+	f, err := flow.Load(ctx, path)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	unsupported, redacted := 0, 0
+	for _, a := range f.Actions {
+		if !a.Supported() {
+			unsupported++
+		}
+		if a.Redacted {
+			redacted++
+		}
+	}
+	fmt.Fprintf(stdout, "flow %s: OK: %d action(s)", path, len(f.Actions))
+	if unsupported > 0 {
+		fmt.Fprintf(stdout, ", %d of a kind playback skips (unsupported_action_type)", unsupported)
+	}
+	if redacted > 0 {
+		fmt.Fprintf(stdout, ", %d redacted (play --set supplies them)", redacted)
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}
+
+// validateBundle checks a bundle's integrity offline.
+func validateBundle(path string, asJSON bool, stdout io.Writer) error {
+	f, err := bundle.OpenFile(path)
 	if err != nil {
 		return badInput("%v", err)
 	}
 	defer f.Close()
 	rep, err := bundle.Validate(f, bundle.Limits{})
 	if rep == nil && err != nil {
-		return fmt.Errorf("%w: %s: %v", orchestrator.ErrVerify, pos[0], err)
+		return fmt.Errorf("%w: %s: %v", orchestrator.ErrVerify, path, err)
 	}
-	if *asJSON {
+	if asJSON {
 		writeJSON(stdout, rep)
 	} else if rep.OK() && err == nil {
-		fmt.Fprintf(stdout, "validate %s: OK: %d files, %d steps, %d events, merkle root %s\n", pos[0], rep.Files, rep.Steps, rep.Events, rep.MerkleRoot)
+		fmt.Fprintf(stdout, "validate %s: OK: %d files, %d steps, %d events, merkle root %s\n", path, rep.Files, rep.Steps, rep.Events, rep.MerkleRoot)
 	} else {
-		fmt.Fprintf(stdout, "validate %s: FAILED (%d problems)\n", pos[0], len(rep.Problems))
+		fmt.Fprintf(stdout, "validate %s: FAILED (%d problems)\n", path, len(rep.Problems))
 		for _, p := range rep.Problems {
 			fmt.Fprintf(stdout, "  %s\n", p.String())
 		}
@@ -190,7 +285,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		} else if err != nil {
 			first = err.Error()
 		}
-		return fmt.Errorf("%w: %s: %s", orchestrator.ErrVerify, pos[0], first)
+		return fmt.Errorf("%w: %s: %s", orchestrator.ErrVerify, path, first)
 	}
 	return nil
 }

@@ -67,7 +67,7 @@ commands:
   bundle RUN [BRANCH] write a portable replay bundle of a branch (default: the winner)
   replay BUNDLE|BRANCH replay deterministically and compare strict hashes (RSR, DVR, TTD)
   rerun RUN          re-run a run's whole search against its recorded network and model answers, and compare the decisions (--mode full|hybrid, --swap)
-  validate BUNDLE    check a bundle's integrity offline
+  validate FILE...   check without running: a task file, a flow file, or a bundle's integrity
   play FLOW          play a flow (file, bundle or RUN_ID/BRANCH_ID) against the live site, healing drifted targets
   flow export RUN_ID/BRANCH_ID  write a branch as a flow file a person can edit
   cache list|show|drop  the plan cache: each task's last winning plan, followed first by the next run
