@@ -1,13 +1,16 @@
 package orchestrator
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
 )
 
-// Summary describes a finished run, for people and for --json.
+// Summary describes a finished run, for people and for --json. As JSON
+// its durations are whole milliseconds (elapsed_ms, explore_ms, cpu_ms,
+// explore_cpu_ms), as every --json of the CLI writes them.
 type Summary struct {
 	RunID      string `json:"run_id"`
 	Task       string `json:"task"`
@@ -17,10 +20,10 @@ type Summary struct {
 	NoCommit bool          `json:"no_commit,omitempty"`
 	Status   string        `json:"status"` // committed, existing, recovered, goal_reached, explored, no_boundary, goal_failed, aborted, failed
 	Error    string        `json:"error,omitempty"`
-	Elapsed  time.Duration `json:"elapsed_ns"`
+	Elapsed  time.Duration `json:"-"`
 	// Explore is the time the search took, from the first job to the
 	// winners.
-	Explore  time.Duration `json:"explore_ns"`
+	Explore  time.Duration `json:"-"`
 	Workers  int           `json:"workers"`
 	Waves    int           `json:"waves"`
 	Branches BranchCounts  `json:"branches"`
@@ -59,10 +62,10 @@ type Summary struct {
 	Timing TimingSummary `json:"timing"`
 	// CPU is this process's CPU time (user + system) for the run: the
 	// orchestrator's own cost, plus in-process workers' Go side.
-	CPU time.Duration `json:"cpu_ns"`
+	CPU time.Duration `json:"-"`
 	// ExploreCPU is the part of CPU spent exploring (setup and commit
 	// excluded).
-	ExploreCPU time.Duration `json:"explore_cpu_ns"`
+	ExploreCPU time.Duration `json:"-"`
 	// MaxConcurrent is the largest number of branches whose action spans
 	// overlapped in time.
 	MaxConcurrent int `json:"max_concurrent_branches"`
@@ -171,4 +174,34 @@ type CacheInfo struct {
 	Reason     string `json:"reason,omitempty"`
 	Stored     bool   `json:"stored"`
 	File       string `json:"file,omitempty"`
+}
+
+// summaryFields is Summary without its methods (no JSON recursion).
+type summaryFields Summary
+
+// summaryJSON is a Summary as JSON.
+type summaryJSON struct {
+	summaryFields
+	ElapsedMS    int64 `json:"elapsed_ms"`
+	ExploreMS    int64 `json:"explore_ms"`
+	CPUMS        int64 `json:"cpu_ms"`
+	ExploreCPUMS int64 `json:"explore_cpu_ms"`
+}
+
+// MarshalJSON writes the summary with its durations in milliseconds.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	return json.Marshal(summaryJSON{summaryFields: summaryFields(s), ElapsedMS: s.Elapsed.Milliseconds(), ExploreMS: s.Explore.Milliseconds(),
+		CPUMS: s.CPU.Milliseconds(), ExploreCPUMS: s.ExploreCPU.Milliseconds()})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *Summary) UnmarshalJSON(b []byte) error {
+	var j summaryJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*s = Summary(j.summaryFields)
+	s.Elapsed, s.Explore = time.Duration(j.ElapsedMS)*time.Millisecond, time.Duration(j.ExploreMS)*time.Millisecond
+	s.CPU, s.ExploreCPU = time.Duration(j.CPUMS)*time.Millisecond, time.Duration(j.ExploreCPUMS)*time.Millisecond
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -127,7 +128,33 @@ type Report struct {
 	// ("POST http://.../orders").
 	Blocked  []string      `json:"blocked,omitempty"`
 	Notes    []string      `json:"notes,omitempty"`
-	Duration time.Duration `json:"duration_ns"`
+	Duration time.Duration `json:"-"`
+}
+
+// reportFields is Report without its methods (no JSON recursion).
+type reportFields Report
+
+// MarshalJSON writes the report with its duration in milliseconds
+// (duration_ms), as every --json of the CLI writes durations.
+func (r Report) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		reportFields
+		DurationMS int64 `json:"duration_ms"`
+	}{reportFields(r), r.Duration.Milliseconds()})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *Report) UnmarshalJSON(b []byte) error {
+	var j struct {
+		reportFields
+		DurationMS int64 `json:"duration_ms"`
+	}
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = Report(j.reportFields)
+	r.Duration = time.Duration(j.DurationMS) * time.Millisecond
+	return nil
 }
 
 // OK reports a perfect replay: every step's strict hashes matched.

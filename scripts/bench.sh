@@ -57,17 +57,17 @@ for w in 1 2 4; do
   c1=$(busy)
   echo $((c1 - c0)) > "$tmp/w$w.cpu"
   printf 'workers=%d  to the boundary %6.2fs  total %6.2fs  branches %s  actions %s  warm %s  machine CPU %5.1fs (%.1f of %d cores busy)\n' "$w" \
-    "$(num "$tmp/w$w.json" 's["explore_ns"]/1e9')" "$(num "$tmp/w$w.json" 's["elapsed_ns"]/1e9')" \
+    "$(num "$tmp/w$w.json" 's["explore_ms"] / 1e3')" "$(num "$tmp/w$w.json" 's["elapsed_ms"] / 1e3')" \
     "$(num "$tmp/w$w.json" 's["branches"]["executed"]')" "$(num "$tmp/w$w.json" 's["actions_executed"]')" "$(num "$tmp/w$w.json" 's["warm_branches"]')" \
-    "$(echo "$((c1 - c0))" | awk '{print $1/100}')" "$(num "$tmp/w$w.json" "$((c1 - c0))/100/(s['elapsed_ns']/1e9)")" "$cores"
+    "$(echo "$((c1 - c0))" | awk '{print $1/100}')" "$(num "$tmp/w$w.json" "$((c1 - c0))/100/(s['elapsed_ms'] / 1e3)")" "$cores"
 done
 python3 - "$tmp" "$cores" <<'PY'
 import json, sys
 d = sys.argv[1]
-e = {w: json.load(open(f"{d}/w{w}.json"))["summary"]["explore_ns"] for w in (1, 2, 4)}
+e = {w: json.load(open(f"{d}/w{w}.json"))["summary"]["explore_ms"] for w in (1, 2, 4)}
 print("speedup to the boundary: 2 workers %.2fx, 4 workers %.2fx (target 4 workers >= 2.5x)" % (e[1] / e[2], e[1] / e[4]))
 cpu = int(open(f"{d}/w1.cpu").read()) / 100
-el = json.load(open(f"{d}/w1.json"))["summary"]["elapsed_ns"] / 1e9
+el = json.load(open(f"{d}/w1.json"))["summary"]["elapsed_ms"] / 1e3
 cores = int(sys.argv[2])
 print("ceiling on this machine: one worker keeps %.1f of %d cores busy, so no worker count can beat %.2fx;"
       % (cpu / el, cores, cores / (cpu / el)))
@@ -88,7 +88,7 @@ def run(name, *extra):
                          capture_output=True, text=True, check=True).stdout
     a = resource.getrusage(resource.RUSAGE_CHILDREN)
     s = json.loads(out)["summary"]
-    return (a.ru_utime - b.ru_utime) + (a.ru_stime - b.ru_stime), s["branches"]["executed"], s["cpu_ns"] / 1e9
+    return (a.ru_utime - b.ru_utime) + (a.ru_stime - b.ru_stime), s["branches"]["executed"], s["cpu_ms"] / 1e3
 res = {name: run(name, *extra) for name, extra in (("looked", ()), ("all", ("--screenshots", "all")))}
 for name, (cpu, n, own) in res.items():
     print("  screenshots %-6s %5.1f CPU-s (orchestrator process %4.1f) for %d branches: %4.0f ms per branch step"
@@ -129,8 +129,8 @@ import json, os, sys
 d, b = sys.argv[1], sys.argv[2]
 r = json.load(open(d + "/replay.json"))
 s = json.load(open(d + "/w4.json"))["summary"]
-print("winner's commit bundle: %d bytes, %d steps; strict replay RSR %.2f in %.2fs" % (os.path.getsize(b), len(r["steps"]), r["rsr"], r["duration_ns"] / 1e9))
-print("replay wall clock / capture wall clock (run to the commit): %.2f (target <= 0.3)" % (r["duration_ns"] / s["elapsed_ns"]))
+print("winner's commit bundle: %d bytes, %d steps; strict replay RSR %.2f in %.2fs" % (os.path.getsize(b), len(r["steps"]), r["rsr"], r["duration_ms"] / 1e3))
+print("replay wall clock / capture wall clock (run to the commit): %.2f (target <= 0.3)" % (r["duration_ms"] / s["elapsed_ms"]))
 PY
 
 echo
@@ -158,7 +158,7 @@ d = sys.argv[1]
 p = json.load(open(d + "/play.json"))
 print("winner's flow played alone: %d of %d actions ok, %.2fs" % (p["actions_executed"], p["actions_total"], p["duration_ms"] / 1e3))
 for w in (1, 4):
-    e = json.load(open(d + "/w%d.json" % w))["summary"]["explore_ns"] / 1e9
+    e = json.load(open(d + "/w%d.json" % w))["summary"]["explore_ms"] / 1e3
     print("search to the boundary with %d worker(s) / the plan played alone: %.1fx" % (w, e / (p["duration_ms"] / 1e3)))
 PY
 
@@ -179,13 +179,13 @@ play = json.load(open(d + "/play.json"))["duration_ms"] / 1e3
 def line(label, x):
     c = x.get("plan_cache") or {}
     print("%-34s to the boundary %5.2fs, %2d branches in %2d waves; cache: followed %s of %s%s"
-          % (label, x["explore_ns"] / 1e9, x["branches"]["executed"], x["waves"], c.get("followed", 0), c.get("steps", 0),
+          % (label, x["explore_ms"] / 1e3, x["branches"]["executed"], x["waves"], c.get("followed", 0), c.get("steps", 0),
              ", diverged at step %d" % c["diverged_at"] if c.get("diverged_at") else ""))
 line("first run (no cached plan)", s["c1"])
 line("cached run", s["c2"])
 line("cached run, test ids drifted", s["c3"])
-print("cached run / the plan played alone: %.2fx (target <= 1.5x)" % (s["c2"]["explore_ns"] / 1e9 / play))
-print("drifted cached run / first run: %.2fx (target well under 1)" % (s["c3"]["explore_ns"] / s["c1"]["explore_ns"]))
+print("cached run / the plan played alone: %.2fx (target <= 1.5x)" % (s["c2"]["explore_ms"] / 1e3 / play))
+print("drifted cached run / first run: %.2fx (target well under 1)" % (s["c3"]["explore_ms"] / s["c1"]["explore_ms"]))
 print("orders placed over the three runs: %s" % sorted({(x.get("commit") or {}).get("order_id") for x in s.values()}))
 PY
 
@@ -200,7 +200,7 @@ import json, sys
 d, t0, t1 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 r = json.load(open(d + "/rerun.json"))
 c = r["compared"]
-run = json.load(open(d + "/c1.json"))["summary"]["elapsed_ns"] / 1e9
+run = json.load(open(d + "/c1.json"))["summary"]["elapsed_ms"] / 1e3
 print("full rerun: %d of %d decisions the same, in order: %s; winner the same: %s; misses %d; outcome %s"
       % (c["rerun"], c["original"], c["same"], c["winner_original"] == c["winner_rerun"], len(r.get("misses") or []), r["status"]))
 print("rerun wall clock %.2fs / the recorded run's %.2fs: %.2fx (every branch cold, from recordings)" % (t1 - t0, run, (t1 - t0) / run))
@@ -241,9 +241,9 @@ d = sys.argv[1]
 m = json.load(open(d + "/model.json"))["summary"]
 h = json.load(open(d + "/c1.json"))["summary"]
 asked = sum(1 for l in open(d + "/model-events.jsonl") if json.loads(l)["kind"] == "llm_request")
-extra = (m["explore_ns"] - h["explore_ns"]) / 1e9
+extra = (m["explore_ms"] - h["explore_ms"]) / 1e3
 print("model planner: to the boundary %.2fs, %d branches in %d waves, %d questions; heuristic first run (4c) %.2fs"
-      % (m["explore_ns"] / 1e9, m["branches"]["executed"], m["waves"], asked, h["explore_ns"] / 1e9))
+      % (m["explore_ms"] / 1e3, m["branches"]["executed"], m["waves"], asked, h["explore_ms"] / 1e3))
 print("the model's 300 ms answers added %.2fs; asked one by one they would add %.2fs (%.2fx of that)" % (extra, asked * 0.3, extra / (asked * 0.3)))
 PY
 
@@ -271,8 +271,8 @@ import json, sys
 s = json.load(open(sys.argv[1]))["summary"]
 b = s["branches"]["executed"]
 print("worker processes=%s  branches %d in %.2fs: %.2f branches/s; warm %d (routed %d, rerouted %d); orchestrator CPU %.2fs per 1,000 branches"
-      % (sys.argv[2], b, s["explore_ns"] / 1e9, b / (s["explore_ns"] / 1e9), s["warm_branches"], s["routed_jobs"], s["rerouted_jobs"],
-         s["cpu_ns"] / 1e9 / b * 1000))
+      % (sys.argv[2], b, s["explore_ms"] / 1e3, b / (s["explore_ms"] / 1e3), s["warm_branches"], s["routed_jobs"], s["rerouted_jobs"],
+         s["cpu_ms"] / 1e3 / b * 1000))
 PY
 done
 

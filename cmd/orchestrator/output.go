@@ -45,10 +45,9 @@ func (p *progressLine) update(pr orchestrator.Progress) {
 
 func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) {
 	if asJSON {
-		out := map[string]any{"summary": s}
+		out := map[string]any{"summary": s, "exit_code": orchestrator.ExitCode(err)}
 		if err != nil {
 			out["error"] = err.Error()
-			out["exit_code"] = orchestrator.ExitCode(err)
 		}
 		writeJSON(w, out)
 		return
