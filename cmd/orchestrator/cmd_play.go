@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -382,14 +383,15 @@ func partial(rep *playback.Report) string {
 
 func cmdFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "export" {
-		fmt.Fprintln(stderr, "usage: orchestrator flow export RUN_ID/BRANCH_ID|BUNDLE [-o FILE] [--data-dir DIR]")
+		fmt.Fprintln(stderr, "usage: orchestrator flow export RUN_ID/BRANCH_ID|BUNDLE [-o FILE] [--json] [--data-dir DIR]")
 		return errUsage
 	}
 	fs := flag.NewFlagSet("flow export", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
 	out := fs.String("o", "", "write the flow file here (default: standard output)")
+	asJSON := fs.Bool("json", false, "write the flow as JSON (JSON is YAML: play reads it as it is)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orchestrator flow export RUN_ID/BRANCH_ID|BUNDLE [-o FILE] [--data-dir DIR]")
+		fmt.Fprintln(stderr, "usage: orchestrator flow export RUN_ID/BRANCH_ID|BUNDLE [-o FILE] [--json] [--data-dir DIR]")
 		fs.PrintDefaults()
 	}
 	pos, err := parse(fs, args[1:], stderr)
@@ -403,8 +405,20 @@ func cmdFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if *out == "" {
+	switch {
+	case *out == "" && *asJSON:
+		return writeJSON(stdout, f)
+	case *out == "":
 		return flow.Write(stdout, f)
+	case *asJSON:
+		data, err := json.MarshalIndent(f, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.Write(*out, append(data, '\n'), 0o644); err != nil {
+			return badInput("-o %v", err)
+		}
+		return writeJSON(stdout, map[string]any{"path": *out, "actions": len(f.Actions), "exit_code": 0})
 	}
 	return writeFlowFile(*out, f, stdout)
 }

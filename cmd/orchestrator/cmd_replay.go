@@ -103,6 +103,7 @@ func cmdBundle(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("o", "", "output file (default DATA_DIR/bundles/RUN-BRANCH.bundle)")
 	asCommit := fs.Bool("commit", false, "a commit bundle: the winner plus the committer's steps and evidence")
 	har := fs.String("har", "", "also write the bundle's network as HAR 1.2 to this file")
+	asJSON := fs.Bool("json", false, "print what was written as JSON")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: orchestrator bundle RUN_ID [BRANCH_ID] [flags]")
 		fs.PrintDefaults()
@@ -152,9 +153,29 @@ func cmdBundle(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 	}
-	st, _ := os.Stat(path)
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, bundleWritten{Path: path, RunID: run, BranchID: br, Kind: string(kind), Steps: len(b.Steps),
+			Requests: len(b.Network), Bytes: st.Size(), HAR: *har, ExitCode: 0})
+	}
 	fmt.Fprintf(stdout, "bundle %s: run %s branch %s, %d steps, %d requests, %d bytes\n", path, run, br, len(b.Steps), len(b.Network), st.Size())
 	return nil
+}
+
+// bundleWritten is what bundle --json prints.
+type bundleWritten struct {
+	Path     string `json:"path"`
+	RunID    string `json:"run_id"`
+	BranchID string `json:"branch_id"`
+	Kind     string `json:"kind"`
+	Steps    int    `json:"steps"`
+	Requests int    `json:"requests"`
+	Bytes    int64  `json:"bytes"`
+	HAR      string `json:"har,omitempty"`
+	ExitCode int    `json:"exit_code"`
 }
 
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -101,6 +102,12 @@ func TestMinimalPlan(t *testing.T) {
 	}
 	if len(f.Actions) != len(want) {
 		t.Errorf("exported flow of %d actions, want the minimal plan's %d", len(f.Actions), len(want))
+	}
+	o.Reset()
+	var asJSON flow.Flow
+	if code := runCLI([]string{"flow", "export", second.RunID + "/", "--data-dir", dir, "--json"}, &o, &errb); code != 0 ||
+		json.Unmarshal(o.Bytes(), &asJSON) != nil || len(asJSON.Actions) != len(want) {
+		t.Errorf("flow export --json: exit %d, %d actions\n%s%s", code, len(asJSON.Actions), o.String(), errb.String())
 	}
 
 	code, third := runSummary(t, site.URL(), dir)
