@@ -59,9 +59,7 @@ func (r *run) recoverPending(ctx context.Context) {
 
 // commit hands the winners, best first, to the single writer.
 func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planner.Node) (err error) {
-	if r.cfg.Progress != nil {
-		r.cfg.Progress(Progress{Phase: "commit", Elapsed: timeSince(r.start), Budget: r.t.Budgets.WallClock.D()})
-	}
+	r.phase("commit")
 	ctx, span := telemetry.Tracer().Start(ctx, "commit "+r.t.Name, trace.WithAttributes(attribute.String("multiverse.run_id", r.runID)))
 	defer func() {
 		if err != nil {

@@ -32,6 +32,7 @@ func (r *run) minimize(ctx context.Context, client *bus.Client, results <-chan b
 		return
 	}
 	r.minimal = &planner.Minimal{Winner: w, Node: w}
+	r.phase("minimize")
 	tries := search.Ablate(w)
 	r.logSearch(search.Drain())
 	for len(tries) > 0 {

@@ -143,8 +143,11 @@ type Executor interface {
 // Progress is a snapshot of a running search.
 type Progress struct {
 	Elapsed, Budget time.Duration
-	Wave            int
-	Frontier        int
+	// Phase is "start" (the site checked, the bus, the browser and the
+	// workers started), "login", "explore" (the fields below say how
+	// far), "minimize" or "commit".
+	Wave     int
+	Frontier int
 	// Running counts branches dispatched and not yet answered; it can
 	// exceed Workers while jobs wait in the queue.
 	Running  int
@@ -152,6 +155,13 @@ type Progress struct {
 	Executed int
 	BestJ    float64
 	Phase    string
+}
+
+// phase reports a phase without search numbers to the run's progress.
+func (r *run) phase(name string) {
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(Progress{Phase: name, Elapsed: time.Since(r.start), Budget: r.t.Budgets.WallClock.D()})
+	}
 }
 
 // Run executes the task end to end and returns its summary. The error is
@@ -429,6 +439,7 @@ func (r *run) execute(ctx context.Context) error {
 	r.spec = job.NewSpec(t)
 	r.spec.ScrubKey = r.key
 	r.setScreenshots()
+	r.phase("start")
 	// The HTTP preflight speaks to real sites; a custom executor (a
 	// simulated web) has none.
 	if r.cfg.Executor == nil {
@@ -463,6 +474,7 @@ func (r *run) execute(ctx context.Context) error {
 		}
 	}
 	if len(t.Auth.Login) > 0 {
+		r.phase("login")
 		if r.rt == nil {
 			return fmt.Errorf("%w: auth.login needs a browser; this run's executor has none", ErrBadInput)
 		}

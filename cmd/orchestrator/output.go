@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/term"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
@@ -24,23 +27,73 @@ func isTTY(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// progressLine redraws one status line on a terminal.
+// progressLine redraws one status line on a terminal, never wider than
+// the terminal (the least important parts go first, then the line is
+// cut).
 type progressLine struct {
-	w  io.Writer
-	mu sync.Mutex
+	w     io.Writer
+	mu    sync.Mutex
+	width func() int
 }
 
-func newProgressLine(w io.Writer) *progressLine { return &progressLine{w: w} }
+func newProgressLine(w io.Writer) *progressLine {
+	p := &progressLine{w: w, width: func() int { return 80 }}
+	if f, ok := w.(*os.File); ok {
+		p.width = func() int {
+			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+				return cols
+			}
+			return 80
+		}
+	}
+	return p
+}
 
 func (p *progressLine) update(pr orchestrator.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if pr.Phase == "commit" {
-		fmt.Fprintf(p.w, "\r\033[K[%5.1fs] committing the winner…", pr.Elapsed.Seconds())
-		return
+	fmt.Fprint(p.w, "\r\033[K"+fitLine(progressParts(pr), p.width()-1))
+}
+
+// progressParts is what the line says, most important first.
+func progressParts(pr orchestrator.Progress) []string {
+	at := fmt.Sprintf("[%5.1fs]", pr.Elapsed.Seconds())
+	switch pr.Phase {
+	case "start":
+		return []string{at, "starting: the site, the bus, Chromium and the workers…"}
+	case "login":
+		return []string{at, "logging in…"}
+	case "minimize":
+		return []string{at, "trying the winner's plan without each middle step…"}
+	case "commit":
+		return []string{at, "committing the winner…"}
 	}
-	fmt.Fprintf(p.w, "\r\033[K[%5.1fs / %s] wave %d · frontier %d · %d in flight on %d workers · %d branches · best J %.3f",
-		pr.Elapsed.Seconds(), pr.Budget, pr.Wave, pr.Frontier, pr.Running, pr.Workers, pr.Executed, pr.BestJ)
+	return []string{fmt.Sprintf("[%5.1fs / %s]", pr.Elapsed.Seconds(), pr.Budget), fmt.Sprintf("wave %d", pr.Wave),
+		fmt.Sprintf("%d branches", pr.Executed), fmt.Sprintf("best J %.3f", pr.BestJ),
+		fmt.Sprintf("%d in flight on %d workers", pr.Running, pr.Workers), fmt.Sprintf("frontier %d", pr.Frontier)}
+}
+
+// fitLine joins parts with " · " (the first with a space) as long as they
+// fit in width runes, and cuts the first one if even it does not.
+func fitLine(parts []string, width int) string {
+	line := ""
+	for i, part := range parts {
+		next := part
+		switch {
+		case i == 1:
+			next = line + " " + part
+		case i > 1:
+			next = line + " · " + part
+		}
+		if utf8.RuneCountInString(next) > width && i > 0 {
+			break
+		}
+		line = next
+	}
+	if r := []rune(line); len(r) > width && width > 1 {
+		line = string(r[:width-1]) + "…"
+	}
+	return line
 }
 
 func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) {
