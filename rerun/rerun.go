@@ -98,6 +98,8 @@ type Options struct {
 	// the recorded URLs and bodies hold tokens made with it, and the
 	// rerun records its own with it so the two compare.
 	ScrubKey []byte
+	// Progress, when set, sees the rerun's search as a run's does.
+	Progress func(orchestrator.Progress)
 }
 
 // ActionSwap is a counterfactual step: the action of step Step of the
@@ -323,7 +325,7 @@ func configFor(o Options, m payload.RunStart, t *task.Task, rep *Report) (orches
 		c.Budgets, c.Search, c.Weights, c.Prices = m.Budgets, m.Search, m.Weights, m.Prices
 		t = &c
 	}
-	cfg := orchestrator.Config{Task: t, DataDir: o.OutDir, Workers: o.Workers, Browser: o.Browser, Logger: o.Logger,
+	cfg := orchestrator.Config{Task: t, DataDir: o.OutDir, Workers: o.Workers, Browser: o.Browser, Logger: o.Logger, Progress: o.Progress,
 		ExploreOnly: true, DryCommit: t.HasCommit(), NoCache: true, Cold: true, NoScreenshots: true, FailureBundles: 0,
 		Reproduces: &payload.Reproduction{RunID: o.RunID, Mode: string(o.Mode), DataDir: o.SourceDir}}
 	if cfg.Workers == 0 {

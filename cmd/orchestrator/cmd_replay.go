@@ -384,6 +384,18 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		// values the tokens they got at capture.
 		opts.ScrubKey = key
 	}
+	if !*asJSON && isTTY(stderr) {
+		// One line, redrawn: the step being compared and the tally.
+		matched := 0
+		opts.OnStep = func(sr replay.StepReport) {
+			if sr.Match {
+				matched++
+			}
+			fmt.Fprint(stderr, "\r\033[K"+fitLine([]string{fmt.Sprintf("[step %d/%d]", sr.Index, len(b.Steps)),
+				fmt.Sprintf("%d matched", matched), sr.Action}, termWidth(stderr)-1))
+		}
+		defer fmt.Fprint(stderr, "\r\033[K")
+	}
 	rep, rerr := replay.Replay(ctx, rt, b, opts)
 	if rep == nil {
 		return rerr

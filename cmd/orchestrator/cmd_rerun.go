@@ -108,8 +108,14 @@ func cmdRerun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return badInput("--out %s: %v", dir, err)
 	}
-	rep, err := rerun.Run(ctx, rerun.Options{Source: src, RunID: runID, Mode: m, Task: t, Swaps: swaps, ActionSwaps: subs, OutDir: dir, SourceDir: *dataDir, LoadTask: loadRunTask, LLM: lm,
-		Cassettes: *cassettes, Workers: *workers, ScrubKey: key, Browser: browser.Options{ChromiumPath: bf.chromium, DriverDir: bf.driver, Resolve: bf.resolve}})
+	ro := rerun.Options{Source: src, RunID: runID, Mode: m, Task: t, Swaps: swaps, ActionSwaps: subs, OutDir: dir, SourceDir: *dataDir, LoadTask: loadRunTask, LLM: lm,
+		Cassettes: *cassettes, Workers: *workers, ScrubKey: key, Browser: browser.Options{ChromiumPath: bf.chromium, DriverDir: bf.driver, Resolve: bf.resolve}}
+	if !*asJSON && isTTY(stderr) {
+		line := newProgressLine(stderr)
+		ro.Progress = line.update
+		defer fmt.Fprint(stderr, "\r\033[K")
+	}
+	rep, err := rerun.Run(ctx, ro)
 	if rep != nil {
 		if *asJSON {
 			writeJSON(stdout, rep)

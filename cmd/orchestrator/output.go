@@ -37,16 +37,17 @@ type progressLine struct {
 }
 
 func newProgressLine(w io.Writer) *progressLine {
-	p := &progressLine{w: w, width: func() int { return 80 }}
+	return &progressLine{w: w, width: func() int { return termWidth(w) }}
+}
+
+// termWidth is the width of the terminal w writes to; 80 when it is none.
+func termWidth(w io.Writer) int {
 	if f, ok := w.(*os.File); ok {
-		p.width = func() int {
-			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
-				return cols
-			}
-			return 80
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
 		}
 	}
-	return p
+	return 80
 }
 
 func (p *progressLine) update(pr orchestrator.Progress) {
