@@ -76,6 +76,7 @@ commands:
   serve              a read-only web dashboard over the data dir (--bundle FILE for one bundle; --addr, --token)
   doctor             report Chromium, its headless shell, Node.js and the Playwright driver, and how to install what is missing
   install            install the Playwright driver into the per-user cache (npm registry)
+  completion bash|zsh|fish  the shell's completion script: commands and each command's flags
   version            the build (version, commit, Go) and the browser parts a run would use (also --version)
 
 ids: RUN, BRANCH and ENTRY take any unique prefix of the id, in either case;
@@ -113,7 +114,7 @@ func signalContext() (context.Context, context.CancelFunc) {
 
 // commands are the commands run knows, for "did you mean".
 var commands = []string{"run", "demo", "site", "ledger", "events", "runs", "bundle", "replay", "rerun", "validate", "play", "flow",
-	"cache", "drift", "cassette", "serve", "doctor", "install", "version"}
+	"cache", "drift", "cassette", "serve", "doctor", "install", "version", "completion"}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -151,6 +152,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdCache(ctx, rest, stdout, stderr)
 	case "drift":
 		err = cmdDrift(ctx, rest, stdout, stderr)
+	case "completion":
+		err = cmdCompletion(ctx, rest, stdout, stderr)
 	case "cassette":
 		err = cmdCassette(ctx, rest, stdout, stderr)
 	case "serve":
