@@ -26,13 +26,12 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 		if span == "" {
 			span = newSpanID()
 		}
-		start := map[string]any{"step": st.Step, "action": a.Describe(), "kind": a.Kind, "replayed": st.Replayed,
-			"worker": res.Worker, "attempt": res.Attempt, "plan_digest": n.Digest}
+		start := payload.ActionStart{Step: st.Step, Action: a.Describe(), ActionKind: a.Kind, Replayed: st.Replayed,
+			Worker: res.Worker, Attempt: res.Attempt, PlanDigest: n.Digest}
 		if !st.Replayed {
-			start["prefix_ms"], start["context_ms"], start["warm"] = res.Timing.Prefix, res.Timing.Context, res.Reused
-			if route := r.disp.routedTo[n.ID]; route != "" {
-				start["routed_to"] = route
-			}
+			prefix, ctxMS, warm := res.Timing.Prefix, res.Timing.Context, res.Reused
+			start.PrefixMS, start.ContextMS, start.Warm = &prefix, &ctxMS, &warm
+			start.RoutedTo = r.disp.routedTo[n.ID]
 		}
 		r.rec.addSpan(st.Start, 0, eventlog.KindActionStart, n.ID, span, start)
 		r.rec.addSpan(st.End, st.VirtualTime, eventlog.KindActionEnd, n.ID, span, payload.ActionEnd{

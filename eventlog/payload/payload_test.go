@@ -71,6 +71,12 @@ func TestSameBytesAsMaps(t *testing.T) {
 				{"branch_id": "b", "plan_digest": "", "j": 0.0, "cost": 0.0, "steps": 0, "progress": 0.0, "confidence": 0.0, "risk": 0.0, "dominated_by": "a"}}}},
 		{"action_end", payload.ActionEnd{Step: 2, Status: "ok", Strategy: "role", DurationMS: 40},
 			map[string]any{"step": 2, "status": "ok", "code": "", "error": "", "strategy": "role", "duration_ms": int64(40), "replayed": false}},
+		{"action_start replayed", payload.ActionStart{Step: 1, Action: "open", ActionKind: "navigate", Replayed: true, Worker: "w1", Attempt: 1, PlanDigest: "pd"},
+			map[string]any{"step": 1, "action": "open", "kind": "navigate", "replayed": true, "worker": "w1", "attempt": 1, "plan_digest": "pd"}},
+		{"action_start", payload.ActionStart{Step: 2, Action: "click", ActionKind: "click", Worker: "w1", Attempt: 1, PlanDigest: "pd",
+			PrefixMS: new(int64), ContextMS: ptr(int64(110)), Warm: ptr(true), RoutedTo: "w1"},
+			map[string]any{"step": 2, "action": "click", "kind": "click", "replayed": false, "worker": "w1", "attempt": 1, "plan_digest": "pd",
+				"prefix_ms": int64(0), "context_ms": int64(110), "warm": true, "routed_to": "w1"}},
 		{"nav", payload.Nav{URL: "https://shop.test/cart", Title: "Cart <1>", Status: 200},
 			map[string]any{"url": "https://shop.test/cart", "title": "Cart <1>", "status": 200}},
 		{"dom_snapshot", payload.DOMSnapshot{DOMHash: "h1", Predicates: map[string]bool{"in_cart": true}, Affordances: 9},
@@ -134,3 +140,5 @@ func FuzzDecode(f *testing.F) {
 		payload.Decode[payload.RunStart](e)
 	})
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -6,6 +6,32 @@ import (
 )
 
 // ActionEnd is the payload of action_end: how one action of a branch
+
+// ActionStart is the payload of action_start: a worker began step Step
+// of the branch's plan (ActionKind, described as Action), for the attempt
+// Attempt of its job, as plan PlanDigest; Replayed steps rebuild the
+// prefix. A step the branch itself adds (not Replayed) also says what
+// its prefix cost (PrefixMS, ContextMS), whether it continued its
+// parent's live context (Warm) and the worker the job was routed to.
+// The fields are in the order of their keys: the bytes are those the
+// map it replaced wrote.
+type ActionStart struct {
+	Action     string `json:"action"`
+	Attempt    int    `json:"attempt"`
+	ContextMS  *int64 `json:"context_ms,omitempty"`
+	ActionKind string `json:"kind"`
+	PlanDigest string `json:"plan_digest"`
+	PrefixMS   *int64 `json:"prefix_ms,omitempty"`
+	Replayed   bool   `json:"replayed"`
+	RoutedTo   string `json:"routed_to,omitempty"`
+	Step       int    `json:"step"`
+	Warm       *bool  `json:"warm,omitempty"`
+	Worker     string `json:"worker"`
+}
+
+// Kind implements Payload.
+func (ActionStart) Kind() string { return eventlog.KindActionStart }
+
 // went. Replayed actions re-established the parent's state.
 type ActionEnd struct {
 	Step       int         `json:"step"`
