@@ -197,8 +197,10 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var first error
 	for _, path := range pos {
 		var err error
+		st, serr := os.Stat(path)
 		switch {
-		case strings.EqualFold(filepath.Ext(path), ".bundle"):
+		case strings.EqualFold(filepath.Ext(path), ".bundle") || serr == nil && !st.Mode().IsRegular():
+			// What is no regular file is refused unread, as a bundle is.
 			err = validateBundle(path, *asJSON, stdout)
 		case isFlowFile(path):
 			err = validateFlow(ctx, path, stdout)
@@ -220,6 +222,10 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // isFlowFile reports whether a YAML or JSON file reads as a flow: a
 // schema_version and actions at the top, where a task has a start_url.
 func isFlowFile(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > task.MaxFileSize*4 {
+		return false
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return false
