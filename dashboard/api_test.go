@@ -117,6 +117,10 @@ func TestBranchAPI(t *testing.T) {
 	if last := got.Steps[len(got.Steps)-1]; last.BranchID != w.BranchID {
 		t.Errorf("the last step was executed by %s, want the branch itself", last.BranchID)
 	}
+	// The trace of each step: its requests and its snapshots.
+	if first := got.Steps[0]; len(first.Network) == 0 || first.Network[0].Method != "GET" || first.Network[0].Status != 200 || first.DOM == "" || first.AX == "" {
+		t.Errorf("the first step's network %+v, dom %q, ax %q: want the start page's document and both snapshots", first.Network, first.DOM, first.AX)
+	}
 	flipped := slices.ContainsFunc(got.Steps, func(s dashboard.Step) bool { return len(s.Flips) > 0 && s.Credit > 0 })
 	if !flipped {
 		t.Errorf("no step of the winner flipped a predicate with credit: %+v", got.Steps)
@@ -244,4 +248,26 @@ func copyDir(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// TestTimelineAPI: a run's timeline has one span per executed branch, on
+// the workers that ran them, in order of time within the run.
+func TestTimelineAPI(t *testing.T) {
+	d := committedRun(t)
+	ts := serve(t, openStores(t, d.dir))
+	var tl dashboard.Timeline
+	getJSON(t, ts.URL+"/api/runs/"+d.sum.RunID[:12]+"/timeline", http.StatusOK, &tl)
+	if len(tl.Spans) != d.sum.Branches.Executed || len(tl.Workers) == 0 || len(tl.Workers) > d.sum.Workers {
+		t.Fatalf("%d spans on workers %v; want %d executed branches on at most %d workers", len(tl.Spans), tl.Workers, d.sum.Branches.Executed, d.sum.Workers)
+	}
+	winner := false
+	for _, sp := range tl.Spans {
+		if sp.StartMS > sp.EndMS || sp.EndMS > tl.EndMS || sp.Actions == 0 || !slices.Contains(tl.Workers, sp.Worker) {
+			t.Errorf("span %+v (timeline ends at %d ms)", sp, tl.EndMS)
+		}
+		winner = winner || sp.BranchID == d.sum.Winner.BranchID && sp.Status == dashboard.StatusWinner
+	}
+	if !winner {
+		t.Errorf("the winner %s has no span", d.sum.Winner.BranchID)
+	}
 }

@@ -60,6 +60,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/runs", s.handleRuns)
 	mux.HandleFunc("GET /api/runs/{id}", s.handleRun)
 	mux.HandleFunc("GET /api/runs/{id}/stream", s.handleStream)
+	mux.HandleFunc("GET /api/runs/{id}/timeline", s.handleTimeline)
 	mux.HandleFunc("GET /api/runs/{id}/branches/{bid}", s.handleBranch)
 	mux.HandleFunc("POST /api/runs/{id}/branches/{bid}/replay", s.handleReplay)
 	mux.HandleFunc("GET /api/runs/{id}/branches/{bid}/steps/{n}/screenshot", s.handleStepShot)

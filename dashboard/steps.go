@@ -46,6 +46,27 @@ type Step struct {
 	// before and after the step ("" when none was taken).
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
+	// DOM and AX are the artifact digests of the canonical DOM and the
+	// accessibility tree after the step (scrubbed).
+	DOM string `json:"dom,omitempty"`
+	AX  string `json:"ax,omitempty"`
+	// Network is what the step's page requested, in order, as recorded
+	// (scrubbed at capture); a held request is marked blocked.
+	Network []Request `json:"network,omitempty"`
+}
+
+// Request is one request a step's page made.
+type Request struct {
+	Method     string `json:"method"`
+	URL        string `json:"url"`
+	Type       string `json:"type,omitempty"`
+	Status     int    `json:"status"`
+	DurationMS int64  `json:"duration_ms,omitempty"`
+	Size       int    `json:"size,omitempty"`
+	Blocked    bool   `json:"blocked,omitempty"`
+	Error      string `json:"error,omitempty"`
+	Late       bool   `json:"late,omitempty"`
+	Body       string `json:"body,omitempty"` // the response body's artifact digest
 }
 
 // BranchDetail is one branch: its node, its steps, why it ended as it
@@ -65,6 +86,7 @@ type executed struct {
 	nav    *payload.Nav
 	snap   *payload.DOMSnapshot
 	metric *payload.MetricUpdate
+	net    []branch.NetRecord
 }
 
 // branchDetail derives a branch's detail from all the events of its run.
@@ -121,6 +143,10 @@ func collect(e eventlog.Event, forks map[string]payload.BranchFork, runs map[str
 		if v, err := payload.Decode[payload.MetricUpdate](e); err == nil {
 			x.metric = &v
 		}
+	case eventlog.KindNet:
+		if v, err := payload.Decode[payload.Net](e); err == nil {
+			x.net = append(x.net, v.NetRecord)
+		}
 	}
 }
 
@@ -161,7 +187,11 @@ func fill(s *Step, x *executed) {
 		s.URL, s.Title, s.HTTPStatus = n.URL, n.Title, n.Status
 	}
 	if o := x.snap; o != nil {
-		s.After = o.Screenshot
+		s.After, s.DOM, s.AX = o.Screenshot, o.DOMArtifact, o.AXArtifact
+	}
+	for _, n := range x.net {
+		s.Network = append(s.Network, Request{Method: n.Method, URL: n.URL, Type: n.Type, Status: n.Status, DurationMS: n.DurationMS,
+			Size: n.BodySize, Blocked: n.Blocked, Error: n.Error, Late: n.Late, Body: n.BodyHash})
 	}
 	if m := x.metric; m != nil {
 		s.J, s.Credit = m.Score.J, m.Credit

@@ -175,6 +175,17 @@ func TestUILiveRunAndReplay(t *testing.T) {
 	checkImages(t, page)
 	checkGolden(t, page, "run.aria")
 
+	// The timeline: a bar per executed branch on its worker's lane; the
+	// winner's bar leads to the winner.
+	must(t, page.GetByText("Timeline: the branches on each worker over time").Click())
+	must(t, page.Locator(".lane .bar").First().WaitFor())
+	if n, _ := page.Locator(".lane .bar").Count(); n != sum.Branches.Executed {
+		t.Errorf("the timeline shows %d bars, want one per executed branch (%d)", n, sum.Branches.Executed)
+	}
+	if n, _ := page.Locator(".lane .bar.status-winner").Count(); n != 1 {
+		t.Errorf("the timeline shows %d winner bars, want 1", n)
+	}
+
 	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Replay this branch (strict)"}).Click())
 	done2 := page.Locator(".replay p[role=status].verdict-ok, .replay p[role=status].verdict-bad, .replay p[role=status].error")
 	must(t, done2.WaitFor(playwright.LocatorWaitForOptions{Timeout: playwright.Float(120000)}))

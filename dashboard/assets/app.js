@@ -164,9 +164,22 @@ async function runView(runID, branchID) {
   const treeBox = h("div", { id: "tree" });
   const branchBox = h("section", { "aria-labelledby": "branch-title" }, h("h3", { id: "branch-title" }, "Branch"),
     h("p", {}, "Select a branch in the tree to see its steps."));
+  const timelineBox = h("div", { class: "timeline" }, h("p", {}, "Loading…"));
+  let timelineShown = false;
+  const loadTimeline = async () => {
+    if (timelineShown) return;
+    timelineShown = true;
+    try {
+      timelineBox.replaceChildren(timelineView(await getJSON("/api/runs/" + encodeURIComponent(runID) + "/timeline"), runID));
+    } catch (err) {
+      timelineBox.replaceChildren(h("p", { class: "error" }, err.message));
+    }
+  };
   show("Run " + runID,
     h("p", {}, h("a", { href: "#/" }, "All runs")),
     facts,
+    h("details", { class: "timeline-box", ontoggle: (e) => { if (e.target.open) loadTimeline(); } },
+      h("summary", {}, "Timeline: the branches on each worker over time"), timelineBox),
     h("div", { class: "layout" },
       h("section", { "aria-labelledby": "tree-title" }, h("h3", { id: "tree-title" }, "Branch tree"),
         h("p", { class: "legend", id: "legend" }, "Score J from 0 (red)", h("span", { class: "ramp", "aria-hidden": "true" }),
@@ -284,12 +297,27 @@ function stepView(s, runID, branchID) {
     ? h("details", { class: "console" }, h("summary", {}, "Console (" + s.console.length + ")"),
       h("ul", {}, ...s.console.map((c) => h("li", { class: "console-" + c.type }, c.type + ": " + c.text))))
     : "";
+  const net = s.network || [];
+  const network = net.length
+    ? h("details", { class: "network" }, h("summary", {}, "Network (" + net.length + (net.some((r) => r.blocked) ? ", held: " + net.filter((r) => r.blocked).length : "") + ")"),
+      h("table", {}, h("caption", { class: "visually-hidden" }, "Requests of step " + s.index),
+        h("thead", {}, h("tr", {}, ["Method", "URL", "Type", "Status", "Time", "Size"].map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, net.map((r) => h("tr", { class: r.blocked ? "outcome-aborted" : (r.error || r.status >= 400 ? "outcome-failed" : "") },
+          h("td", {}, r.method), h("td", { class: "mono url" }, r.body ? h("a", { href: withToken("/api/artifacts/" + r.body) }, r.url) : r.url),
+          h("td", {}, r.type || ""), h("td", {}, r.blocked ? "held" : r.error ? r.error : r.status + (r.late ? " (late)" : "")),
+          h("td", {}, r.duration_ms ? dur(r.duration_ms) : ""), h("td", {}, r.size || ""))))))
+    : "";
+  const snapshots = s.dom || s.ax
+    ? h("p", { class: "snapshots" }, "Snapshots after the step: ",
+      s.dom ? h("a", { href: withToken("/api/artifacts/" + s.dom) }, "DOM") : "", s.dom && s.ax ? " · " : "",
+      s.ax ? h("a", { href: withToken("/api/artifacts/" + s.ax) }, "accessibility tree") : "")
+    : "";
   return h("article", { class: "step", "aria-labelledby": "step-" + s.index },
     h("h5", { id: "step-" + s.index }, "Step " + s.index + ": " + s.action),
     h("div", { class: "shots" },
       h("figure", {}, shot(s.before, "Page before step " + s.index, render(s.index - 1)), h("figcaption", {}, "Before")),
       h("figure", {}, shot(s.after, "Page after step " + s.index, render(s.index)), h("figcaption", {}, "After"))),
-    h("dl", { class: "facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])), console);
+    h("dl", { class: "facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])), console, network, snapshots);
 }
 
 async function branchView(box, runID, branchID) {
@@ -365,6 +393,24 @@ async function readEvents(resp, onEvent) {
       if (data) onEvent(kind, JSON.parse(data));
     }
   }
+}
+
+// timelineView draws a run's branches as bars on one lane per worker,
+// placed by when they ran; each bar links to its branch.
+function timelineView(tl, runID) {
+  if (!tl.spans.length) return h("p", {}, "No branch ran yet.");
+  const total = Math.max(tl.end_ms, 1);
+  const lanes = (tl.workers.length ? tl.workers : [""]).map((wk) => {
+    const lane = h("div", { class: "lane", role: "list", "aria-label": "Worker " + (wk || "unknown") });
+    for (const sp of tl.spans.filter((x) => x.worker === wk || (!wk && !x.worker))) {
+      const left = (100 * sp.start_ms) / total, width = Math.max((100 * (sp.end_ms - sp.start_ms)) / total, 0.4);
+      const label = (sp.action || "(root)") + ", " + sp.status + ", " + dur(sp.start_ms) + " to " + dur(sp.end_ms) + ", " + sp.actions + " actions";
+      lane.append(h("a", { role: "listitem", class: "bar status-" + sp.status, href: "#/runs/" + encodeURIComponent(runID) + "/branches/" + sp.branch_id,
+        style: "left:" + left + "%;width:" + width + "%", title: label, "aria-label": label }));
+    }
+    return h("div", { class: "lane-row" }, h("span", { class: "lane-name mono" }, wk || "unknown"), lane);
+  });
+  return h("div", {}, h("p", { class: "legend" }, tl.spans.length + " branches over " + dur(tl.end_ms) + " on " + tl.workers.length + " workers; green: winner, red: failed, grey: pruned"), ...lanes);
 }
 
 // ---- ledger ----
