@@ -535,8 +535,18 @@ func TestOneTraceAcrossProcesses(t *testing.T) {
 	if c, ok := names["run "+sum.Task]; !ok || c != codes.Ok {
 		t.Errorf("run span: %v (present %v); spans %v", c, ok, names)
 	}
-	if c, ok := names["branch navigate"]; !ok || c != codes.Ok {
+	if c, ok := names["branch open the start page"]; !ok || c != codes.Ok {
 		t.Errorf("the root's branch span: %v (present %v); spans %v", c, ok, names)
+	}
+	pruned := false
+	for _, s := range spans.GetSpans() {
+		if s.SpanContext.TraceID().String() == traceID && strings.HasPrefix(s.Name, "branch ") && s.Status.Code == codes.Error &&
+			strings.HasPrefix(s.Status.Description, "pruned: ") {
+			pruned = true
+		}
+	}
+	if !pruned {
+		t.Errorf("no pruned branch span has status Error with its rule; spans %v", names)
 	}
 	for _, e := range evs {
 		if e.TraceID != traceID {

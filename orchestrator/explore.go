@@ -23,7 +23,7 @@ import (
 // startSpan opens a branch's span when it is forked; it ends when the
 // branch is folded after its execution, or pruned without one.
 func (r *run) startSpan(n *planner.Node) {
-	ctx, span := telemetry.Tracer().Start(trace.ContextWithSpan(context.Background(), r.runSpan), "branch "+n.Action().Kind, trace.WithAttributes(
+	ctx, span := telemetry.Tracer().Start(trace.ContextWithSpan(context.Background(), r.runSpan), "branch "+r.sc.Text(n.Action().Describe()), trace.WithAttributes(
 		attribute.String("multiverse.branch_id", n.ID), attribute.String("multiverse.plan_digest", n.Digest),
 		attribute.Int("multiverse.depth", n.Depth), attribute.String("multiverse.action", n.Action().Kind)))
 	r.spans[n.ID] = span
@@ -40,11 +40,15 @@ func (r *run) endSpan(n *planner.Node) {
 	if n.Prune != nil {
 		span.SetAttributes(attribute.String("multiverse.pruned", n.Prune.Rule))
 	}
-	if o := n.Outcome; n.State == planner.StateFailed && o != nil {
+	switch o := n.Outcome; {
+	case n.State == planner.StateFailed && o != nil:
 		span.SetStatus(codes.Error, string(o.Code)+": "+r.sc.Text(o.Msg))
-	} else if n.State == planner.StateFailed {
+	case n.State == planner.StateFailed:
 		span.SetStatus(codes.Error, "the branch failed")
-	} else {
+	case n.Prune != nil:
+		// Work the search threw away: an error for the trace, with why.
+		span.SetStatus(codes.Error, "pruned: "+n.Prune.Rule)
+	default:
 		span.SetStatus(codes.Ok, "")
 	}
 	span.End()

@@ -8,9 +8,10 @@
 // they are exported with OTLP over HTTP only when
 // OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set.
 // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES describe the process
-// (Resource). Span names say what ran ("run TASK", "branch click",
-// "step type", "commit TASK"); a failed branch, step, commit or run has
-// status Error with its code, any other ended one Ok.
+// (Resource). Span names say what ran ("run TASK", `branch click link
+// "Pricing"`, "step click", "commit TASK"); a failed or pruned branch, a
+// failed step, commit or run has status Error with its code or rule, any
+// other ended one Ok.
 package telemetry
 
 import (
