@@ -20,21 +20,20 @@ const cacheUsage = "usage: orchestrator cache list|show TASK|drop TASK|--all [--
 // cmdCache lists, shows and drops the plan cache's entries. TASK is a
 // task name or a prefix of its digest.
 func cmdCache(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, cacheUsage)
-		return errUsage
-	}
-	sub := args[0]
-	fs := flag.NewFlagSet("cache "+sub, flag.ContinueOnError)
+	fs := flag.NewFlagSet("cache", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
 	site := fs.String("site", "", "only the entry of this site (an origin, e.g. http://127.0.0.1:8555; a loopback site is one site on any port)")
 	all := fs.Bool("all", false, "drop: every entry")
 	asJSON := fs.Bool("json", false, "print JSON")
 	fs.Usage = func() { fmt.Fprintln(stderr, cacheUsage); fs.PrintDefaults() }
-	pos, err := parse(fs, args[1:], stderr)
+	pos, err := parse(fs, args, stderr)
 	if err != nil {
 		return err
 	}
+	if len(pos) == 0 || !slices.Contains([]string{"list", "show", "drop"}, pos[0]) {
+		return wrongArgs(fs, stderr, pos, "a subcommand: list, show TASK or drop TASK|--all")
+	}
+	sub, pos := pos[0], pos[1:]
 	store := plancache.Open(orchestrator.PlanCacheDir(*dataDir))
 	entries, err := store.List(ctx)
 	if err != nil {

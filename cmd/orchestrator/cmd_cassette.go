@@ -17,19 +17,18 @@ const cassetteUsage = "usage: orchestrator cassette list|prune DIR|--task TASK.y
 // cmdCassette lists a model planner's cassette, marking the entries of
 // another prompt version than this build's, and prunes those.
 func cmdCassette(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "list" && args[0] != "prune" {
-		fmt.Fprintln(stderr, cassetteUsage)
-		return errUsage
-	}
-	sub := args[0]
-	fs := flag.NewFlagSet("cassette "+sub, flag.ContinueOnError)
+	fs := flag.NewFlagSet("cassette", flag.ContinueOnError)
 	taskFile := fs.String("task", "", "the task whose cassette it is (its planner.cassettes, else TASKFILE.cassettes)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	fs.Usage = func() { fmt.Fprintln(stderr, cassetteUsage); fs.PrintDefaults() }
-	pos, err := parse(fs, args[1:], stderr)
+	pos, err := parse(fs, args, stderr)
 	if err != nil {
 		return err
 	}
+	if len(pos) == 0 || pos[0] != "list" && pos[0] != "prune" {
+		return wrongArgs(fs, stderr, pos, "a subcommand: list or prune, with DIR or --task TASK.yaml")
+	}
+	sub, pos := pos[0], pos[1:]
 	var dir string
 	switch {
 	case len(pos) == 1 && *taskFile == "":

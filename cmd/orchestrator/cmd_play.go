@@ -384,6 +384,9 @@ func partial(rep *playback.Report) string {
 func cmdFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "export" {
 		fmt.Fprintln(stderr, "usage: orchestrator flow export RUN_ID/BRANCH_ID|BUNDLE [-o FILE] [--json] [--data-dir DIR]")
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			return errHelp
+		}
 		return errUsage
 	}
 	fs := flag.NewFlagSet("flow export", flag.ContinueOnError)
