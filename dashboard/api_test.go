@@ -203,6 +203,24 @@ func TestLedgerAPI(t *testing.T) {
 		t.Fatalf("verify = %+v", got.Verify)
 	}
 
+	// Sealed evidence is served decrypted, as the ledger's digest says.
+	e := got.Entries[0]
+	if _, sealed := e.Artifacts["invoice.sealed"]; !sealed {
+		t.Fatalf("the entry has no sealed invoice: %v", e.Artifacts)
+	}
+	ts := serve(t, openStores(t, d.dir))
+	resp, err := http.Get(ts.URL + "/api/ledger/" + e.ID + "/evidence/invoice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(artifacts.Sum(body)) != e.Artifacts["invoice"] ||
+		!strings.Contains(resp.Header.Get("Content-Security-Policy"), "sandbox") {
+		t.Errorf("invoice: %d, %d bytes hashing to %s, want %s under a sandbox", resp.StatusCode, len(body), artifacts.Sum(body), e.Artifacts["invoice"])
+	}
+	getJSON(t, ts.URL+"/api/ledger/"+e.ID+"/evidence/no_such_document", http.StatusNotFound, nil)
+
 	// A copy missing an evidence artifact fails verification, naming it.
 	cp := copyDir(t, d.dir)
 	store := openStores(t, cp).Artifacts

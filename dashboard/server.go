@@ -66,6 +66,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/runs/{id}/branches/{bid}/steps/{n}/screenshot", s.handleStepShot)
 	mux.HandleFunc("GET /api/artifacts/{digest}", s.handleArtifact)
 	mux.HandleFunc("GET /api/ledger", s.handleLedger)
+	mux.HandleFunc("GET /api/ledger/{id}/evidence/{name}", s.handleEvidence)
 	mux.HandleFunc("GET /api/drift", s.handleDrift)
 	mux.HandleFunc("GET /api/info", s.handleInfo)
 	assets := assetHandler()

@@ -432,8 +432,10 @@ async function ledgerView() {
     h("td", {}, h("ul", {}, Object.entries(e.artifacts || {}).sort().map(([name, dg]) =>
       // Only the sealed copy of sealed evidence is stored: the plain
       // one's digest is what the sealed copy decrypts to.
+      // A sealed document is read through the evidence endpoint, which
+      // decrypts it with the data dir's key and checks its digest.
       (e.artifacts[name + ".sealed"]
-        ? h("li", {}, name + " (sealed: ", h("code", {}, "orchestrator ledger evidence " + e.id + " " + name + " -o FILE"), ")")
+        ? h("li", {}, h("a", { href: withToken("/api/ledger/" + encodeURIComponent(e.id) + "/evidence/" + encodeURIComponent(name)) }, name), " (sealed)")
         : h("li", {}, h("a", { href: withToken("/api/artifacts/" + dg) }, name))))))));
   show("Commit ledger", verdict, h("table", {},
     h("caption", {}, d.entries.length + (d.entries.length === 1 ? " entry" : " entries")),
