@@ -23,12 +23,13 @@ type MinimalInfo struct {
 // minimize tries the winner's plan without each of its middle steps
 // (planner.Search.Ablate) on the run's workers, read-only like every
 // branch, and keeps the shortest plan that still ends as the winner did
-// (r.minimal). A task that says search.minimize: false, a run that
+// (r.minimal). A plan with no middle step, a task that says
+// search.minimize: false, a run that
 // stores no plan, and a winner that followed to its end a cached plan
 // minimized when it was stored skip it. A wave that cannot run leaves
 // the winner's plan as it is: minimizing never fails a run.
 func (r *run) minimize(ctx context.Context, client *bus.Client, results <-chan bus.Result, search *planner.Search, w *planner.Node) {
-	if !r.t.Search.Minimizes() || r.cfg.NoCache || r.cfg.ExploreOnly || r.followsMinimal && w.Guide == len(w.Plan) {
+	if len(w.Plan) < 3 || !r.t.Search.Minimizes() || r.cfg.NoCache || r.cfg.ExploreOnly || r.followsMinimal && w.Guide == len(w.Plan) {
 		return
 	}
 	r.minimal = &planner.Minimal{Winner: w, Node: w}
