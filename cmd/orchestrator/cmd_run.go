@@ -140,27 +140,55 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var f runFlags
 	f.register(fs)
 	fs.StringVar(&f.startURL, "start-url", "", "override the task's start_url (the same site at another address)")
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator run TASK.yaml [flags]"); fs.PrintDefaults() }
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orchestrator run TASK.yaml... [flags]\n\n"+
+			"Runs each task in turn (one JUnit report with a case per task under --junit); the exit code is\n"+
+			"the first failed task's.\n\nflags:")
+		fs.PrintDefaults()
+	}
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
+	if len(pos) == 0 {
 		return wrongArgs(fs, stderr, pos, "TASK.yaml, the task file to run")
 	}
-	t, cfg, err := f.prepare(pos[0], stderr)
+	var cases []junitCase
+	var first error
+	for _, path := range pos {
+		if ctx.Err() != nil {
+			break
+		}
+		name, sum, err := f.runOne(ctx, path, stdout, stderr)
+		cases = append(cases, junitTaskCase(name, sum, err))
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	if f.junit != "" {
+		host, _ := os.Hostname()
+		if err := writeJUnitFile(f.junit, junitSuiteOf(cases, host)); err != nil {
+			fmt.Fprintf(stderr, "orchestrator: %v\n", err)
+		}
+	}
+	return first
+}
+
+// runOne runs the task file at path and prints its summary; the name is
+// the task's (the file's when it did not load).
+func (f *runFlags) runOne(ctx context.Context, path string, stdout, stderr io.Writer) (string, *orchestrator.Summary, error) {
+	t, cfg, err := f.prepare(path, stderr)
 	if err != nil {
-		name := filepath.Base(pos[0])
+		name := filepath.Base(path)
 		if t != nil {
 			name = t.Name
 		}
-		f.finish(stderr, name, nil, err) // a JUnit report of a task that did not start
-		return err
+		return name, nil, err
 	}
 	sum, err := orchestrator.Run(ctx, cfg)
 	printSummary(stdout, sum, err, f.json)
-	f.finish(stderr, t.Name, sum, err)
-	return err
+	reportHandOver(stderr, sum)
+	return t.Name, sum, err
 }
 
 // prepare loads the task file at path and configures its run; the task is

@@ -29,8 +29,10 @@ type junitSuite struct {
 	Failures int      `xml:"failures,attr"`
 	Errors   int      `xml:"errors,attr"`
 	Time     string   `xml:"time,attr"`
-	// Timestamp is when the run started (its id's time), ISO 8601 UTC.
+	// Timestamp is when the (first) run started (its id's time), ISO
+	// 8601 UTC; Hostname the machine it ran on.
 	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Hostname   string          `xml:"hostname,attr,omitempty"`
 	Properties *junitPropertys `xml:"properties,omitempty"`
 	Cases      []junitCase     `xml:"testcase"`
 }
@@ -48,11 +50,16 @@ type junitProperty struct {
 
 // junitCase is the task's test case.
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	SystemOut *junitText    `xml:"system-out,omitempty"`
+	Name      string `xml:"name,attr"`
+	Classname string `xml:"classname,attr"`
+	Time      string `xml:"time,attr"`
+	// Properties are the run's, on the case when a suite holds several.
+	Properties *junitPropertys `xml:"properties,omitempty"`
+	Failure    *junitFailure   `xml:"failure,omitempty"`
+	SystemOut  *junitText      `xml:"system-out,omitempty"`
+
+	elapsed   time.Duration
+	timestamp string
 }
 
 // junitText is an element's text, kept as CDATA so its lines read as
@@ -72,23 +79,46 @@ type junitFailure struct {
 // junitReport is the report of the run of task name: its summary (nil
 // when the run stopped before it had an id) and its error.
 func junitReport(name string, s *orchestrator.Summary, runErr error) junitSuite {
+	return junitSuiteOf([]junitCase{junitTaskCase(name, s, runErr)}, "")
+}
+
+// junitTaskCase is the test case of one task's run.
+func junitTaskCase(name string, s *orchestrator.Summary, runErr error) junitCase {
 	var elapsed time.Duration
+	c := junitCase{Name: name, Classname: "multiverse", SystemOut: junitOut(s), Properties: junitProps(s, runErr)}
 	if s != nil {
 		elapsed = s.Elapsed
-	}
-	secs := fmt.Sprintf("%.3f", elapsed.Seconds())
-	c := junitCase{Name: name, Classname: "multiverse", Time: secs, SystemOut: junitOut(s)}
-	suite := junitSuite{Name: "multiverse", Tests: 1, Time: secs, Properties: junitProps(s, runErr)}
-	if s != nil {
 		if id, err := ulid.ParseStrict(s.RunID); err == nil {
-			suite.Timestamp = ulid.Time(id.Time()).UTC().Format("2006-01-02T15:04:05")
+			c.timestamp = ulid.Time(id.Time()).UTC().Format("2006-01-02T15:04:05")
 		}
 	}
+	c.elapsed, c.Time = elapsed, fmt.Sprintf("%.3f", elapsed.Seconds())
 	if runErr != nil {
 		c.Failure = junitFail(s, runErr)
-		suite.Failures = 1
 	}
-	suite.Cases = []junitCase{c}
+	return c
+}
+
+// junitSuiteOf is the suite of the cases of one invocation: the run's
+// properties on the suite when it holds one case, on each case when it
+// holds several.
+func junitSuiteOf(cases []junitCase, host string) junitSuite {
+	suite := junitSuite{Name: "multiverse", Tests: len(cases), Hostname: host, Cases: cases}
+	var total time.Duration
+	for i := range suite.Cases {
+		c := &suite.Cases[i]
+		total += c.elapsed
+		if c.Failure != nil {
+			suite.Failures++
+		}
+		if suite.Timestamp == "" {
+			suite.Timestamp = c.timestamp
+		}
+	}
+	if len(cases) == 1 {
+		suite.Properties, suite.Cases[0].Properties = suite.Cases[0].Properties, nil
+	}
+	suite.Time = fmt.Sprintf("%.3f", total.Seconds())
 	return suite
 }
 
