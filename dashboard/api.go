@@ -167,6 +167,12 @@ func (s *Server) handleArtifact(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", safeType(data))
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	if r.URL.Query().Get("as") == "html" && strings.HasPrefix(http.DetectContentType(data), "text/html") {
+		// A recorded DOM snapshot, shown as a page: its styles and inline
+		// images, nothing else (no script, no request, a sandbox).
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox")
+	}
 	h.Set("Cache-Control", "private, max-age=31536000, immutable")
 	w.Write(data)
 }

@@ -29,6 +29,7 @@ type Span struct {
 	Actions  int    `json:"actions"`
 	Status   string `json:"status"`
 	Action   string `json:"action"`
+	Wave     int    `json:"wave,omitempty"`
 }
 
 func (s *Server) handleTimeline(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +95,7 @@ func (s *Server) timeline(ctx context.Context, runID string) (*Timeline, error) 
 	for _, id := range order {
 		sp := spans[id]
 		if b := tree.branches[id]; b != nil {
-			sp.Status, sp.Action = b.Status, b.Action
+			sp.Status, sp.Action, sp.Wave = b.Status, b.Action, b.Wave
 		}
 		tl.Spans = append(tl.Spans, *sp)
 	}

@@ -27,6 +27,8 @@ type Branch struct {
 	// Removed marks a try of the winner's plan without these steps
 	// (1-based): Reason says which.
 	Removed []int `json:"removed,omitempty"`
+	// Wave is the wave the branch was forked for.
+	Wave int `json:"wave,omitempty"`
 	// Scored is false until the branch's first metric_update; J and
 	// Progress are its last score.
 	Scored   bool    `json:"scored"`
@@ -57,7 +59,7 @@ func (t *tree) apply(e eventlog.Event) []*Branch {
 			return nil
 		}
 		b := &Branch{ID: e.BranchID, Parent: f.Parent, Depth: f.Depth, Action: f.Action, Reason: f.Reason, Removed: f.Removed,
-			Status: StatusOpen, Seq: e.Seq}
+			Wave: f.Wave, Status: StatusOpen, Seq: e.Seq}
 		t.branches[b.ID] = b
 		t.order = append(t.order, b.ID)
 		return []*Branch{b}

@@ -185,6 +185,30 @@ func TestUILiveRunAndReplay(t *testing.T) {
 	if n, _ := page.Locator(".lane .bar.status-winner").Count(); n != 1 {
 		t.Errorf("the timeline shows %d winner bars, want 1", n)
 	}
+	if n, _ := page.Locator(".lane .wave-mark").Count(); n < sum.Waves {
+		t.Errorf("the timeline marks %d wave starts, want at least %d (one per wave on each lane)", n, sum.Waves)
+	}
+	keepShot(t, page, "timeline")
+
+	// The frontier heatmap: every forked branch counted in a cell of its
+	// depth and wave.
+	must(t, page.GetByText("Frontier: branches by depth and wave").Click())
+	must(t, page.Locator("table.heat").WaitFor())
+	total, err := page.Locator("table.heat tbody td").EvaluateAll(`(tds) => tds.reduce((n, td) => n + (parseInt(td.textContent) || 0), 0)`)
+	if err != nil || total.(int) != sum.Branches.Forked {
+		t.Errorf("the heatmap counts %v branches (%v), want %d", total, err, sum.Branches.Forked)
+	}
+	keepShot(t, page, "frontier")
+
+	// The recorded DOM of the winner's last step, rendered in a sandboxed
+	// frame where no script runs.
+	must(t, page.GetByText("Render the recorded DOM").Last().Click())
+	frame := page.FrameLocator("article.step iframe[sandbox]").Last()
+	must(t, frame.Locator("body").WaitFor())
+	if txt, err := frame.Locator("body").InnerText(); err != nil || !strings.Contains(txt, "Nimbus") {
+		t.Errorf("the rendered DOM reads %.80q (%v), want the demo site's page", txt, err)
+	}
+	keepShot(t, page, "dom")
 
 	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Replay this branch (strict)"}).Click())
 	done2 := page.Locator(".replay p[role=status].verdict-ok, .replay p[role=status].verdict-bad, .replay p[role=status].error")
@@ -343,3 +367,13 @@ func must(t *testing.T, err error) {
 
 // lastPage is the page must describes when a step fails.
 var lastPage playwright.Page
+
+// keepShot keeps a screenshot of the page in the test's artifact
+// directory (go test -artifacts keeps it after the run).
+func keepShot(t *testing.T, page playwright.Page, name string) {
+	t.Helper()
+	path := filepath.Join(t.ArtifactDir(), name+".png")
+	if _, err := page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(path), FullPage: playwright.Bool(true)}); err != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+	}
+}

@@ -84,7 +84,7 @@ func (r *run) logSearch(evs []planner.Event) {
 		case planner.EventFork:
 			r.startSpan(n)
 			f := payload.BranchFork{Parent: n.ParentID, PlanDigest: n.Digest, Seed: n.Seed, Depth: n.Depth,
-				Action: n.Action().Describe(), Prior: e.Fork.Prior, Utility: e.Fork.Utility, Reason: e.Fork.Reason, Plan: n.Plan}
+				Action: n.Action().Describe(), Prior: e.Fork.Prior, Utility: e.Fork.Utility, Reason: e.Fork.Reason, Plan: n.Plan, Wave: n.Wave}
 			if n.Ablation != nil {
 				f.Removed = n.Ablation.Removed
 			}

@@ -165,6 +165,7 @@ async function runView(runID, branchID) {
   const branchBox = h("section", { "aria-labelledby": "branch-title" }, h("h3", { id: "branch-title" }, "Branch"),
     h("p", {}, "Select a branch in the tree to see its steps."));
   const timelineBox = h("div", { class: "timeline" }, h("p", {}, "Loading…"));
+  const frontierBox = h("div", { class: "frontier" });
   let timelineShown = false;
   const loadTimeline = async () => {
     if (timelineShown) return;
@@ -180,6 +181,8 @@ async function runView(runID, branchID) {
     facts,
     h("details", { class: "timeline-box", ontoggle: (e) => { if (e.target.open) loadTimeline(); } },
       h("summary", {}, "Timeline: the branches on each worker over time"), timelineBox),
+    h("details", { class: "frontier-box", ontoggle: (e) => { if (e.target.open) frontierBox.replaceChildren(frontierView([...state.branches.values()])); } },
+      h("summary", {}, "Frontier: branches by depth and wave"), frontierBox),
     h("div", { class: "layout" },
       h("section", { "aria-labelledby": "tree-title" }, h("h3", { id: "tree-title" }, "Branch tree"),
         h("p", { class: "legend", id: "legend" }, "Score J from 0 (red)", h("span", { class: "ramp", "aria-hidden": "true" }),
@@ -308,9 +311,15 @@ function stepView(s, runID, branchID) {
           h("td", {}, r.duration_ms ? dur(r.duration_ms) : ""), h("td", {}, r.size || ""))))))
     : "";
   const snapshots = s.dom || s.ax
-    ? h("p", { class: "snapshots" }, "Snapshots after the step: ",
+    ? h("div", { class: "snapshots" }, h("p", {}, "Snapshots after the step: ",
       s.dom ? h("a", { href: withToken("/api/artifacts/" + s.dom) }, "DOM") : "", s.dom && s.ax ? " · " : "",
-      s.ax ? h("a", { href: withToken("/api/artifacts/" + s.ax) }, "accessibility tree") : "")
+      s.ax ? h("a", { href: withToken("/api/artifacts/" + s.ax) }, "accessibility tree") : ""),
+      s.dom ? h("details", { class: "dom", ontoggle: (e) => {
+        // The recorded DOM, rendered in a sandboxed frame: no script runs.
+        if (e.target.open && !e.target.querySelector("iframe")) {
+          e.target.append(h("iframe", { sandbox: "", title: "Recorded DOM after step " + s.index, src: withToken("/api/artifacts/" + s.dom + "?as=html") }));
+        }
+      } }, h("summary", {}, "Render the recorded DOM")) : "")
     : "";
   return h("article", { class: "step", "aria-labelledby": "step-" + s.index },
     h("h5", { id: "step-" + s.index }, "Step " + s.index + ": " + s.action),
@@ -395,6 +404,37 @@ async function readEvents(resp, onEvent) {
   }
 }
 
+// frontierView is the search as a heatmap: a cell per depth and wave,
+// coloured by the best J of its branches, with how many there were and
+// how many were pruned or failed.
+function frontierView(branches) {
+  const cells = new Map();
+  let maxWave = 0, maxDepth = 0;
+  for (const b of branches) {
+    if (!b.wave) continue;
+    maxWave = Math.max(maxWave, b.wave);
+    maxDepth = Math.max(maxDepth, b.depth);
+    const k = b.depth + "/" + b.wave;
+    const c = cells.get(k) || { n: 0, cut: 0, best: null };
+    c.n++;
+    if (b.status === "pruned" || b.status === "failed") c.cut++;
+    if (b.scored && (c.best === null || b.j > c.best)) c.best = b.j;
+    cells.set(k, c);
+  }
+  if (!maxWave) return h("p", {}, "This run's log does not record waves.");
+  const waves = Array.from({ length: maxWave }, (_, i) => i + 1);
+  return h("table", { class: "heat" },
+    h("caption", {}, "Branches per depth (rows) and wave (columns); colour: the best J; the count of pruned or failed after the slash"),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Depth"), waves.map((w) => h("th", { scope: "col" }, "W" + w)))),
+    h("tbody", {}, Array.from({ length: maxDepth }, (_, i) => i + 1).map((d) => h("tr", {}, h("th", { scope: "row" }, d),
+      waves.map((w) => {
+        const c = cells.get(d + "/" + w);
+        if (!c) return h("td", {}, "");
+        return h("td", { style: c.best === null ? null : "background:" + heat(c.best), title: c.best === null ? "not scored" : "best J " + num(c.best) },
+          c.n + (c.cut ? "/" + c.cut : ""));
+      })))));
+}
+
 // timelineView draws a run's branches as bars on one lane per worker,
 // placed by when they ran; each bar links to its branch.
 function timelineView(tl, runID) {
@@ -410,7 +450,15 @@ function timelineView(tl, runID) {
     }
     return h("div", { class: "lane-row" }, h("span", { class: "lane-name mono" }, wk || "unknown"), lane);
   });
-  return h("div", {}, h("p", { class: "legend" }, tl.spans.length + " branches over " + dur(tl.end_ms) + " on " + tl.workers.length + " workers; green: winner, red: failed, grey: pruned"), ...lanes);
+  // Each wave starts where its first branch started: a mark on every lane.
+  const starts = new Map();
+  for (const sp of tl.spans) if (sp.wave && (!starts.has(sp.wave) || sp.start_ms < starts.get(sp.wave))) starts.set(sp.wave, sp.start_ms);
+  for (const row of lanes) {
+    const lane = row.lastChild;
+    for (const [w, ms] of starts) lane.append(h("span", { class: "wave-mark", style: "left:" + (100 * ms) / total + "%", title: "wave " + w, "aria-hidden": "true" }));
+  }
+  return h("div", {}, h("p", { class: "legend" }, tl.spans.length + " branches in " + starts.size + " waves over " + dur(tl.end_ms) + " on " + tl.workers.length +
+    " workers; green: winner, red: failed, grey: pruned; a thin line marks where each wave began"), ...lanes);
 }
 
 // ---- ledger ----

@@ -21,6 +21,9 @@ type BranchFork struct {
 	// Removed marks an ablation: the winner's steps (1-based) this
 	// branch's plan leaves out; Parent ran their common prefix.
 	Removed []int `json:"removed,omitempty"`
+	// Wave is the wave the branch was forked for (1 for the root's
+	// children); 0 in logs written before it was recorded.
+	Wave int `json:"wave,omitempty"`
 }
 
 // Kind implements Payload.
