@@ -10,7 +10,6 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
@@ -61,14 +60,7 @@ func (r *run) recoverPending(ctx context.Context) {
 func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planner.Node) (err error) {
 	r.phase("commit")
 	ctx, span := telemetry.Tracer().Start(ctx, "commit "+r.t.Name, trace.WithAttributes(attribute.String("multiverse.run_id", r.runID)))
-	defer func() {
-		if err != nil {
-			span.SetStatus(codes.Error, err.Error())
-		} else {
-			span.SetStatus(codes.Ok, "")
-		}
-		span.End()
-	}()
+	defer func() { telemetry.End(span, err) }()
 	c := &commit.Committer{Task: r.t, RunID: r.runID, Spec: r.spec, Ledger: r.led, Store: r.store, Runtime: rt, Events: r.rec, Anchor: r.rec, Trail: r.trail, HTTPClient: r.siteClient(), Login: r.login.current()}
 	key, kerr := evidence.CreateKey(r.dd)
 	if kerr != nil {

@@ -412,6 +412,28 @@ type commitPhase struct {
 	recovered map[string]bool
 }
 
+// startSession sets up the session branches start from: the task's
+// storage state (recorded, so a replay starts from it too), or its
+// scripted login, served to the workers until the returned stop.
+func (r *run) startSession(ctx context.Context, conn *busConn) (stop func(), err error) {
+	t := r.t
+	if len(t.Auth.Login) == 0 && t.Auth.StorageState != nil {
+		// Every branch starts from the task's storage state (each
+		// session reads it): a replay must too.
+		if st, err := task.ResolveStorageState(*t.Auth.StorageState); err == nil {
+			r.recordStartState(ctx, st, 0)
+		}
+	}
+	if len(t.Auth.Login) == 0 {
+		return func() {}, nil
+	}
+	r.phase("login")
+	if r.rt == nil {
+		return nil, fmt.Errorf("%w: auth.login needs a browser; this run's executor has none", ErrBadInput)
+	}
+	return r.logIn(ctx, r.rt, conn.client)
+}
+
 // storageFull is closed when the embedded NATS server's store runs out of
 // space; nil (never ready) when the run joined a server.
 func (r *run) storageFull() <-chan struct{} {
@@ -466,24 +488,11 @@ func (r *run) execute(ctx context.Context) error {
 	if r.cfg.Executor == nil && t.HasCommit() {
 		r.recoverPending(ctx)
 	}
-	if len(t.Auth.Login) == 0 && t.Auth.StorageState != nil {
-		// Every branch starts from the task's storage state (each
-		// session reads it): a replay must too.
-		if st, err := task.ResolveStorageState(*t.Auth.StorageState); err == nil {
-			r.recordStartState(ctx, st, 0)
-		}
+	stop, err := r.startSession(ctx, conn)
+	if err != nil {
+		return err
 	}
-	if len(t.Auth.Login) > 0 {
-		r.phase("login")
-		if r.rt == nil {
-			return fmt.Errorf("%w: auth.login needs a browser; this run's executor has none", ErrBadInput)
-		}
-		stop, err := r.logIn(ctx, r.rt, conn.client)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
+	defer stop()
 	winners, err := r.search(ctx, conn, work)
 	if err != nil {
 		return err
