@@ -164,9 +164,7 @@ func (s *Server) handleArtifact(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", safeType(data))
-	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	h := sandboxed(w, data)
 	if r.URL.Query().Get("as") == "html" && strings.HasPrefix(http.DetectContentType(data), "text/html") {
 		// A recorded DOM snapshot, shown as a page: its styles and inline
 		// images, nothing else (no script, no request, a sandbox).
@@ -180,6 +178,15 @@ func (s *Server) handleArtifact(w http.ResponseWriter, r *http.Request) {
 // safeType is the sniffed content type of an artifact, with anything that
 // a browser would render as a document (HTML, XML, SVG) served as plain
 // text.
+// sandboxed sets the headers every stored document is served with: a
+// type that never runs as the dashboard's own page, under a sandbox.
+func sandboxed(w http.ResponseWriter, data []byte) http.Header {
+	h := w.Header()
+	h.Set("Content-Type", safeType(data))
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	return h
+}
+
 func safeType(data []byte) string {
 	ct := http.DetectContentType(data)
 	base, _, _ := strings.Cut(ct, ";")

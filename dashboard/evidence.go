@@ -41,9 +41,7 @@ func (s *Server) handleEvidence(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", safeType(data))
-	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	h := sandboxed(w, data)
 	h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", e.ID+"-"+name))
 	h.Set("Cache-Control", "no-store")
 	w.Write(data)

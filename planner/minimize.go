@@ -202,18 +202,8 @@ func (s *Search) judgeAblation(w, n *Node) (bool, string) {
 // scoreAblation scores a tried branch as the search scores any, without
 // touching the search's state (it is over).
 func (s *Search) scoreAblation(n *Node) {
-	o, goal := n.Outcome, s.t.Goal.Goal
-	now := o.Obs.Predicates
-	for _, p := range goal.Milestones {
-		if now[p.Name] {
-			n.Ever[p.Name] = true
-		}
-	}
-	n.Score = scoring.Score(goal, s.t.Weights, scoring.State{
-		Steps: n.Depth, MaxSteps: s.t.Budgets.StepsPerBranch, Cost: n.Cost, CostBudget: s.t.Budgets.Cost,
-		Ever: n.Ever, Now: now, PredicateErrors: len(o.Obs.PredicateErrors),
-		DeadEnd: len(o.Obs.DeadEnds) > 0, Guarded: len(o.Blocked) > 0, HTTPError: o.Obs.Status >= 400,
-	})
+	now := n.Outcome.Obs.Predicates
+	n.Score = s.vector(n)
 	var before map[string]bool
 	if p := n.Parent; p != nil && p.Outcome != nil && p.Outcome.Obs != nil {
 		before = p.Outcome.Obs.Predicates

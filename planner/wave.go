@@ -78,24 +78,15 @@ func (s *Search) judge(n *Node, w *waveEnd) {
 // visited, inputs applied), scores it, and emits its score event. It
 // returns the parent's progress, which the stall rule compares with.
 func (s *Search) score(n *Node) float64 {
-	o, goal := n.Outcome, s.t.Goal.Goal
+	o := n.Outcome
 	now := o.Obs.Predicates
-	for _, p := range goal.Milestones {
-		if now[p.Name] {
-			n.Ever[p.Name] = true
-		}
-	}
 	n.Visited[o.Obs.URL] = true
 	s.known[o.Obs.URL] = true
 	a := n.Action()
 	if a.Input != "" {
 		n.Applied[a.Input] = true
 	}
-	n.Score = scoring.Score(goal, s.t.Weights, scoring.State{
-		Steps: n.Depth, MaxSteps: s.t.Budgets.StepsPerBranch, Cost: n.Cost, CostBudget: s.t.Budgets.Cost,
-		Ever: n.Ever, Now: now, PredicateErrors: len(o.Obs.PredicateErrors),
-		DeadEnd: len(o.Obs.DeadEnds) > 0, Guarded: len(o.Blocked) > 0, HTTPError: o.Obs.Status >= 400,
-	})
+	n.Score = s.vector(n)
 	var before map[string]bool
 	parentProgress := 0.0
 	if n.Parent != nil && n.Parent.Outcome != nil && n.Parent.Outcome.Obs != nil {
@@ -106,6 +97,23 @@ func (s *Search) score(n *Node) float64 {
 		Score: n.Score, Flips: scoring.Flips(before, now), Credit: round3(n.Score.Progress - parentProgress), Action: a.Describe()}})
 	s.acceptSibling(n)
 	return parentProgress
+}
+
+// vector scores an executed branch: the milestones its page meets join
+// those it ever met, then the task's scalarization of its state.
+func (s *Search) vector(n *Node) scoring.Vector {
+	o, goal := n.Outcome, s.t.Goal.Goal
+	now := o.Obs.Predicates
+	for _, p := range goal.Milestones {
+		if now[p.Name] {
+			n.Ever[p.Name] = true
+		}
+	}
+	return scoring.Score(goal, s.t.Weights, scoring.State{
+		Steps: n.Depth, MaxSteps: s.t.Budgets.StepsPerBranch, Cost: n.Cost, CostBudget: s.t.Budgets.Cost,
+		Ever: n.Ever, Now: now, PredicateErrors: len(o.Obs.PredicateErrors),
+		DeadEnd: len(o.Obs.DeadEnds) > 0, Guarded: len(o.Blocked) > 0, HTTPError: o.Obs.Status >= 400,
+	})
 }
 
 // cut applies the prune rules to a scored branch in their order (what the
