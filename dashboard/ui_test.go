@@ -377,3 +377,29 @@ func keepShot(t *testing.T, page playwright.Page, name string) {
 		t.Errorf("screenshot %s: %v", name, err)
 	}
 }
+
+// TestUIRunListFollows: the run list, open in real Chromium, shows a run
+// another process starts after the page loaded, without a reload.
+func TestUIRunListFollows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	s := newSynthLog(t)
+	first := s.start(t, "first-task")
+	first.forks(t, 2)
+	first.end(t, "no_boundary")
+	ts := serve(t, openStores(t, s.dir))
+	page := newPage(t)
+	if _, err := page.Goto(ts.URL + "/#/"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, page.GetByRole("caption").Filter(playwright.LocatorFilterOptions{HasText: "1 run"}).WaitFor())
+	later := s.start(t, "later-task")
+	later.forks(t, 1)
+	later.end(t, "no_boundary")
+	row := page.GetByRole("cell", playwright.PageGetByRoleOptions{Name: "later-task", Exact: playwright.Bool(true)})
+	if err := row.WaitFor(playwright.LocatorWaitForOptions{Timeout: playwright.Float(25000)}); err != nil {
+		t.Fatalf("the run started after the page loaded did not show up: %v", err)
+	}
+	keepShot(t, page, "runs-follow")
+}
