@@ -133,7 +133,9 @@ func (r *run) countBranches(search *planner.Search) {
 		}
 		if n.Outcome != nil {
 			c.Executed++
-			explored = append(explored, n.Digest)
+			if n.Ablation == nil { // minimization's tries are not the search's
+				explored = append(explored, n.Digest)
+			}
 		}
 	}
 	sort.Strings(explored)

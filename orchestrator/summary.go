@@ -29,7 +29,9 @@ type Summary struct {
 	Branches BranchCounts  `json:"branches"`
 	// Pruned counts pruned or failed branches by rule.
 	Pruned map[string]int `json:"pruned_by_rule,omitempty"`
-	// Explored lists the plan digests of every executed branch, sorted.
+	// Explored lists the plan digests of every branch the search
+	// executed, sorted (the tries of plan minimization are not the
+	// search's: Branches counts them).
 	Explored []string `json:"explored_plan_digests"`
 	Winner   *Winner  `json:"winner,omitempty"`
 	// Extract holds the values a task without commit reads from the

@@ -189,6 +189,11 @@ func (s *Search) judgeAblation(w, n *Node) (bool, string) {
 		why = fmt.Sprintf("goal predicates unmet: %v", s.t.Goal.Goal.Unmet(o.Obs.Predicates))
 	case !maps.Equal(o.Intent, w.Outcome.Intent):
 		why = "it reaches the boundary with another intent"
+	case !maps.Equal(fieldState(o.Obs), fieldState(w.Outcome.Obs)):
+		// What the form holds is what a commit sends (its key covers
+		// the form body): a step that filled a field is needed even when
+		// the intent the task reads does not show it.
+		why = "the page's fields hold other values"
 	}
 	if why != "" {
 		return needed(why)
@@ -228,6 +233,23 @@ func removedActions(w *Node, removed []int) []string {
 	out := make([]string, len(removed))
 	for i, k := range removed {
 		out[i] = w.Plan[k-1].Describe()
+	}
+	return out
+}
+
+// fieldState is what the page's fields hold, by form and target: their
+// values (scrubbed alike within a run), checked states and the inputs
+// they hold.
+func fieldState(obs *branch.Observation) map[string]string {
+	out := map[string]string{}
+	for _, a := range obs.Affordances {
+		switch a.Kind {
+		case branch.ElemLink, branch.ElemButton, branch.ElemClickable, branch.ElemMenu, branch.ElemMenuitem, branch.ElemTab,
+			branch.ElemTreeitem, branch.ElemOption:
+			continue
+		}
+		k := fmt.Sprintf("%d|%s|%s|%s|%s|%s", a.Form, a.Kind, a.Target.TestID, a.Target.ID, a.Target.Field, a.Target.Name)
+		out[k] = fmt.Sprintf("%q|%t|%s", a.Value, a.Checked, a.Holds)
 	}
 	return out
 }

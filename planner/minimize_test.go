@@ -78,3 +78,30 @@ func TestAblation(t *testing.T) {
 		t.Errorf("the seats step: %+v, want credit 1 and its action named", r)
 	}
 }
+
+// TestAblationKeepsFieldValues: a try that ends at the boundary with the
+// same intent but a field holding another value (an optional field the
+// winner filled) shows the step was needed: a commit sends what the form
+// holds.
+func TestAblationKeepsFieldValues(t *testing.T) {
+	s, w := detourWinner(t)
+	field := func(v string) branch.Affordance {
+		return branch.Affordance{Kind: branch.ElemTextbox, Form: 0, Value: v, Target: branch.Target{Field: "note"}}
+	}
+	w.Outcome.Obs.Affordances = append(w.Outcome.Obs.Affordances, field("rush"))
+	tries := s.Ablate(w)
+	for _, n := range tries {
+		o := simulate(n.Plan)
+		o.Obs.Affordances = append(o.Obs.Affordances, field(""))
+		s.Complete(n, o)
+	}
+	_, min := s.EndAblation(w, tries)
+	if min == nil || min.Node != w || len(min.Removed) != 0 {
+		t.Fatalf("minimal %+v: want the winner itself (every try left the note empty)", min)
+	}
+	for _, n := range tries {
+		if n.Prune == nil || n.Prune.Rule != RuleStepNeeded {
+			t.Errorf("try %v: %+v, want pruned step_needed", n.Ablation.Removed, n.Prune)
+		}
+	}
+}
