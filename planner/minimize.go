@@ -59,12 +59,18 @@ type Minimal struct {
 	Removed []int
 }
 
-// Ablate forks, for each middle step of w's plan, a branch without it,
-// and returns those to run. A plan some branch already ran is not run
-// again: its outcome answers (EndAblation judges it with the others).
+// Ablate forks, for each middle step of w's plan that writes no value, a
+// branch without it, and returns those to run. A step that types,
+// selects, checks or sets a value is never tried without: what it writes
+// is the task's (an input, a value the goal states), and a commit sends
+// it. A plan some branch already ran is not run again: its outcome
+// answers (EndAblation judges it with the others).
 func (s *Search) Ablate(w *Node) []*Node {
 	var out []*Node
 	for i := 1; i < len(w.Plan)-1; i++ {
+		if writesValue(w.Plan[i]) {
+			continue
+		}
 		if n := s.ablation(w, []int{i + 1}); n != nil {
 			out = append(out, n)
 		}
@@ -252,4 +258,13 @@ func fieldState(obs *branch.Observation) map[string]string {
 		out[k] = fmt.Sprintf("%q|%t|%s", a.Value, a.Checked, a.Holds)
 	}
 	return out
+}
+
+// writesValue reports whether an action puts a value into the page.
+func writesValue(a branch.Action) bool {
+	switch a.Kind {
+	case branch.KindType, branch.KindSelect, branch.KindCheck, branch.KindSet:
+		return true
+	}
+	return false
 }

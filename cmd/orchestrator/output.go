@@ -262,7 +262,7 @@ func printMinimal(w io.Writer, m *orchestrator.MinimalInfo) {
 	switch {
 	case m == nil:
 	case len(m.Removed) == 0:
-		fmt.Fprintf(w, "  plan      %d steps, each needed (tried without each middle step)\n", m.Steps)
+		fmt.Fprintf(w, "  plan      %d steps, each needed (tried without each middle step that writes no value)\n", m.Steps)
 	default:
 		fmt.Fprintf(w, "  plan      %d steps, the winner's %d without %s (cached and exported so)\n",
 			m.Steps, m.WinnerSteps, strings.Join(quoted(m.Removed), ", "))
