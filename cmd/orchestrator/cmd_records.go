@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,7 +104,7 @@ var ledgerArgs = map[string]string{"list": "no argument", "show": "one ENTRY", "
 	"evidence": "ENTRY NAME"}
 
 // ledgerCommands are the ledger's subcommands.
-var ledgerCommands = []string{"list", "show", "verify", "export", "evidence"}
+var ledgerCommands = slices.Sorted(maps.Keys(ledgerArgs))
 
 // ledgerVerdict is what ledger verify --json prints.
 type ledgerVerdict struct {

@@ -17,6 +17,15 @@ import (
 // with durations in milliseconds.
 func TestCLIConventions(t *testing.T) {
 	ctx := context.Background()
+	funcs := commandFuncs()
+	if len(funcs) != len(commands) {
+		t.Errorf("%d commands listed, %d dispatched", len(commands), len(funcs))
+	}
+	for _, c := range commands {
+		if funcs[c] == nil {
+			t.Errorf("command %s is listed but not dispatched", c)
+		}
+	}
 	flags := commandFlags(ctx)
 	for _, cmd := range commands {
 		t.Run(cmd, func(t *testing.T) {

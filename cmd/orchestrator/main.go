@@ -112,9 +112,21 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return ctx, stop
 }
 
-// commands are the commands run knows, for "did you mean".
+// commandFunc runs one command.
+type commandFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+// commands are the commands run knows, in the order help lists them;
+// commandFuncs maps each to its function (one table: dispatch,
+// "did you mean" and completion all read it).
 var commands = []string{"run", "demo", "site", "ledger", "events", "runs", "bundle", "replay", "rerun", "validate", "play", "flow",
 	"cache", "drift", "cassette", "serve", "doctor", "install", "version", "completion"}
+
+func commandFuncs() map[string]commandFunc {
+	return map[string]commandFunc{"run": cmdRun, "demo": cmdDemo, "site": cmdSite, "ledger": cmdLedger, "events": cmdEvents,
+		"runs": cmdRuns, "bundle": cmdBundle, "replay": cmdReplay, "rerun": cmdRerun, "validate": cmdValidate, "play": cmdPlay,
+		"flow": cmdFlow, "cache": cmdCache, "drift": cmdDrift, "cassette": cmdCassette, "serve": cmdServe, "doctor": cmdDoctor,
+		"install": cmdInstall, "version": cmdVersion, "completion": cmdCompletion}
+}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -123,48 +135,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cmd, rest := args[0], args[1:]
 	var err error
-	switch cmd {
-	case "run":
-		err = cmdRun(ctx, rest, stdout, stderr)
-	case "demo":
-		err = cmdDemo(ctx, rest, stdout, stderr)
-	case "site":
-		err = cmdSite(ctx, rest, stdout, stderr)
-	case "ledger":
-		err = cmdLedger(ctx, rest, stdout, stderr)
-	case "events":
-		err = cmdEvents(ctx, rest, stdout, stderr)
-	case "runs":
-		err = cmdRuns(ctx, rest, stdout, stderr)
-	case "bundle":
-		err = cmdBundle(ctx, rest, stdout, stderr)
-	case "replay":
-		err = cmdReplay(ctx, rest, stdout, stderr)
-	case "rerun":
-		err = cmdRerun(ctx, rest, stdout, stderr)
-	case "validate":
-		err = cmdValidate(ctx, rest, stdout, stderr)
-	case "play":
-		err = cmdPlay(ctx, rest, stdout, stderr)
-	case "flow":
-		err = cmdFlow(ctx, rest, stdout, stderr)
-	case "cache":
-		err = cmdCache(ctx, rest, stdout, stderr)
-	case "drift":
-		err = cmdDrift(ctx, rest, stdout, stderr)
-	case "completion":
-		err = cmdCompletion(ctx, rest, stdout, stderr)
-	case "cassette":
-		err = cmdCassette(ctx, rest, stdout, stderr)
-	case "serve":
-		err = cmdServe(ctx, rest, stdout, stderr)
-	case "doctor":
-		err = cmdDoctor(ctx, rest, stdout, stderr)
-	case "install":
-		err = cmdInstall(ctx, rest, stdout, stderr)
-	case "version", "--version":
+	switch fn, ok := commandFuncs()[cmd]; {
+	case ok:
+		err = fn(ctx, rest, stdout, stderr)
+	case cmd == "--version":
 		err = cmdVersion(ctx, rest, stdout, stderr)
-	case "-h", "--help", "help":
+	case cmd == "-h" || cmd == "--help" || cmd == "help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
