@@ -15,10 +15,13 @@ import (
 type decoder struct {
 	file string
 	err  *Error
+	// schema is set in schema mode: the decoder describes what it would
+	// read instead of reading (see JSONSchema).
+	schema *schemaGen
 }
 
 func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) {
-	if d.err != nil {
+	if d.err != nil || d.schema != nil {
 		return
 	}
 	line := 0
@@ -57,6 +60,10 @@ func resolve(n *yaml.Node) *yaml.Node {
 // fields decodes a mapping: each key must be one of handlers; duplicate
 // keys are errors.
 func (d *decoder) fields(n *yaml.Node, path string, handlers map[string]func(v *yaml.Node, p string)) {
+	if d.schema != nil {
+		d.schema.object(path, handlers)
+		return
+	}
 	n = resolve(n)
 	if !d.ok() || n == nil {
 		return
@@ -120,12 +127,18 @@ func (d *decoder) scalar(n *yaml.Node, path string) (string, bool) {
 }
 
 func (d *decoder) str(n *yaml.Node, path string, dst *string) {
+	if d.schemaScalar(schemaString) {
+		return
+	}
 	if s, ok := d.scalar(n, path); ok {
 		*dst = s
 	}
 }
 
 func (d *decoder) integer(n *yaml.Node, path string, dst *int) {
+	if d.schemaScalar(schemaInteger) {
+		return
+	}
 	s, ok := d.scalar(n, path)
 	if !ok {
 		return
@@ -139,6 +152,9 @@ func (d *decoder) integer(n *yaml.Node, path string, dst *int) {
 }
 
 func (d *decoder) uint64(n *yaml.Node, path string, dst *uint64) {
+	if d.schemaScalar(schemaUnsigned) {
+		return
+	}
 	s, ok := d.scalar(n, path)
 	if !ok {
 		return
@@ -152,6 +168,9 @@ func (d *decoder) uint64(n *yaml.Node, path string, dst *uint64) {
 }
 
 func (d *decoder) float(n *yaml.Node, path string, dst *float64) {
+	if d.schemaScalar(schemaNumber) {
+		return
+	}
 	s, ok := d.scalar(n, path)
 	if !ok {
 		return
@@ -165,6 +184,9 @@ func (d *decoder) float(n *yaml.Node, path string, dst *float64) {
 }
 
 func (d *decoder) boolean(n *yaml.Node, path string, dst *bool) {
+	if d.schemaScalar(schemaBoolean) {
+		return
+	}
 	s, ok := d.scalar(n, path)
 	if !ok {
 		return
@@ -180,6 +202,9 @@ func (d *decoder) boolean(n *yaml.Node, path string, dst *bool) {
 }
 
 func (d *decoder) duration(n *yaml.Node, path string, dst *Duration) {
+	if d.schemaScalar(schemaDuration) {
+		return
+	}
 	s, ok := d.scalar(n, path)
 	if !ok {
 		return
@@ -197,6 +222,10 @@ func (d *decoder) duration(n *yaml.Node, path string, dst *Duration) {
 }
 
 func (d *decoder) list(n *yaml.Node, path string, each func(i int, v *yaml.Node, p string)) {
+	if d.schema != nil {
+		d.schema.listOf(path, each)
+		return
+	}
 	if !d.ok() {
 		return
 	}

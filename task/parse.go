@@ -243,6 +243,18 @@ func (d *decoder) predicates(n *yaml.Node, path string) []scoring.Predicate {
 
 // predicate decodes a predicate mapping. named allows name and weight.
 func (d *decoder) predicate(n *yaml.Node, path string, named bool) scoring.Predicate {
+	if d.schema != nil {
+		name := "predicate"
+		if named {
+			name = "goal_predicate"
+		}
+		d.schema.define(name, func() { d.predicateBody(n, name, named) })
+		return scoring.Predicate{}
+	}
+	return d.predicateBody(n, path, named)
+}
+
+func (d *decoder) predicateBody(n *yaml.Node, path string, named bool) scoring.Predicate {
 	var pr scoring.Predicate
 	textMatch := func(dst **scoring.TextMatch, allowShort bool) func(*yaml.Node, string) {
 		return func(v *yaml.Node, p string) {
@@ -333,6 +345,10 @@ func (d *decoder) predicate(n *yaml.Node, path string, named bool) scoring.Predi
 }
 
 func (d *decoder) inputs(n *yaml.Node, path string, dst map[string]Input) {
+	if d.schema != nil {
+		d.schema.mapOf(path, func(v *yaml.Node, p string) { d.input(v, p, &Input{}) })
+		return
+	}
 	if !d.ok() {
 		return
 	}
@@ -348,18 +364,23 @@ func (d *decoder) inputs(n *yaml.Node, path string, dst map[string]Input) {
 			return
 		}
 		var in Input
-		if v.Kind == yaml.ScalarNode {
-			d.str(v, p, &in.Value)
-		} else {
-			d.fields(v, p, map[string]func(*yaml.Node, string){
-				"value":       func(v *yaml.Node, p string) { d.str(v, p, &in.Value) },
-				"secret_env":  func(v *yaml.Node, p string) { d.str(v, p, &in.SecretEnv) },
-				"secret_file": func(v *yaml.Node, p string) { d.str(v, p, &in.SecretFile) },
-				"match":       func(v *yaml.Node, p string) { d.str(v, p, &in.Match) },
-			})
-		}
+		d.input(v, p, &in)
 		dst[k.Value] = in
 	}
+}
+
+// input decodes one input: a value, or {value|secret_env|secret_file, match}.
+func (d *decoder) input(v *yaml.Node, p string, in *Input) {
+	if v.Kind == yaml.ScalarNode {
+		d.str(v, p, &in.Value)
+		return
+	}
+	d.fields(v, p, map[string]func(*yaml.Node, string){
+		"value":       func(v *yaml.Node, p string) { d.str(v, p, &in.Value) },
+		"secret_env":  func(v *yaml.Node, p string) { d.str(v, p, &in.SecretEnv) },
+		"secret_file": func(v *yaml.Node, p string) { d.str(v, p, &in.SecretFile) },
+		"match":       func(v *yaml.Node, p string) { d.str(v, p, &in.Match) },
+	})
 }
 
 func (d *decoder) environment(n *yaml.Node, path string, e *Environment) {
@@ -399,6 +420,10 @@ func (d *decoder) environment(n *yaml.Node, path string, e *Environment) {
 // fieldMap reads a mapping of names to a selector or {selector, attr},
 // in file order.
 func (d *decoder) fieldMap(v *yaml.Node, p string) []IntentField {
+	if d.schema != nil {
+		d.schema.mapOf(p, func(v *yaml.Node, p string) { d.field(v, p, &IntentField{}) })
+		return nil
+	}
 	if v.Kind != yaml.MappingNode {
 		d.fail(v, p, "must be a mapping of field names to {selector, attr}, found %s", kindName(v))
 		return nil
@@ -483,6 +508,10 @@ func (d *decoder) field(n *yaml.Node, path string, f *IntentField) {
 // like: one key naming the kind.
 func (d *decoder) action(n *yaml.Node, path string) branch.Action {
 	var a branch.Action
+	if d.schema != nil {
+		d.actionSchema()
+		return a
+	}
 	if !d.ok() {
 		return a
 	}
@@ -497,21 +526,28 @@ func (d *decoder) action(n *yaml.Node, path string) branch.Action {
 		d.fail(k, p, "unknown action kind (known: %s)", strings.Join(actionKinds, ", "))
 		return a
 	}
-	switch a.Kind {
+	d.actionValue(a.Kind, v, p, &a)
+	return a
+}
+
+// actionValue decodes what follows an action's kind: a URL, a value, a
+// target's text, or a mapping of target, value and input.
+func (d *decoder) actionValue(kind string, v *yaml.Node, p string, a *branch.Action) {
+	switch kind {
 	case branch.KindNavigate:
 		d.str(v, p, &a.URL)
-		return a
+		return
 	case branch.KindKeyPress, branch.KindEval, branch.KindScroll:
 		if v.Kind == yaml.ScalarNode {
 			d.str(v, p, &a.Value)
-			return a
+			return
 		}
 	}
 	t := &branch.Target{}
 	if v.Kind == yaml.ScalarNode {
 		d.str(v, p, &t.Text)
 		a.Target = t
-		return a
+		return
 	}
 	d.fields(v, p, map[string]func(*yaml.Node, string){
 		"testid":     func(v *yaml.Node, p string) { d.str(v, p, &t.TestID) },
@@ -526,7 +562,6 @@ func (d *decoder) action(n *yaml.Node, path string) branch.Action {
 		"input":      func(v *yaml.Node, p string) { d.str(v, p, &a.Input) },
 	})
 	a.Target = t
-	return a
 }
 
 // origin returns scheme://host[:port] of a URL string, "" if unparsable.

@@ -79,6 +79,13 @@ var DefaultRiskPatterns = []string{
 // the baselines greedy (a sequential agent), bfs and random.
 var Strategies = []string{"beam", "uct", "greedy", "bfs", "random"}
 
+// Selections are how the search picks among finished branches: by the
+// scalar score J, or from the Pareto front of the score vector.
+var Selections = []string{"j", "pareto"}
+
+// ScreenshotPolicies are the values capture.screenshots takes.
+var ScreenshotPolicies = []string{ScreenshotsLooked, ScreenshotsAll, ScreenshotsNone}
+
 type validator struct {
 	file string
 	root *yaml.Node
@@ -381,13 +388,11 @@ func (v *validator) validate(t *Task) {
 	if !contains(Strategies, s.Strategy) {
 		v.fail("search.strategy", "unknown strategy %q (known: %s)", s.Strategy, strings.Join(Strategies, ", "))
 	}
-	switch c := t.Capture.Screenshots; c {
-	case "", ScreenshotsLooked, ScreenshotsAll, ScreenshotsNone:
-	default:
-		v.fail("capture.screenshots", "unknown policy %q (known: looked, all, none)", c)
+	if c := t.Capture.Screenshots; c != "" && !contains(ScreenshotPolicies, c) {
+		v.fail("capture.screenshots", "unknown policy %q (known: %s)", c, strings.Join(ScreenshotPolicies, ", "))
 	}
-	if s.Selection != "" && s.Selection != "j" && s.Selection != "pareto" {
-		v.fail("search.selection", "unknown selection %q (known: j, pareto)", s.Selection)
+	if s.Selection != "" && !contains(Selections, s.Selection) {
+		v.fail("search.selection", "unknown selection %q (known: %s)", s.Selection, strings.Join(Selections, ", "))
 	}
 	if s.MinBeamWidth > s.BeamWidth {
 		v.fail("search.min_beam_width", "must not exceed beam_width (%d)", s.BeamWidth)

@@ -181,14 +181,23 @@ type bundleWritten struct {
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON (a bundle's report)")
+	schema := fs.Bool("schema", false, "print the task file's JSON Schema (for editors) and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orchestrator validate FILE... [--json]\n\n"+
+		fmt.Fprintln(stderr, "usage: orchestrator validate FILE... [--json]\n       orchestrator validate --schema > task.schema.json\n\n"+
 			"Checks without running: a task file (parsed and validated, with file, line and field on error),\n"+
-			"a flow file, or a replay bundle (its integrity, offline).\n\nflags:")
+			"a flow file, or a replay bundle (its integrity, offline). --schema prints the JSON Schema of\n"+
+			"task files, which editors read for completion and underlining.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	pos, err := parse(fs, args, stderr)
 	if err != nil {
+		return err
+	}
+	if *schema {
+		if len(pos) > 0 {
+			return wrongArgs(fs, stderr, pos, "no file with --schema")
+		}
+		_, err := stdout.Write(task.JSONSchemaBytes())
 		return err
 	}
 	if len(pos) == 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,5 +35,26 @@ func TestValidate(t *testing.T) {
 		if code != orchestrator.ExitBadInput || !strings.Contains(errb.String(), filepath.Base(path)) {
 			t.Errorf("validate %s: exit %d, stderr %q; want exit 2 naming the file", filepath.Base(path), code, errb.String())
 		}
+	}
+}
+
+// TestValidateSchema: validate --schema prints the shipped task.schema.json
+// byte for byte, and refuses a file beside it.
+func TestValidateSchema(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"validate", "--schema"}, &out, &errb); code != 0 {
+		t.Fatalf("validate --schema: exit %d: %s", code, errb.String())
+	}
+	shipped, err := os.ReadFile("../../task/task.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), shipped) {
+		t.Fatal("validate --schema differs from task/task.schema.json")
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(context.Background(), []string{"validate", "--schema", "x.yaml"}, &out, &errb); code != orchestrator.ExitBadInput {
+		t.Fatalf("validate --schema x.yaml: exit %d, want %d", code, orchestrator.ExitBadInput)
 	}
 }
