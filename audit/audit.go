@@ -213,7 +213,7 @@ func (c *checker) events(ctx context.Context, run string) error {
 			bad(ReasonNoRow, 0, "the ledger row the "+e.Kind+" event names", "no such row")
 			continue
 		}
-		if ref.State == string(ledger.StateCommitted) && (s.State != ledger.StateCommitted || s.OrderID != ref.OrderID) {
+		if ref.State == string(ledger.StateCommitted) && (!s.State.Committed() || s.OrderID != ref.OrderID) {
 			bad(ReasonState, 0, "committed with order "+ref.OrderID, string(s.State)+" with order "+quoteEmpty(s.OrderID))
 		}
 		if e.Kind != eventlog.KindCommitEnd || ref.HeadSeq <= 0 {

@@ -46,7 +46,7 @@ func VerifyLedger(ctx context.Context, l *ledger.Ledger, elog *eventlog.Log, sto
 		if err := checkSubmissions(ctx, l, store, e); err != nil {
 			errs = append(errs, err)
 		}
-		if e.State == ledger.StateCommitted {
+		if e.State.Committed() {
 			var conf struct {
 				OrderID string `json:"order_id"`
 			}

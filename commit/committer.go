@@ -328,7 +328,9 @@ func (c *Committer) commitOne(ctx context.Context, cand Candidate) (*Result, err
 	failpoint.Hit(failpoint.AfterIntent)
 	if !created {
 		switch entry.State {
-		case ledger.StateCommitted:
+		case ledger.StateCommitted, ledger.StateCompensating, ledger.StateCompensated, ledger.StateCompensationFailed:
+			// The side effect happened (and may have been undone since):
+			// the same intent is never sent again under its key.
 			c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, pl.Ledger{Key: key, State: string(entry.State), Existing: true, OrderID: entry.OrderID, EntryID: entry.ID})
 			res.Entry, res.Existing = entry, true
 			return res, nil

@@ -423,7 +423,7 @@ func addCommit(ctx context.Context, b *bundle.Bundle, src Source, runID, branchI
 	}
 	var entry *ledger.Entry
 	for i := range es {
-		if es[i].BranchID == branchID && es[i].State == ledger.StateCommitted {
+		if es[i].BranchID == branchID && es[i].State.Committed() {
 			entry = &es[i]
 		}
 	}

@@ -19,8 +19,14 @@
 //     always leaves the entry in Pending.
 //   - States move intent -> committed | aborted | failed (Finalize),
 //     aborted | failed -> intent (Reopen), intent -> intent (Attempt).
-//     committed is terminal; anything else is ErrBadTransition and writes
-//     nothing. A committed entry always has an OrderID.
+//     A committed entry never goes back: its side effect can only be
+//     undone by compensation, committed | compensating |
+//     compensation_failed -> compensating (Compensate, under the undo's
+//     own key, the same on every attempt) and compensating -> compensated
+//     | compensation_failed (SettleCompensation). compensated is
+//     terminal; anything else is ErrBadTransition and writes nothing. A
+//     committed entry, and every entry in a compensation state, has an
+//     OrderID; the latter also its Compensation.
 //   - Entries are never deleted.
 //   - Every state change writes the entries row and appends one row to the
 //     transitions table in the same transaction. Transitions form one hash
@@ -31,11 +37,13 @@
 //     (flock on "<path>.lock") for the committer; the kernel drops it when
 //     the holder exits, however it exits.
 //
-// # Storage format (schema version 2)
+// # Storage format (schema version 3)
 //
 // The file is SQLite in WAL mode; PRAGMA user_version holds the schema
 // version, and Open refuses a file with a newer one (ErrSchemaVersion) and
-// migrates a version 1 file (which lacks the anchor column). OpenReadOnly
+// migrates a version 1 file (which lacks the anchor column) and a version
+// 2 file (which lacks the compensation column and states; its entries
+// table is rebuilt with the rows unchanged). OpenReadOnly
 // opens an existing file for reading only, never creating or migrating a
 // schema: audits and listings use it, also on a read-only copy.
 // Times are text, UTC, fixed width: "2006-01-02T15:04:05.000000000Z".
@@ -46,17 +54,20 @@
 // (canonical JSON or NULL), artifacts (canonical JSON object name -> digest,
 // "{}" when empty), error, created_at, updated_at, anchor (the canonical
 // JSON object {"hash","run_id","seq"} of the event log's head recorded at
-// Finalize, "" when none; see Anchor).
+// Finalize, "" when none; see Anchor), compensation (the canonical JSON
+// object of the entry's Compensation, "" when none).
 //
 // Table transitions has one row per state change: seq (1, 2, 3... without
 // gaps), entry_id, key, op (intent, attempt, finalize, reopen), from_state
-// ("" on creation), to_state, at, data, prev_hash, hash. data is the
+// ("" on creation), to_state, at, data, prev_hash, hash; op is also
+// compensate or settle. data is the
 // canonical JSON snapshot of the entry after the change: an object whose
 // members are exactly the entries columns (same names), with payload and
 // confirmation embedded as JSON values (confirmation null when absent),
 // artifacts as an object ({} when empty), attempts as a number, and anchor
 // as an object, omitted when the entry has none (so version 1 snapshots
-// read unchanged).
+// read unchanged), and compensation likewise (so version 1 and 2
+// snapshots read unchanged).
 //
 // The hash of a transition is
 //

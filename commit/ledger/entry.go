@@ -30,6 +30,9 @@ type Entry struct {
 	CreatedAt     time.Time         `json:"created_at"`             // UTC
 	UpdatedAt     time.Time         `json:"updated_at"`             // UTC
 	Anchor        *Anchor           `json:"anchor,omitempty"`       // the event log's head at Finalize, when given
+	// Compensation is the undo of the committed side effect, once begun
+	// (states compensating, compensated, compensation_failed); nil before.
+	Compensation *Compensation `json:"compensation,omitempty"`
 }
 
 // timeLayout is how times are stored in SQLite and in snapshots: UTC, fixed
@@ -52,17 +55,24 @@ var entryColumns = [...]string{
 	"id", "key", "run_id", "branch_id", "plan_digest", "site", "flow",
 	"payload", "payload_sha256", "state", "attempts", "order_id",
 	"confirmation", "artifacts", "error", "created_at", "updated_at", "anchor",
+	"compensation",
 }
 
 const entrySelect = `SELECT id, key, run_id, branch_id, plan_digest, site, flow,
 	payload, payload_sha256, state, attempts, order_id,
-	confirmation, artifacts, error, created_at, updated_at, anchor FROM entries`
+	confirmation, artifacts, error, created_at, updated_at, anchor, compensation FROM entries`
+
+// entrySelectV2 reads a schema version 2 file (opened read-only), which has
+// no compensation column.
+const entrySelectV2 = `SELECT id, key, run_id, branch_id, plan_digest, site, flow,
+	payload, payload_sha256, state, attempts, order_id,
+	confirmation, artifacts, error, created_at, updated_at, anchor, '' AS compensation FROM entries`
 
 // entrySelectV1 reads a schema version 1 file (opened read-only, so not
 // migrated), which has no anchor column.
 const entrySelectV1 = `SELECT id, key, run_id, branch_id, plan_digest, site, flow,
 	payload, payload_sha256, state, attempts, order_id,
-	confirmation, artifacts, error, created_at, updated_at, '' AS anchor FROM entries`
+	confirmation, artifacts, error, created_at, updated_at, '' AS anchor, '' AS compensation FROM entries`
 
 // snapshot is the canonical JSON form of an entry stored in the Data of each
 // transition. Its fields are the entries columns, with the same names.
@@ -85,6 +95,9 @@ type snapshot struct {
 	CreatedAt     string            `json:"created_at"`
 	UpdatedAt     string            `json:"updated_at"`
 	Anchor        *Anchor           `json:"anchor,omitempty"` // absent when none (and in version 1 snapshots)
+	// Compensation is absent before compensation begins (and in version 1
+	// and 2 snapshots).
+	Compensation *Compensation `json:"compensation,omitempty"`
 }
 
 func snapshotOf(e *Entry) snapshot {
@@ -97,7 +110,7 @@ func snapshotOf(e *Entry) snapshot {
 		Attempts: e.Attempts, OrderID: e.OrderID, Confirmation: e.Confirmation,
 		Artifacts: arts, Error: e.Error,
 		CreatedAt: formatTime(e.CreatedAt), UpdatedAt: formatTime(e.UpdatedAt),
-		Anchor: e.Anchor,
+		Anchor: e.Anchor, Compensation: e.Compensation,
 	}
 }
 
@@ -150,12 +163,17 @@ func (s *snapshot) fields() (rawEntry, error) {
 	if err != nil {
 		return out, err
 	}
+	comp, err := compensationJSON(s.Compensation)
+	if err != nil {
+		return out, err
+	}
 	str := func(v string) sql.NullString { return sql.NullString{String: v, Valid: true} }
 	out = rawEntry{
 		str(s.ID), str(s.Key), str(s.RunID), str(s.BranchID), str(s.PlanDigest),
 		str(s.Site), str(s.Flow), str(string(payload)), str(s.PayloadSHA256),
 		str(string(s.State)), str(strconv.Itoa(s.Attempts)), str(s.OrderID),
 		conf, str(arts), str(s.Error), str(s.CreatedAt), str(s.UpdatedAt), str(anchor),
+		str(comp),
 	}
 	return out, nil
 }
@@ -171,6 +189,10 @@ func (e *Entry) args() ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	comp, err := compensationJSON(e.Compensation)
+	if err != nil {
+		return nil, err
+	}
 	var conf any // NULL
 	if len(e.Confirmation) > 0 {
 		conf = string(e.Confirmation)
@@ -178,7 +200,7 @@ func (e *Entry) args() ([]any, error) {
 	return []any{
 		e.ID, e.Key, e.RunID, e.BranchID, e.PlanDigest, e.Site, e.Flow,
 		string(e.Payload), e.PayloadSHA256, string(e.State), e.Attempts, e.OrderID,
-		conf, arts, e.Error, formatTime(e.CreatedAt), formatTime(e.UpdatedAt), anchor,
+		conf, arts, e.Error, formatTime(e.CreatedAt), formatTime(e.UpdatedAt), anchor, comp,
 	}, nil
 }
 
@@ -236,6 +258,9 @@ func (r *rawEntry) entry() (Entry, error) {
 	}
 	if e.Anchor, err = parseAnchor(s(17)); err != nil {
 		return Entry{}, &fieldError{"anchor", err}
+	}
+	if e.Compensation, err = parseCompensation(s(18)); err != nil {
+		return Entry{}, &fieldError{"compensation", err}
 	}
 	return e, nil
 }

@@ -25,7 +25,9 @@ import (
 //     chained entry a row. (A snapshot after a broken link is itself
 //     suspect: a row that differs from it may be the genuine one, and the
 //     pair then points at the same tampering as the broken link.)
-//  3. It checks that every committed entry has an OrderID.
+//  3. It checks that every committed entry has an OrderID (compensated
+//     ones too: the undo does not erase the commit), and that every entry
+//     in a compensation state has its undo's key.
 //  4. It calls check(e) for each entry that parses, in id order (check may
 //     be nil); the caller checks evidence, e.g. that each artifact exists
 //     with its recorded digest.
@@ -175,8 +177,11 @@ func (v *verifier) entries(ctx context.Context, conn *sql.Conn, sel string, chec
 			}
 			continue
 		}
-		if e.State == StateCommitted && e.OrderID == "" {
+		if e.State.Committed() && e.OrderID == "" {
 			committed = append(committed, &VerifyError{Table: "entries", ID: id, Key: key, Field: "order_id", Want: "an order id on a committed entry", Got: ""})
+		}
+		if e.State.Committed() && e.State != StateCommitted && (e.Compensation == nil || e.Compensation.Key == "") {
+			committed = append(committed, &VerifyError{Table: "entries", ID: id, Key: key, Field: "compensation", Want: "the undo's key on a " + string(e.State) + " entry", Got: ""})
 		}
 		good = append(good, parsed{e: e, raw: raw})
 	}
