@@ -480,7 +480,25 @@ func (d *decoder) commit(n *yaml.Node, path string, c *Commit) {
 			d.boolean(v, p, &b)
 			c.FormBody = &b
 		},
-		"volatile": func(v *yaml.Node, p string) { d.strings(v, p, &c.Volatile) },
+		"volatile":  func(v *yaml.Node, p string) { d.strings(v, p, &c.Volatile) },
+		"postcheck": func(v *yaml.Node, p string) { c.Postcheck = d.predicates(v, p) },
+		"compensate": func(v *yaml.Node, p string) {
+			cp := &Compensate{}
+			d.fields(v, p, map[string]func(*yaml.Node, string){
+				"navigate": func(v *yaml.Node, p string) { d.str(v, p, &cp.Navigate) },
+				"action":   func(v *yaml.Node, p string) { cp.Action = d.action(v, p) },
+				"confirm":  func(v *yaml.Node, p string) { cp.Confirm = d.predicate(v, p, false) },
+				"idempotency": func(v *yaml.Node, p string) {
+					cp.Idempotency = &Idempotency{}
+					d.fields(v, p, map[string]func(*yaml.Node, string){
+						"form_field": func(v *yaml.Node, p string) { d.str(v, p, &cp.Idempotency.FormField) },
+						"header":     func(v *yaml.Node, p string) { d.str(v, p, &cp.Idempotency.Header) },
+					})
+				},
+				"timeout": func(v *yaml.Node, p string) { d.duration(v, p, &cp.Timeout) },
+			})
+			c.Compensate = cp
+		},
 		"cas": func(v *yaml.Node, p string) {
 			c.CAS = &CAS{}
 			d.fields(v, p, map[string]func(*yaml.Node, string){

@@ -14,29 +14,30 @@ import (
 // Schema is a JSON Schema (draft 2020-12) node: the subset of keywords
 // the task file's schema uses.
 type Schema struct {
-	SchemaURI            string             `json:"$schema,omitempty"`
-	Ref                  string             `json:"$ref,omitempty"`
-	Title                string             `json:"title,omitempty"`
-	Description          string             `json:"description,omitempty"`
-	Type                 any                `json:"type,omitempty"`
-	Enum                 []any              `json:"enum,omitempty"`
-	Pattern              string             `json:"pattern,omitempty"`
-	Minimum              *float64           `json:"minimum,omitempty"`
-	Maximum              *float64           `json:"maximum,omitempty"`
-	ExclusiveMinimum     *float64           `json:"exclusiveMinimum,omitempty"`
-	ExclusiveMaximum     *float64           `json:"exclusiveMaximum,omitempty"`
-	Properties           map[string]*Schema `json:"properties,omitempty"`
-	Required             []string           `json:"required,omitempty"`
-	MinProperties        *int               `json:"minProperties,omitempty"`
-	MaxProperties        *int               `json:"maxProperties,omitempty"`
-	AdditionalProperties any                `json:"additionalProperties,omitempty"`
-	Items                *Schema            `json:"items,omitempty"`
-	AnyOf                []*Schema          `json:"anyOf,omitempty"`
-	OneOf                []*Schema          `json:"oneOf,omitempty"`
-	If                   *Schema            `json:"if,omitempty"`
-	Then                 *Schema            `json:"then,omitempty"`
-	Not                  *Schema            `json:"not,omitempty"`
-	Defs                 map[string]*Schema `json:"$defs,omitempty"`
+	SchemaURI            string              `json:"$schema,omitempty"`
+	Ref                  string              `json:"$ref,omitempty"`
+	Title                string              `json:"title,omitempty"`
+	Description          string              `json:"description,omitempty"`
+	Type                 any                 `json:"type,omitempty"`
+	Enum                 []any               `json:"enum,omitempty"`
+	Pattern              string              `json:"pattern,omitempty"`
+	Minimum              *float64            `json:"minimum,omitempty"`
+	Maximum              *float64            `json:"maximum,omitempty"`
+	ExclusiveMinimum     *float64            `json:"exclusiveMinimum,omitempty"`
+	ExclusiveMaximum     *float64            `json:"exclusiveMaximum,omitempty"`
+	Properties           map[string]*Schema  `json:"properties,omitempty"`
+	Required             []string            `json:"required,omitempty"`
+	DependentRequired    map[string][]string `json:"dependentRequired,omitempty"`
+	MinProperties        *int                `json:"minProperties,omitempty"`
+	MaxProperties        *int                `json:"maxProperties,omitempty"`
+	AdditionalProperties any                 `json:"additionalProperties,omitempty"`
+	Items                *Schema             `json:"items,omitempty"`
+	AnyOf                []*Schema           `json:"anyOf,omitempty"`
+	OneOf                []*Schema           `json:"oneOf,omitempty"`
+	If                   *Schema             `json:"if,omitempty"`
+	Then                 *Schema             `json:"then,omitempty"`
+	Not                  *Schema             `json:"not,omitempty"`
+	Defs                 map[string]*Schema  `json:"$defs,omitempty"`
 }
 
 // JSONSchema returns the JSON Schema of task files, for editors
@@ -217,13 +218,16 @@ var schemaRules = map[string]func(*Schema){
 	},
 	"commit": func(s *Schema) {
 		s.Required = []string{"boundary", "intent", "action", "idempotency", "confirm"}
+		s.DependentRequired = map[string][]string{"postcheck": {"compensate"}}
 	},
-	"commit.intent":      func(s *Schema) { s.MinProperties = ptr(1) },
-	"commit.idempotency": func(s *Schema) { s.MinProperties, s.MaxProperties = ptr(1), ptr(1) },
-	"commit.confirm":     func(s *Schema) { s.Required = []string{"success", "token"} },
-	"commit.cas":         func(s *Schema) { s.Required = []string{"selector"} },
-	"auth.storage_state": func(s *Schema) { s.MinProperties, s.MaxProperties = ptr(1), ptr(1) },
-	"planner.api_key":    func(s *Schema) { s.MinProperties, s.MaxProperties = ptr(1), ptr(1) },
+	"commit.compensate":             func(s *Schema) { s.Required = []string{"navigate", "action", "confirm"} },
+	"commit.compensate.idempotency": func(s *Schema) { s.MinProperties, s.MaxProperties = ptr(1), ptr(1) },
+	"commit.intent":                 func(s *Schema) { s.MinProperties = ptr(1) },
+	"commit.idempotency":            func(s *Schema) { s.MinProperties, s.MaxProperties = ptr(1), ptr(1) },
+	"commit.confirm":                func(s *Schema) { s.Required = []string{"success", "token"} },
+	"commit.cas":                    func(s *Schema) { s.Required = []string{"selector"} },
+	"auth.storage_state":            func(s *Schema) { s.MinProperties, s.MaxProperties = ptr(1), ptr(1) },
+	"planner.api_key":               func(s *Schema) { s.MinProperties, s.MaxProperties = ptr(1), ptr(1) },
 	// A predicate names one kind; a goal's also its name (and a weight).
 	"$defs.predicate": oneKind,
 	"$defs.goal_predicate": func(s *Schema) {

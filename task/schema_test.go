@@ -182,6 +182,10 @@ func schemaFields(ve *jsonschema.ValidationError) []string {
 			for _, m := range k.Missing {
 				out = append(out, joinPath(at, m))
 			}
+		case *kind.DependentRequired:
+			for _, m := range k.Missing {
+				out = append(out, joinPath(at, m))
+			}
 		case *kind.AdditionalProperties:
 			for _, p := range k.Properties {
 				out = append(out, joinPath(at, p))

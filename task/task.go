@@ -202,7 +202,38 @@ type Commit struct {
 	// sent in Header when set (If-Match for an API). A 409 or 412 answer to
 	// the commit request is a conflict: the world changed since preflight.
 	CAS *CAS `json:"cas,omitempty"`
+	// Postcheck are predicates on the page after the commit's
+	// confirmation (the order as the site recorded it): one that does not
+	// hold means the commit was wrong, and the committer undoes it with
+	// Compensate at once.
+	Postcheck []scoring.Predicate `json:"postcheck,omitempty"`
+	// Compensate is the site's undo of the commit (cancel the order), run
+	// only by the committer, only for a committed ledger row: when a
+	// post-check fails, or on `orchestrator ledger compensate`.
+	Compensate *Compensate `json:"compensate,omitempty"`
 }
+
+// Compensate is how the site undoes a commit: open Navigate (with
+// {order_id} replaced by the commit's confirmation token), perform Action
+// under the undo's own idempotency key, and wait for Confirm.
+type Compensate struct {
+	// Navigate is the URL where the undo starts, absolute or relative to
+	// start_url; {order_id} stands for the committed order's id.
+	Navigate string `json:"navigate"`
+	// Action is the one action that sends the undo.
+	Action branch.Action `json:"action"`
+	// Confirm is the predicate that says the site undid the commit.
+	Confirm scoring.Predicate `json:"confirm"`
+	// Idempotency carries the undo's key (default: the commit's own
+	// idempotency setting).
+	Idempotency *Idempotency `json:"idempotency,omitempty"`
+	// Timeout bounds the wait for Confirm (default: commit.confirm.timeout).
+	Timeout Duration `json:"timeout,omitempty"`
+}
+
+// OrderIDPlaceholder stands for the committed order's id in
+// commit.compensate.navigate.
+const OrderIDPlaceholder = "{order_id}"
 
 // UsesFormBody reports whether the idempotency key covers the commit
 // request's form body (commit.form_body, on unless set to false).

@@ -550,6 +550,52 @@ func (v *validator) commit(t *Task) {
 	if c.CAS != nil && c.CAS.Selector == "" {
 		v.fail("commit.cas.selector", "is required: where the version the site checks is shown")
 	}
+	v.compensate(t)
+}
+
+// compensate checks commit.postcheck and commit.compensate.
+func (v *validator) compensate(t *Task) {
+	c := t.Commit
+	names := map[string]bool{}
+	for i := range c.Postcheck {
+		p := &c.Postcheck[i]
+		path := fmt.Sprintf("commit.postcheck[%d]", i)
+		switch {
+		case p.Name == "":
+			v.fail(path+".name", "a post-check needs a name")
+		case names[p.Name]:
+			v.fail(path+".name", "name %q is used twice", p.Name)
+		}
+		names[p.Name] = true
+		v.predicate(path, p)
+	}
+	cp := c.Compensate
+	if cp == nil {
+		if len(c.Postcheck) > 0 {
+			v.fail("commit.compensate", "is required with commit.postcheck: the undo a failed post-check runs")
+		}
+		return
+	}
+	if cp.Navigate == "" {
+		v.fail("commit.compensate.navigate", "is required: the URL where the undo starts ({order_id} stands for the order)")
+	} else if _, err := url.Parse(strings.ReplaceAll(cp.Navigate, OrderIDPlaceholder, "x")); err != nil {
+		v.fail("commit.compensate.navigate", "%q is not a URL (absolute, or relative to start_url)", cp.Navigate)
+	}
+	if cp.Action.Kind == "" {
+		v.fail("commit.compensate.action", "is required: the action that sends the undo")
+	} else if err := cp.Action.Validate(); err != nil {
+		v.fail("commit.compensate.action", "%s", strings.TrimPrefix(err.Error(), "branch: "))
+	}
+	if cp.Confirm.Kind() == "" {
+		v.fail("commit.compensate.confirm", "is required: the predicate that says the site undid the commit")
+	}
+	v.predicate("commit.compensate.confirm", &cp.Confirm)
+	if id := cp.Idempotency; id != nil && (id.FormField == "") == (id.Header == "") {
+		v.fail("commit.compensate.idempotency", "set exactly one of form_field (a selector) or header (a header name)")
+	}
+	if cp.Timeout == 0 {
+		cp.Timeout = c.Confirm.Timeout
+	}
 }
 
 // requestPatterns checks a list of request patterns: a URL expression
