@@ -58,6 +58,11 @@ var (
 	// or artifact store) failed, so the committer refused to perform the
 	// side effect; nothing was sent.
 	ErrAuditTrail = errors.New("commit: refused: the audit trail is broken")
+	// ErrPostcheckFailed: the commit was confirmed, then a post-check
+	// (commit.postcheck) failed on the order the site recorded; the
+	// committer ran the undo (commit.compensate). The error also wraps
+	// ErrCompensationFailed when the site did not confirm the undo.
+	ErrPostcheckFailed = errors.New("commit: the committed order fails its post-checks")
 )
 
 // Recorder receives the committer's events (commit_start, ledger,
@@ -144,6 +149,11 @@ type Result struct {
 	// Key is the idempotency key the commit would have used.
 	DryRun bool
 	Key    string
+	// Postcheck names the post-checks that failed after the commit's
+	// confirmation (the commit was wrong); Compensated is set when the
+	// undo then confirmed.
+	Postcheck   []string
+	Compensated bool
 }
 
 // Commit tries the candidates in order and commits the first that holds.
@@ -571,7 +581,24 @@ func (c *Committer) confirmed(ctx context.Context, sess *browser.Session, cand C
 	failpoint.Hit(failpoint.AfterFinalize)
 	c.Events.Record(ctx, eventlog.KindLedger, cand.BranchID, pl.Ledger{Key: key, State: string(e.State), OrderID: token, EntryID: e.ID}, artValues(arts)...)
 	res.Entry = e
+	if res.Postcheck = c.postcheck(ctx, sess, e, cand.BranchID); len(res.Postcheck) > 0 {
+		return c.wrongCommit(ctx, res)
+	}
 	return res, nil
+}
+
+// wrongCommit undoes a commit whose post-checks failed, at once, under the
+// lock the commit holds.
+func (c *Committer) wrongCommit(ctx context.Context, res *Result) (*Result, error) {
+	why := "commit.postcheck failed: " + strings.Join(res.Postcheck, ", ")
+	comp, err := c.compensate(ctx, res.Entry, why)
+	if comp != nil {
+		res.Entry, res.Compensated = comp.Entry, comp.Entry.State == ledger.StateCompensated
+	}
+	if err != nil {
+		return res, fmt.Errorf("%w: order %s: %s; %w", ErrPostcheckFailed, res.Entry.OrderID, why, err)
+	}
+	return res, fmt.Errorf("%w: order %s: %s; it was undone (commit.compensate): the row is compensated", ErrPostcheckFailed, res.Entry.OrderID, why)
 }
 
 // KeyAction is the eval action that writes the idempotency key into the

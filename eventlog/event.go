@@ -100,5 +100,6 @@ const (
 	KindCommitUncertain    = "commit_uncertain"    // the outcome of the commit action is unknown
 	KindLedger             = "ledger"              // a commit ledger row changed
 	KindCommitEnd          = "commit_end"          // the commit finished (committed, aborted, failed)
+	KindPostcheck          = "postcheck"           // the commit's post-checks were evaluated on the confirmed order
 	KindBundle             = "bundle"              // a replay bundle was written
 )

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/commit"
 	"github.com/multiverse-orchestrator/multiverse/commit/evidence"
+	"github.com/multiverse-orchestrator/multiverse/commit/ledger"
 	"github.com/multiverse-orchestrator/multiverse/job"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/replay"
@@ -61,13 +63,7 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 	r.phase("commit")
 	ctx, span := telemetry.Tracer().Start(ctx, "commit "+r.t.Name, trace.WithAttributes(attribute.String("multiverse.run_id", r.runID)))
 	defer func() { telemetry.End(span, err) }()
-	c := &commit.Committer{Task: r.t, RunID: r.runID, Spec: r.spec, Ledger: r.led, Store: r.store, Runtime: rt, Events: r.rec, Anchor: r.rec, Trail: r.trail, HTTPClient: r.siteClient(), Login: r.login.current()}
-	key, kerr := evidence.CreateKey(r.dd)
-	if kerr != nil {
-		// The commit goes on; evidence that needs the key is not kept.
-		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "evidence key", "error": kerr.Error()})
-	}
-	c.EvidenceKey = key
+	c := r.committer(rt)
 	c.DryRun = r.cfg.DryCommit
 	c.KnownVolatile = r.cfg.CommitVolatile
 	if r.cfg.Network != nil {
@@ -91,7 +87,14 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 		branchID = res.Candidate.BranchID
 		e := res.Entry
 		info = &CommitInfo{EntryID: e.ID, Key: e.Key, State: string(e.State), OrderID: e.OrderID, Existing: res.Existing,
-			Recovered: res.Recovered, Artifacts: e.Artifacts, Skipped: res.Skipped, Changes: res.Changes, Error: e.Error}
+			Recovered: res.Recovered, Artifacts: e.Artifacts, Skipped: res.Skipped, Changes: res.Changes, Error: e.Error,
+			PostcheckFailed: res.Postcheck}
+		if e.Compensation != nil {
+			info.CompensationKey = e.Compensation.Key
+			if info.Error == "" {
+				info.Error = e.Compensation.Error
+			}
+		}
 		for _, n := range winners {
 			if n.ID == res.Candidate.BranchID {
 				w := &Winner{BranchID: n.ID, PlanDigest: n.Digest, Score: n.Score}
@@ -108,6 +111,11 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 		Existing: info.Existing, Recovered: info.Recovered, Key: info.Key, Error: errString(err),
 		Skipped: info.Skipped, Changes: info.Changes, LedgerHeadSeq: head, LedgerHeadHash: hash})
 	r.rec.flush(ctx)
+	if errors.Is(err, commit.ErrPostcheckFailed) {
+		// The order was placed (and undone): its commit bundle records
+		// both.
+		r.seal(ctx, res.Candidate.BranchID)
+	}
 	if err != nil {
 		return fmt.Errorf("orchestrator: commit: %w", err)
 	}
@@ -128,6 +136,65 @@ func (r *run) commit(ctx context.Context, rt *browser.Runtime, winners []*planne
 	default:
 		r.sum.Status = "committed"
 		r.seal(ctx, res.Candidate.BranchID)
+	}
+	return nil
+}
+
+// committer is the run's committer: the only code that may send the
+// task's side effect (or its undo).
+func (r *run) committer(rt *browser.Runtime) *commit.Committer {
+	c := &commit.Committer{Task: r.t, RunID: r.runID, Spec: r.spec, Ledger: r.led, Store: r.store, Runtime: rt, Events: r.rec, Anchor: r.rec, Trail: r.trail, HTTPClient: r.siteClient(), Login: r.login.current()}
+	key, err := evidence.CreateKey(r.dd)
+	if err != nil {
+		// The commit goes on; evidence that needs the key is not kept.
+		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "evidence key", "error": err.Error()})
+	}
+	c.EvidenceKey = key
+	return c
+}
+
+// CompensateRequest names the ledger row a compensation run undoes, and
+// why.
+type CompensateRequest struct {
+	// Key is the row's idempotency key.
+	Key string
+	// Reason is recorded with the undo ("requested" when empty).
+	Reason string
+}
+
+// compensate is a compensation run's work: the committer undoes the row,
+// and the run records how it ended (commit_end names the row).
+func (r *run) compensate(ctx context.Context, rt *browser.Runtime, req CompensateRequest) (err error) {
+	r.phase("compensate")
+	ctx, span := telemetry.Tracer().Start(ctx, "compensate "+r.t.Name, trace.WithAttributes(attribute.String("multiverse.run_id", r.runID)))
+	defer func() { telemetry.End(span, err) }()
+	if rt == nil {
+		return fmt.Errorf("%w: compensation needs a browser; this run's executor has none", ErrBadInput)
+	}
+	if req.Reason == "" {
+		req.Reason = "requested"
+	}
+	res, err := r.committer(rt).Compensate(ctx, req.Key, req.Reason)
+	info := &CommitInfo{Key: req.Key, Error: errString(err)}
+	if res != nil {
+		e := res.Entry
+		info = &CommitInfo{EntryID: e.ID, Key: e.Key, State: string(e.State), OrderID: e.OrderID, Existing: res.Existing, Artifacts: e.Compensation.Artifacts}
+		info.CompensationKey, info.Error = e.Compensation.Key, e.Compensation.Error
+	}
+	r.sum.Commit = info
+	head, hash, _ := r.led.Head(ctx)
+	r.rec.add(zeroTime, 0, eventlog.KindCommitEnd, "", payload.CommitEnd{EntryID: info.EntryID, State: info.State, OrderID: info.OrderID,
+		Existing: info.Existing, Key: info.Key, Error: errString(err), LedgerHeadSeq: head, LedgerHeadHash: hash})
+	r.rec.flush(ctx)
+	switch {
+	case errors.Is(err, commit.ErrNotCompensable), errors.Is(err, ledger.ErrNotFound):
+		return fmt.Errorf("%w: %w", ErrBadInput, err)
+	case err != nil:
+		return fmt.Errorf("orchestrator: compensate: %w", err)
+	case res.Existing:
+		r.sum.Status = "existing"
+	default:
+		r.sum.Status = "compensated"
 	}
 	return nil
 }

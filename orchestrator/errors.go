@@ -48,7 +48,8 @@ var (
 // could not read (--llm replay), 10 a task without commit that stopped at
 // a side-effect boundary (its goal needs a request only a commit may
 // send), 11 a model endpoint that did not answer (without
-// planner.fallback: heuristic), 130 a run the caller interrupted (as
+// planner.fallback: heuristic), 12 a commit whose post-checks failed
+// (it was undone by commit.compensate, or its undo failed), 130 a run the caller interrupted (as
 // shells report a process Ctrl-C ended).
 const (
 	ExitOK          = 0
@@ -63,6 +64,7 @@ const (
 	ExitModelMiss   = 9
 	ExitSideEffect  = 10
 	ExitModelDown   = 11
+	ExitCompensated = 12
 	ExitInterrupted = 130
 )
 
@@ -77,6 +79,8 @@ func ExitCode(err error) int {
 		errors.Is(err, ErrLoginFailed), errors.Is(err, ErrAuthRequired), // credentials that do not log in
 		errors.Is(err, bus.ErrStorageFull): // the data dir's disk is full
 		return ExitBadInput
+	case errors.Is(err, commit.ErrPostcheckFailed):
+		return ExitCompensated
 	case errors.Is(err, ErrGoalFailed):
 		return ExitGoalFailed
 	case errors.Is(err, ErrModelMiss):
@@ -89,7 +93,7 @@ func ExitCode(err error) int {
 		return ExitNoBoundary
 	case errors.Is(err, commit.ErrNoCandidate), errors.Is(err, commit.ErrSubmitFailed), errors.Is(err, commit.ErrBusy),
 		errors.Is(err, commit.ErrUncertain), errors.Is(err, commit.ErrAuditTrail), errors.Is(err, commit.ErrRefused),
-		errors.Is(err, commit.ErrIntentMismatch):
+		errors.Is(err, commit.ErrIntentMismatch), errors.Is(err, commit.ErrCompensationFailed):
 		return ExitAborted
 	case errors.Is(err, browser.ErrChromiumNotFound), errors.Is(err, browser.ErrDriverNotFound), errors.Is(err, ErrNoWorkers):
 		return ExitEnvironment

@@ -105,6 +105,11 @@ type Config struct {
 	// or the commit's abort when preflight refuses every winner): a
 	// rerun's way to show what the commit would have done.
 	DryCommit bool
+	// Compensate, when set, makes the run a compensation: it starts as a
+	// run does (stores, browser, login) and, instead of searching, has
+	// the committer undo the committed ledger row with Compensate.Key
+	// (commit.compensate of the task). Summary.Commit reports the row.
+	Compensate *CompensateRequest
 	// CommitVolatile, when not nil, are the commit form's fields a
 	// recorded run found changing on every load of the boundary page: a
 	// rerun's committer takes them instead of loading the page again
@@ -329,6 +334,8 @@ func statusOf(err error) string {
 		return "aborted"
 	case ExitSite:
 		return "site_unreachable"
+	case ExitCompensated:
+		return "compensated"
 	case ExitEnvironment:
 		return "environment"
 	}
@@ -493,6 +500,9 @@ func (r *run) execute(ctx context.Context) error {
 		return err
 	}
 	defer stop()
+	if r.cfg.Compensate != nil {
+		return r.compensate(ctx, r.rt, *r.cfg.Compensate)
+	}
 	winners, err := r.search(ctx, conn, work)
 	if err != nil {
 		return err

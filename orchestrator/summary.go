@@ -117,6 +117,11 @@ type CommitInfo struct {
 	Skipped   []string          `json:"skipped_candidates,omitempty"`
 	Changes   []string          `json:"changes_since_exploration,omitempty"`
 	Error     string            `json:"error,omitempty"`
+	// PostcheckFailed names the commit.postcheck predicates the confirmed
+	// order failed; CompensationKey is the undo's key when it ran (State
+	// then says compensated or compensation_failed).
+	PostcheckFailed []string `json:"postcheck_failed,omitempty"`
+	CompensationKey string   `json:"compensation_key,omitempty"`
 }
 
 // Paths says where the run's records are.

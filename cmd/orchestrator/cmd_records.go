@@ -22,14 +22,19 @@ import (
 )
 
 func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if i := slices.Index(args, "compensate"); i >= 0 {
+		// It writes (through the committer) and takes flags of its own.
+		return ledgerCompensate(ctx, slices.Delete(slices.Clone(args), i, i+1), stdout, stderr)
+	}
 	fs := flag.NewFlagSet("ledger", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "json", "export format: json or csv")
-	state := fs.String("state", "", "list only entries in this state (intent, committed, aborted, failed)")
+	state := fs.String("state", "", "list only entries in this state (intent, committed, aborted, failed, compensating, compensated, compensation_failed)")
 	out := fs.String("o", "", "evidence: the file to write the document to (- for stdout)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: orchestrator ledger list|show ENTRY|verify|export [--format json|csv]|evidence ENTRY NAME -o FILE [flags]")
+		fmt.Fprintln(stderr, "       orchestrator ledger compensate ENTRY [--task FILE] [--reason TEXT] (see ledger compensate -h)")
 		fmt.Fprintln(stderr, "ENTRY: an entry id or a unique prefix of one, an idempotency key, or the run that made the entry")
 		fs.PrintDefaults()
 	}
@@ -101,7 +106,7 @@ func cmdLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // ledgerArgs says what each ledger subcommand takes.
 var ledgerArgs = map[string]string{"list": "no argument", "show": "one ENTRY", "verify": "no argument", "export": "no argument",
-	"evidence": "ENTRY NAME"}
+	"evidence": "ENTRY NAME", "compensate": "one ENTRY"}
 
 // ledgerCommands are the ledger's subcommands.
 var ledgerCommands = slices.Sorted(maps.Keys(ledgerArgs))
@@ -118,7 +123,7 @@ type ledgerVerdict struct {
 // states --state takes when it names none of them.
 func listError(err error, state string) error {
 	if errors.Is(err, ledger.ErrInvalid) {
-		return badInput("--state %q: use intent, committed, aborted or failed", state)
+		return badInput("--state %q: use intent, committed, aborted, failed, compensating, compensated or compensation_failed", state)
 	}
 	return err
 }

@@ -164,10 +164,19 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 			fmt.Fprintf(w, "  commit    recovered an interrupted commit: order %s (ledger entry %s)\n", c.OrderID, c.EntryID)
 		case c.State == "committed":
 			fmt.Fprintf(w, "  commit    order %s placed (ledger entry %s)\n", c.OrderID, c.EntryID)
+		case len(c.PostcheckFailed) > 0 && c.State == "compensated":
+			fmt.Fprintf(w, "  commit    order %s placed, then failed its post-checks (%s): undone, the site confirmed (ledger entry %s)\n",
+				c.OrderID, strings.Join(c.PostcheckFailed, ", "), c.EntryID)
+		case len(c.PostcheckFailed) > 0:
+			fmt.Fprintf(w, "  commit    order %s placed, then failed its post-checks (%s); the undo is %s: %s (ledger entry %s; orchestrator ledger compensate %s tries again)\n",
+				c.OrderID, strings.Join(c.PostcheckFailed, ", "), c.State, c.Error, c.EntryID, c.EntryID)
 		default:
 			fmt.Fprintf(w, "  commit    %s (ledger entry %s): %s\n", c.State, c.EntryID, c.Error)
 		}
 		fmt.Fprintf(w, "  ledger    %s  key %s\n", c.State, c.Key)
+		if c.CompensationKey != "" {
+			fmt.Fprintf(w, "            undo key %s\n", c.CompensationKey)
+		}
 		if len(c.Artifacts) > 0 {
 			for _, k := range slices.Sorted(maps.Keys(c.Artifacts)) {
 				fmt.Fprintf(w, "            %-24s sha256:%s\n", k, c.Artifacts[k])

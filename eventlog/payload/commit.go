@@ -61,6 +61,11 @@ type Ledger struct {
 	Pending        bool   `json:"pending,omitempty"`
 	Conflict       int    `json:"conflict,omitempty"`
 	Error          string `json:"error,omitempty"`
+	// CompensationKey and Reason are the undo's key and why it runs, on
+	// the rows of a compensation (states compensating, compensated,
+	// compensation_failed).
+	CompensationKey string `json:"compensation_key,omitempty"`
+	Reason          string `json:"reason,omitempty"`
 	// Form is what the committer read of the commit form, when it read
 	// one: field names only, never values.
 	Form *FormReport `json:"form,omitempty"`
@@ -96,3 +101,16 @@ type BeamWidth struct {
 
 // Kind implements Payload.
 func (BeamWidth) Kind() string { return eventlog.KindBeamWidth }
+
+// Postcheck is the payload of postcheck: the commit's post-checks
+// evaluated on the page after the confirmation. A failed one means the
+// commit was wrong; the committer then compensates it.
+type Postcheck struct {
+	EntryID string   `json:"entry_id"`
+	OrderID string   `json:"order_id"`
+	Held    []string `json:"held,omitempty"`
+	Failed  []string `json:"failed,omitempty"`
+}
+
+// Kind implements Payload.
+func (Postcheck) Kind() string { return eventlog.KindPostcheck }
