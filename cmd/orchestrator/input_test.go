@@ -42,9 +42,9 @@ func TestUnreadableInput(t *testing.T) {
 		file string
 		want string
 	}{
-		{"secret FIFO", secretTask("fifo.yaml", fifo), "fifo.yaml:40: inputs.card.secret_file: secret file " + fifo + " is not a regular file (a FIFO)"},
-		{"secret /dev/zero", secretTask("zero.yaml", "/dev/zero"), "zero.yaml:40: inputs.card.secret_file: secret file /dev/zero is not a regular file (a character device): a secret file must be a regular file of at most 65536 bytes"},
-		{"secret /dev/urandom", secretTask("urandom.yaml", "/dev/urandom"), "urandom.yaml:40: inputs.card.secret_file: secret file /dev/urandom is not a regular file"},
+		{"secret FIFO", secretTask("fifo.yaml", fifo), "fifo.yaml:41: inputs.card.secret_file: secret file " + fifo + " is not a regular file (a FIFO)"},
+		{"secret /dev/zero", secretTask("zero.yaml", "/dev/zero"), "zero.yaml:41: inputs.card.secret_file: secret file /dev/zero is not a regular file (a character device): a secret file must be a regular file of at most 65536 bytes"},
+		{"secret /dev/urandom", secretTask("urandom.yaml", "/dev/urandom"), "urandom.yaml:41: inputs.card.secret_file: secret file /dev/urandom is not a regular file"},
 		{"task FIFO", fifo, "fifo: cannot read task file: not a regular file (a FIFO)"},
 		{"alias bomb", "../../task/testdata/bad-alias-bomb.yaml", "bad-alias-bomb.yaml:10: goal.success[4].all: the task file expands to more than 100000 YAML nodes"},
 	}

@@ -46,7 +46,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown command", []string{"fly"}, orchestrator.ExitBadInput, "unknown command"},
 		{"missing file", []string{"run", filepath.Join(dir, "none.yaml")}, orchestrator.ExitBadInput, "none.yaml"},
 		{"malformed yaml", []string{"run", malformed}, orchestrator.ExitBadInput, "malformed.yaml:4: malformed YAML"},
-		{"unknown predicate", []string{"run", unknown}, orchestrator.ExitBadInput, "unknown.yaml:18: goal.milestones[0].looks_like: unknown predicate kind"},
+		{"unknown predicate", []string{"run", unknown}, orchestrator.ExitBadInput, "unknown.yaml:19: goal.milestones[0].looks_like: unknown predicate kind"},
 		{"bad seed", []string{"run", unknown, "--seed", "x"}, orchestrator.ExitBadInput, ""},
 		{"bad flag", []string{"run", "--no-such-flag"}, orchestrator.ExitBadInput, "unknown flag --no-such-flag (orchestrator run -h lists its flags)"},
 		{"mistyped flag", []string{"run", "--wokers", "2"}, orchestrator.ExitBadInput, "unknown flag --wokers; did you mean --workers?"},
