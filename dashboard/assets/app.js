@@ -82,7 +82,7 @@ async function route() {
 
 // ---- runs ----
 
-const OUTCOMES = ["committed", "existing", "recovered", "goal_reached", "explored", "no_boundary", "goal_failed", "aborted", "interrupted", "failed", "running", "recorded"];
+const OUTCOMES = ["committed", "existing", "recovered", "goal_reached", "explored", "no_boundary", "goal_failed", "aborted", "compensated", "interrupted", "failed", "running", "recorded"];
 
 async function runsView() {
   const params = new URLSearchParams(location.hash.split("?")[1] || "");
