@@ -196,6 +196,9 @@ type summaryView struct {
 	VAT, VATRate                                string
 	ReverseCharge                               bool
 	Total, TotalAmount, Currency                string
+	// SeatsTestID is the seats' data-testid: "order-seats" on the order
+	// page (the seats recorded), none on the review page.
+	SeatsTestID string
 }
 
 // summarize formats a quote for display.

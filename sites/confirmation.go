@@ -9,9 +9,15 @@ import (
 type orderBody struct {
 	ID, ClientReference, InvoiceHref string
 	Summary                          summaryView
+	Cancelled                        bool
+	CancelHref                       string // the cancel form's action
 }
 
 // orderPage is GET /orders/{id}: the confirmation page; unknown ids are 404.
+// It shows the recorded order (seats in data-testid="order-seats"), its status
+// (data-testid="order-status": "active" or "cancelled") and, while active, the
+// "Cancel order" form posting to /orders/{id}/cancel; once cancelled, the
+// notice data-testid="order-cancelled" instead.
 func (v *Vendor) orderPage(w http.ResponseWriter, r *http.Request) {
 	o, ok := v.store.get(r.PathValue("id"))
 	if !ok {
@@ -22,7 +28,10 @@ func (v *Vendor) orderPage(w http.ResponseWriter, r *http.Request) {
 		ID: o.ID, ClientReference: o.ClientReference,
 		InvoiceHref: "/orders/" + o.ID + "/invoice.pdf",
 		Summary:     summarize(quoteOf(o)),
+		Cancelled:   o.Cancelled,
+		CancelHref:  "/orders/" + o.ID + "/cancel",
 	}
+	b.Summary.SeatsTestID = "order-seats"
 	v.writePage(w, r, http.StatusOK, view{page: "order", title: "Order confirmed", section: "pricing", body: b})
 }
 

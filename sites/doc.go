@@ -7,8 +7,8 @@
 // (docs, contact sales, blog, trial sign-up), a checkout with seat count and
 // EU VAT, a review page (the commit boundary: nothing is charged there), an
 // order endpoint that honours an Idempotency-Key header or a client_reference
-// field, a confirmation page with an order id, an invoice PDF and an orders
-// API for audits.
+// field, a confirmation page with an order id and a "Cancel order" form (the
+// site's own undo), an invoice PDF and an orders API for audits.
 //
 // # Invariants
 //
@@ -29,6 +29,9 @@
 //     payload, is refused with 422 (same key, different payload) or with 409
 //     (the key's first request is still in progress). Requests without a key
 //     create a new order every time, as a careless real site does.
+//   - Exactly one cancellation per order: the first POST /orders/{id}/cancel
+//     marks the order cancelled; every later one changes nothing and is
+//     answered as a replay. [Vendor.Cancellations] counts cancelled orders.
 //   - The server re-prices every order with the knobs current at the start of
 //     the request; a stale total_cents is refused with 409 and creates nothing.
 //   - When an orders file is configured, every change is persisted with an
@@ -50,6 +53,7 @@
 //	GET  /checkout/review?plan&billing&seats&country&email&vat_id   commit boundary
 //	POST /orders                   form order → 303 /orders/{id}
 //	GET  /orders/{id}, /orders/{id}/invoice.pdf
+//	POST /orders/{id}/cancel       form cancel → 303 /orders/{id}
 //	GET  /api/orders[?client_reference=KEY], POST /api/orders (JSON), GET /api/orders/{id}
 //	GET  /api/plans?billing=…      plan cards as JSON (LazyContent)
 //	GET, PUT /__admin/knobs        knobs as JSON (the Knobs JSON form)
@@ -79,6 +83,34 @@
 //
 // JSON errors are {"error":{"code":…,"message":…}}; form errors render a page
 // with role="alert". Failed attempts do not bind the key.
+//
+// [Knobs].SeatsOffset is a deliberate bug: a new order is recorded with its
+// requested seats plus the offset (at least 1) and priced for the recorded
+// seats, after the request's own total_cents was checked. The payload hash
+// stays that of the request as submitted, so a retry with the same key
+// replays the recorded order. The order page shows the recorded seats in
+// data-testid="order-seats".
+//
+// # Order cancellation
+//
+// POST /orders/{id}/cancel is a form post; its idempotency key is the
+// Idempotency-Key header, else the client_reference field (may be empty).
+// Outcomes, in the order they are checked:
+//
+//	404 "Page not found"                 no order with that id
+//	400 problem page                     unreadable form or bad key
+//	303 → /orders/{id}                   the active order is now cancelled (Order.Cancelled, Order.CancelReference = the key)
+//	303 + Idempotent-Replayed: true      the order was already cancelled: nothing changes, whatever the key
+//	500 problem page                     the orders file could not be written; the order stays active
+//
+// The order page shows data-testid="order-status" ("active" or "cancelled");
+// while active, a form with a hidden client_reference and the button
+// data-testid="cancel-order" ("Cancel order"); once cancelled, the notice
+// data-testid="order-cancelled" ("This order was cancelled.") instead. The
+// orders API shows "cancelled": true and "cancel_reference" on cancelled
+// orders (both are omitted while an order is active). With
+// [Knobs].RequireLogin the endpoint is behind the login like every /orders/
+// path.
 //
 // # Request pipeline
 //

@@ -97,6 +97,41 @@ func FuzzOrderForm(f *testing.F) {
 	})
 }
 
+// FuzzCancelForm: whatever the cancel form and key, the answer is a 303 to
+// the order or a 400 page with an alert, and at most one cancellation counts.
+func FuzzCancelForm(f *testing.F) {
+	f.Add("client_reference=", "")
+	f.Add("client_reference=undo%3A1", "")
+	f.Add("client_reference=a&client_reference=b", "hdr")
+	f.Add("client_reference=%01", "")
+	f.Add("%zz=1;", " \t")
+	v := newVendor(f, Knobs{})
+	do(f, v, call{method: http.MethodPost, target: "/orders", form: orderForm()})
+	f.Fuzz(func(t *testing.T, raw, key string) {
+		c := call{method: http.MethodPost, target: "/orders/ORD-100001/cancel", body: raw,
+			header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}}
+		if validKey(key) { // httptest refuses header values a client could not send
+			c.header["Idempotency-Key"] = key
+		}
+		rec := do(t, v, c)
+		switch rec.Code {
+		case http.StatusSeeOther:
+			if rec.Header().Get("Location") != "/orders/ORD-100001" {
+				t.Fatalf("redirect to %q", rec.Header().Get("Location"))
+			}
+		case http.StatusBadRequest:
+			if !strings.Contains(rec.Body.String(), `role="alert"`) {
+				t.Fatal("error page without an alert")
+			}
+		default:
+			t.Fatalf("status %d for %q, key %q", rec.Code, raw, key)
+		}
+		if n := v.Cancellations(); n > 1 {
+			t.Fatalf("Cancellations() = %d", n)
+		}
+	})
+}
+
 func FuzzKnobsJSON(f *testing.F) {
 	for _, k := range []Knobs{{}, DefaultKnobs(), {ABVariant: "random", PriceFactor: 1.1, FailStatus: map[string]int{"/": 503}, HangPaths: []string{"/x"}, Drift: "é"}} {
 		b, err := json.Marshal(k)
@@ -109,6 +144,8 @@ func FuzzKnobsJSON(f *testing.F) {
 	f.Add([]byte(`{"latency":"-5m"}`))
 	f.Add([]byte(`{"fail_status":{"":0}}`))
 	f.Add([]byte(`{"nope":1}`))
+	f.Add([]byte(`{"seats_offset":-499}`))
+	f.Add([]byte(`{"seats_offset":500}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var k Knobs
 		if err := k.UnmarshalJSON(data); err != nil || k.Validate() != nil {

@@ -20,6 +20,7 @@ var ErrInvalidKnobs = errors.New("sites: invalid knobs")
 const (
 	MaxLatency     = time.Minute // upper bound of Knobs.Latency
 	MaxPriceFactor = 1000.0      // upper bound of Knobs.PriceFactor
+	MaxSeatsOffset = 499         // upper bound of |Knobs.SeatsOffset|
 	maxDriftLen    = 1024
 )
 
@@ -70,13 +71,21 @@ type Knobs struct {
 	// HangPaths are path prefixes (starting with "/") whose requests never
 	// answer until the request context ends.
 	HangPaths []string
-	// RequireLogin puts the checkout, the review page and orders behind
-	// a login (the demo account, see Vendor.Login): a visitor without a
-	// session is sent to /login?next=... .
+	// RequireLogin puts the checkout, the review page and orders (placing,
+	// viewing, cancelling) behind a login (the demo account, see
+	// Vendor.Login): a visitor without a session is sent to /login?next=... .
 	RequireLogin bool
 	// SessionRequests ends a session after this many requests behind the
 	// login (0: sessions never end), as sites expire idle sessions.
 	SessionRequests int
+	// SeatsOffset, when non-zero, is the "wrong quantity reached the site"
+	// bug: an order placed through the form or the API is recorded with
+	// its requested seats plus SeatsOffset (at least 1) and priced for the
+	// recorded seats, while the request is still checked against its own
+	// total_cents and its payload hash stays that of the request as
+	// submitted (a retry with the same key replays the recorded order).
+	// -MaxSeatsOffset..MaxSeatsOffset.
+	SeatsOffset int
 }
 
 // DefaultKnobs returns the knobs of a well-behaved vendor: 100ms latency,
@@ -115,6 +124,9 @@ func (k Knobs) Validate() error {
 	if k.SessionRequests < 0 {
 		return fmt.Errorf("%w: session_requests %d is negative", ErrInvalidKnobs, k.SessionRequests)
 	}
+	if k.SeatsOffset < -MaxSeatsOffset || k.SeatsOffset > MaxSeatsOffset {
+		return fmt.Errorf("%w: seats_offset %d is outside -%d..%d", ErrInvalidKnobs, k.SeatsOffset, MaxSeatsOffset, MaxSeatsOffset)
+	}
 	if len(k.Drift) > maxDriftLen {
 		return fmt.Errorf("%w: drift is %d bytes, more than %d", ErrInvalidKnobs, len(k.Drift), maxDriftLen)
 	}
@@ -139,6 +151,12 @@ func (k Knobs) priceFactor() float64 {
 		return 1
 	}
 	return k.PriceFactor
+}
+
+// recordedSeats returns the seats an order requesting requested seats is
+// recorded with: requested plus SeatsOffset, at least minSeats.
+func (k Knobs) recordedSeats(requested int) int {
+	return max(minSeats, requested+k.SeatsOffset)
 }
 
 // banner reports whether pages carry the late consent banner script.
@@ -182,6 +200,7 @@ type knobsWire struct {
 	HangPaths    []string        `json:"hang_paths"`
 	RequireLogin bool            `json:"require_login,omitempty"`
 	Sessions     int             `json:"session_requests,omitempty"`
+	SeatsOffset  int             `json:"seats_offset,omitempty"`
 }
 
 // MarshalJSON encodes k in the /__admin/knobs format. The output is
@@ -197,6 +216,7 @@ func (k Knobs) MarshalJSON() ([]byte, error) {
 		LazyContent: k.LazyContent, PageRandom: k.PageRandom, TimerRace: k.TimerRace,
 		Drift: k.Drift, RedirectLoop: k.RedirectLoop, HangPaths: k.HangPaths,
 		RequireLogin: k.RequireLogin, Sessions: k.SessionRequests, TestIDDrift: k.TestIDDrift,
+		SeatsOffset: k.SeatsOffset,
 	}
 	if w.FailStatus == nil {
 		w.FailStatus = map[string]int{}
@@ -230,6 +250,7 @@ func (k *Knobs) UnmarshalJSON(data []byte) error {
 		LazyContent: w.LazyContent, PageRandom: w.PageRandom, TimerRace: w.TimerRace,
 		Drift: w.Drift, RedirectLoop: w.RedirectLoop, HangPaths: w.HangPaths,
 		RequireLogin: w.RequireLogin, SessionRequests: w.Sessions, TestIDDrift: w.TestIDDrift,
+		SeatsOffset: w.SeatsOffset,
 	}
 	return nil
 }

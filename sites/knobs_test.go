@@ -33,6 +33,10 @@ func TestKnobsValidate(t *testing.T) {
 		{"fail status 600", Knobs{FailStatus: map[string]int{"/": 600}}, "fail_status"},
 		{"relative hang path", Knobs{HangPaths: []string{"checkout"}}, "hang_paths[0]"},
 		{"huge drift", Knobs{Drift: strings.Repeat("d", 2000)}, "drift"},
+		{"seats offset max", Knobs{SeatsOffset: MaxSeatsOffset}, ""},
+		{"seats offset min", Knobs{SeatsOffset: -MaxSeatsOffset}, ""},
+		{"seats offset too high", Knobs{SeatsOffset: MaxSeatsOffset + 1}, "seats_offset 500 is outside -499..499"},
+		{"seats offset too low", Knobs{SeatsOffset: -MaxSeatsOffset - 1}, "seats_offset -500 is outside -499..499"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,6 +112,12 @@ func TestKnobsJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireContains(t, string(zero), `"latency":"0s"`, `"fail_status":{}`, `"hang_paths":[]`)
+	requireLacks(t, string(zero), "seats_offset") // omitted while zero, as the newer knobs are
+	off, err := json.Marshal(Knobs{SeatsOffset: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireContains(t, string(off), `"seats_offset":2`)
 
 	decode := []struct {
 		in   string
@@ -118,6 +128,8 @@ func TestKnobsJSON(t *testing.T) {
 		{in: `{"latency":1000000}`, want: Knobs{Latency: time.Millisecond}},
 		{in: `{"latency":"1.5s","modal":true}`, want: Knobs{Latency: 1500 * time.Millisecond, Modal: true}},
 		{in: `{"latency":null}`, want: Knobs{}},
+		{in: `{"seats_offset":-3}`, want: Knobs{SeatsOffset: -3}},
+		{in: `{"seats_offset":"2"}`, err: "seats_offset"},
 		{in: `{"latency":"soon"}`, err: "latency"},
 		{in: `{"latency":1.5}`, err: "latency"},
 		{in: `{"latencyMs":5}`, err: "unknown field"},

@@ -19,7 +19,14 @@ import (
 // time. ClientReference is the idempotency key the order was created with
 // (the Idempotency-Key header, else the client_reference field), or "".
 // PayloadSHA256 is the hex sha256 of the canonical payload (package doc,
-// "Order endpoint").
+// "Order endpoint"). Seats and the amounts are what was recorded: with
+// [Knobs].SeatsOffset they differ from the request the hash was taken of.
+//
+// Cancelled is set by the first POST /orders/{id}/cancel, never unset;
+// CancelReference is that request's idempotency key (the Idempotency-Key
+// header, else the client_reference field), or "". Both are omitted from
+// JSON while the order is active, so orders files written before they
+// existed still load.
 type Order struct {
 	ID              string `json:"id"`
 	ClientReference string `json:"client_reference"`
@@ -36,6 +43,8 @@ type Order struct {
 	TotalCents      int64  `json:"total_cents"`
 	PayloadSHA256   string `json:"payload_sha256"`
 	Created         int64  `json:"created"`
+	Cancelled       bool   `json:"cancelled,omitempty"`
+	CancelReference string `json:"cancel_reference,omitempty"`
 }
 
 // Limits of order fields.
@@ -320,7 +329,8 @@ func (r orderRequest) query() string {
 	return b.String()
 }
 
-// request returns the payload an order was created from.
+// request returns the payload an order was recorded with (with
+// Knobs.SeatsOffset, not the seats that were requested).
 func (o Order) request() orderRequest {
 	return orderRequest{
 		Plan: o.Plan, Billing: o.Billing, Seats: o.Seats, Country: o.Country,

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"html"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -361,4 +363,84 @@ func TestFlowLinksKeepValues(t *testing.T) {
 	rv := get(t, v, html.UnescapeString(again[1]))
 	requireStatus(t, rv, 200)
 	requireContains(t, rv.Body.String(), `name="total_cents" value="302400"`, "Reverse charge")
+}
+
+// Knobs.SeatsOffset: the order is recorded and priced with the offset seats,
+// its hash is that of the request as submitted, and a retry with the same key
+// replays it (also after the knob is turned off).
+func TestSeatsOffset(t *testing.T) {
+	tests := []struct {
+		name                         string
+		offset, seats                int
+		api                          bool
+		wantSeats                    int
+		wantSubtotal, wantVAT, total int64
+	}{
+		{name: "off", offset: 0, seats: 10, wantSeats: 10, wantSubtotal: 15000, wantVAT: 2850, total: 17850},
+		{name: "plus two form", offset: 2, seats: 10, wantSeats: 12, wantSubtotal: 18000, wantVAT: 3420, total: 21420},
+		{name: "plus two api", offset: 2, seats: 10, api: true, wantSeats: 12, wantSubtotal: 18000, wantVAT: 3420, total: 21420},
+		{name: "minus three api", offset: -3, seats: 10, api: true, wantSeats: 7, wantSubtotal: 10500, wantVAT: 1995, total: 12495},
+		{name: "clamped to one", offset: -20, seats: 10, wantSeats: 1, wantSubtotal: 1500, wantVAT: 285, total: 1785},
+		{name: "largest", offset: MaxSeatsOffset, seats: maxSeats, api: true, wantSeats: 999, wantSubtotal: 1498500, wantVAT: 284715, total: 1783215},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := newVendor(t, Knobs{SeatsOffset: tc.offset})
+			form := withField(orderForm(), "seats", strconv.Itoa(tc.seats))
+			req, errs := parseOrderFields(orderFieldsFromForm(form), false)
+			if errs != nil {
+				t.Fatal(errs)
+			}
+			submitted := newQuote(req, 1).TotalCents // what the review page showed
+			form.Set("total_cents", strconv.FormatInt(submitted, 10))
+			req.TotalCents = submitted
+
+			place := func() *httptest.ResponseRecorder {
+				if tc.api {
+					body, err := json.Marshal(map[string]string{
+						"plan": form.Get("plan"), "billing": form.Get("billing"), "seats": form.Get("seats"),
+						"country": form.Get("country"), "email": form.Get("email"), "total_cents": form.Get("total_cents"),
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return do(t, v, call{method: "POST", target: "/api/orders", json: string(body), header: map[string]string{"Idempotency-Key": "offset"}})
+				}
+				return do(t, v, call{method: "POST", target: "/orders", form: withRef(form, "offset")})
+			}
+			first := place()
+			if first.Code != http.StatusCreated && first.Code != http.StatusSeeOther {
+				t.Fatalf("order: status %d\n%s", first.Code, first.Body)
+			}
+			orders := v.Orders()
+			if len(orders) != 1 {
+				t.Fatalf("orders = %d, want 1", len(orders))
+			}
+			o := orders[0]
+			if o.Seats != tc.wantSeats || o.UnitPriceCents != 1500 || o.SubtotalCents != tc.wantSubtotal || o.VATCents != tc.wantVAT || o.TotalCents != tc.total {
+				t.Fatalf("recorded seats %d, unit %d, subtotal %d, VAT %d, total %d; want %d, 1500, %d, %d, %d",
+					o.Seats, o.UnitPriceCents, o.SubtotalCents, o.VATCents, o.TotalCents, tc.wantSeats, tc.wantSubtotal, tc.wantVAT, tc.total)
+			}
+			if o.PayloadSHA256 != req.payloadSHA256() {
+				t.Fatalf("payload hash %s, want the submitted request's %s", o.PayloadSHA256, req.payloadSHA256())
+			}
+			requireContains(t, get(t, v, "/orders/"+o.ID).Body.String(),
+				`data-testid="order-seats">`+strconv.Itoa(tc.wantSeats)+`<`,
+				`data-field="subtotal">`+formatUSD(tc.wantSubtotal)+`<`,
+				`data-field="total" data-amount="`+formatAmount(tc.total)+`" data-currency="USD">`+formatUSD(tc.total)+`<`)
+
+			for _, k := range []Knobs{{SeatsOffset: tc.offset}, {}} {
+				if err := v.SetKnobs(k); err != nil {
+					t.Fatal(err)
+				}
+				again := place()
+				if again.Code != http.StatusOK && again.Code != http.StatusSeeOther || again.Header().Get("Idempotent-Replayed") != "true" {
+					t.Fatalf("retry with knobs %+v: status %d, Idempotent-Replayed %q\n%s", k, again.Code, again.Header().Get("Idempotent-Replayed"), again.Body)
+				}
+				if got := v.Orders(); len(got) != 1 || got[0] != o {
+					t.Fatalf("retry with knobs %+v changed the orders: %+v", k, got)
+				}
+			}
+		})
+	}
 }

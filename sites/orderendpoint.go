@@ -43,7 +43,8 @@ type placement struct {
 // placeOrder runs the order protocol for one request: key selection (header,
 // else client_reference), field validation (422), idempotency (replay, 422
 // on a different payload, 409 while in progress), re-pricing with the
-// request's knobs (409 on a stale total) and creation (201).
+// request's knobs (409 on a stale total) and creation (201), with the seats
+// Knobs.SeatsOffset makes it record.
 func (v *Vendor) placeOrder(headerKey string, f orderFields, k Knobs) placement {
 	key := strings.TrimSpace(headerKey)
 	if key == "" {
@@ -76,8 +77,14 @@ func (v *Vendor) placeOrder(headerKey string, f orderFields, k Knobs) placement 
 	if q.TotalCents != req.TotalCents {
 		return placement{status: http.StatusConflict, code: codePriceChanged, message: msgPriceChanged, req: req, current: q.TotalCents}
 	}
+	// With Knobs.SeatsOffset the wrong quantity reaches the store: the order
+	// is recorded and priced with other seats than requested, while its hash
+	// stays that of the request as submitted.
+	recorded := req
+	recorded.Seats = k.recordedSeats(req.Seats)
+	q = newQuote(recorded, k.priceFactor())
 	o, err := v.store.create(Order{
-		ClientReference: key, Plan: req.Plan, Billing: req.Billing, Seats: req.Seats,
+		ClientReference: key, Plan: req.Plan, Billing: req.Billing, Seats: recorded.Seats,
 		Country: req.Country, Email: req.Email, VATID: req.VATID,
 		UnitPriceCents: q.UnitCents, SubtotalCents: q.SubtotalCents, VATCents: q.VATCents, TotalCents: q.TotalCents,
 		PayloadSHA256: hash,

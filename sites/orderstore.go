@@ -112,6 +112,9 @@ func (s *orderStore) index(o Order) error {
 	if o.Created <= 0 {
 		return fmt.Errorf("order %s: created %d is not a positive sequence number", o.ID, o.Created)
 	}
+	if o.CancelReference != "" && !o.Cancelled {
+		return fmt.Errorf("order %s: cancel reference %q on an active order", o.ID, o.CancelReference)
+	}
 	if o.ClientReference != "" {
 		if _, dup := s.byKey[o.ClientReference]; dup {
 			return fmt.Errorf("order %s: client reference %q already used", o.ID, o.ClientReference)
@@ -188,6 +191,43 @@ func (s *orderStore) create(o Order) (Order, error) {
 	s.nextNum++
 	s.nextSeq++
 	return o, nil
+}
+
+// cancel marks the order id cancelled, with key as its CancelReference, and
+// persists the store. found is false for an unknown id. changed is false when
+// the order was already cancelled: nothing is modified or written, and the
+// returned order carries the first cancellation's reference. On a
+// persistence error the order stays active.
+func (s *orderStore) cancel(id, key string) (o Order, found, changed bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, ok := s.byID[id]
+	if !ok {
+		return Order{}, false, false, nil
+	}
+	if s.orders[i].Cancelled {
+		return s.orders[i], true, false, nil
+	}
+	before := s.orders[i]
+	s.orders[i].Cancelled, s.orders[i].CancelReference = true, key
+	if err := s.persistLocked(); err != nil {
+		s.orders[i] = before
+		return before, true, false, err
+	}
+	return s.orders[i], true, true, nil
+}
+
+// cancelled returns how many orders are cancelled.
+func (s *orderStore) cancelled() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, o := range s.orders {
+		if o.Cancelled {
+			n++
+		}
+	}
+	return n
 }
 
 // persistLocked writes all orders to a temporary file next to path, syncs it

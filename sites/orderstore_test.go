@@ -75,15 +75,16 @@ func TestOrdersFileContinuesAfterHighestID(t *testing.T) {
 // naming the problem.
 func TestOrdersFileBad(t *testing.T) {
 	want := map[string]string{
-		"bad-empty.json":           "EOF",
-		"bad-not-json.json":        "invalid character",
-		"bad-version.json":         "version 2",
-		"bad-unknown-field.json":   "unknown field",
-		"bad-id.json":              "not ORD-<number>",
-		"bad-id-leading-zero.json": "not ORD-<number>",
-		"bad-duplicate-id.json":    "duplicate order id",
-		"bad-duplicate-key.json":   "already used",
-		"bad-created.json":         "positive sequence",
+		"bad-empty.json":            "EOF",
+		"bad-not-json.json":         "invalid character",
+		"bad-version.json":          "version 2",
+		"bad-unknown-field.json":    "unknown field",
+		"bad-id.json":               "not ORD-<number>",
+		"bad-id-leading-zero.json":  "not ORD-<number>",
+		"bad-duplicate-id.json":     "duplicate order id",
+		"bad-duplicate-key.json":    "already used",
+		"bad-created.json":          "positive sequence",
+		"bad-cancel-reference.json": "cancel reference \"undo\" on an active order",
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "bad-*.json"))
 	if err != nil {

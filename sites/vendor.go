@@ -17,8 +17,9 @@ type VendorOptions struct {
 	Knobs Knobs
 	// OrdersFile, if set, is loaded at start (a missing file is an empty
 	// history; its directory is created) and rewritten atomically (temporary
-	// file, fsync, rename) on every new order, so orders and the order-id
-	// sequence survive restarts.
+	// file, fsync, rename) on every new order and every cancellation, so
+	// orders, their cancellations and the order-id sequence survive
+	// restarts.
 	OrdersFile string
 }
 
@@ -78,6 +79,12 @@ func (v *Vendor) SetKnobs(k Knobs) error {
 
 // Orders returns a copy of all orders in creation order.
 func (v *Vendor) Orders() []Order { return v.store.list() }
+
+// Cancellations returns how many cancellations changed an order: the number
+// of cancelled orders, counting those loaded from [VendorOptions].OrdersFile.
+// Only the first POST /orders/{id}/cancel of an order counts; a repeated
+// one is a replay and changes nothing.
+func (v *Vendor) Cancellations() int { return v.store.cancelled() }
 
 // reqState is the per-request snapshot the handlers read.
 type reqState struct {
@@ -197,6 +204,7 @@ func (v *Vendor) routes() *http.ServeMux {
 	m.HandleFunc("/orders", v.handler(methods{http.MethodPost: v.postOrderForm}))
 	m.HandleFunc("/orders/{id}", get(v.orderPage))
 	m.HandleFunc("/orders/{id}/invoice.pdf", get(v.invoice))
+	m.HandleFunc("/orders/{id}/cancel", v.handler(methods{http.MethodPost: v.cancelOrder}))
 	m.HandleFunc("/api/orders", v.handler(methods{http.MethodGet: v.apiListOrders, http.MethodPost: v.apiPostOrder}))
 	m.HandleFunc("/api/orders/{id}", get(v.apiGetOrder))
 	m.HandleFunc("/api/plans", get(v.apiPlans))
