@@ -40,6 +40,12 @@ func VerifyLedger(ctx context.Context, l *ledger.Ledger, elog *eventlog.Log, sto
 		if err := evidence.Verify(ctx, store, key, e.Artifacts, &rep.Evidence); err != nil {
 			errs = append(errs, err)
 		}
+		if c := e.Compensation; c != nil {
+			// The undo's evidence is held to the same rule.
+			if err := evidence.Verify(ctx, store, key, c.Artifacts, &rep.Evidence); err != nil {
+				errs = append(errs, fmt.Errorf("compensation: %w", err))
+			}
+		}
 		if err := checkOutcome(ctx, store, e); err != nil {
 			errs = append(errs, err)
 		}

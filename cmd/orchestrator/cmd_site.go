@@ -23,6 +23,7 @@ func cmdSite(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	orders := fs.String("orders-file", "", "keep orders in this JSON file across restarts")
 	login := fs.Bool("require-login", false, "put checkout and orders behind a login (account "+sites.DemoEmail+", password \""+sites.DemoPassword+"\")")
 	sessionRequests := fs.Int("session-requests", 0, "with --require-login: a session ends after this many requests (0: never)")
+	seatsOffset := fs.Int("seats-offset", 0, "record every order with this many seats more (a wrong-quantity bug, for commit.postcheck and commit.compensate)")
 	cmsSite := fs.Bool("cms", false, "serve Inkwell CMS, the server-rendered admin test site (login "+cms.DefaultUsername+" / "+cms.DefaultPassword+"), instead of the vendor; only --addr and --latency apply")
 	fs.Usage = func() { fmt.Fprintln(stderr, "usage: orchestrator site [flags]"); fs.PrintDefaults() }
 	if err := parseNone(fs, args, stderr); err != nil {
@@ -34,6 +35,7 @@ func cmdSite(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	k := sites.DefaultKnobs()
 	k.Latency, k.ABVariant = *latency, *ab
 	k.RequireLogin, k.SessionRequests = *login, *sessionRequests
+	k.SeatsOffset = *seatsOffset
 	v, err := sites.NewVendor(sites.VendorOptions{Knobs: k, OrdersFile: *orders})
 	if err != nil {
 		return badInput("%v", err)

@@ -97,6 +97,19 @@ func printEntry(w io.Writer, e ledger.Entry, hist []ledger.Transition) {
 			fmt.Fprintf(w, "  %-24s sha256:%s\n", k, e.Artifacts[k])
 		}
 	}
+	if c := e.Compensation; c != nil {
+		fmt.Fprintln(w, "undo")
+		fmt.Fprintf(w, "  %-12s %s\n  %-12s %s\n  %-12s %d (run %s)\n", "key", c.Key, "reason", c.Reason, "attempts", c.Attempts, c.RunID)
+		if len(c.Confirmation) > 0 {
+			fmt.Fprintf(w, "  %-12s %s\n", "confirmation", genericFields(c.Confirmation).String())
+		}
+		if c.Error != "" {
+			fmt.Fprintf(w, "  %-12s %s\n", "error", strings.Join(strings.Fields(c.Error), " "))
+		}
+		for _, k := range slices.Sorted(maps.Keys(c.Artifacts)) {
+			fmt.Fprintf(w, "  %-24s sha256:%s\n", k, c.Artifacts[k])
+		}
+	}
 	if len(hist) > 0 {
 		fmt.Fprintln(w, "transitions")
 		for _, t := range hist {
