@@ -95,7 +95,7 @@ func TestFailureStderr(t *testing.T) {
 		{"no bundle file", []string{"validate", filepath.Join(dir, "none.bundle")}, orchestrator.ExitBadInput,
 			"orchestrator: bad input: open " + filepath.Join(dir, "none.bundle") + ": no such file or directory\n"},
 		{"unknown ledger state", []string{"ledger", "list", "--state", "done", "--data-dir", withLedger}, orchestrator.ExitBadInput,
-			`orchestrator: bad input: --state "done": use intent, committed, aborted or failed` + "\n"},
+			`orchestrator: bad input: --state "done": use intent, committed, aborted, failed, compensating, compensated or compensation_failed` + "\n"},
 		{"no data dir", []string{"runs", "--data-dir", filepath.Join(dir, "none")}, orchestrator.ExitBadInput,
 			"orchestrator: bad input: no events.db in data dir " + filepath.Join(dir, "none") + ": the directory does not exist (run a task first, or pass --data-dir)\n"},
 	}
