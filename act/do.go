@@ -53,6 +53,9 @@ func Do(ctx context.Context, p Page, a branch.Action, inputs Resolver) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
+	if err := selectTab(ctx, p, a.Tab); err != nil {
+		return Result{}, err
+	}
 	if done, err := onPage(ctx, p, a, value); done {
 		return Result{}, err
 	}
@@ -148,4 +151,18 @@ func onElement(ctx context.Context, el Element, kind, value string) error {
 		return el.WaitVisible(ctx)
 	}
 	return &Error{Code: branch.CodeUnsupported, Msg: "unknown action kind " + kind}
+}
+
+// selectTab makes tab the page's current tab when the action names one.
+func selectTab(ctx context.Context, p Page, tab *int) error {
+	if tab == nil {
+		return nil
+	}
+	if t, ok := p.(Tabs); ok {
+		return t.SelectTab(ctx, *tab)
+	}
+	if *tab != 0 {
+		return &Error{Code: branch.CodeNoSuchTab, Msg: "tab " + strconv.Itoa(*tab) + ": the page has one tab, 0"}
+	}
+	return nil
 }

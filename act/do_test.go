@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -283,5 +284,36 @@ func TestEveryKindIsInterpreted(t *testing.T) {
 				t.Errorf("%s (target %v): calls %q, error %v", k, tg != nil, p.calls, err)
 			}
 		}
+	}
+}
+
+// tabbedPage is a Page with tabs: it records the tab each action selects.
+type tabbedPage struct{ *fakePage }
+
+func (p tabbedPage) SelectTab(_ context.Context, i int) error {
+	return p.op("tab " + strconv.Itoa(i))
+}
+
+// TestTabs: an action that names its tab selects it first on a Page with
+// tabs; a Page without them has tab 0 only, and any other tab is
+// no_such_tab before anything is done.
+func TestTabs(t *testing.T) {
+	one, zero := 1, 0
+	p := &fakePage{strategy: "id"}
+	if _, err := act.Do(context.Background(), tabbedPage{p}, branch.Action{Kind: branch.KindClick, Target: target, Tab: &one}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"tab 1", "resolve " + tDesc, "click"}; !slices.Equal(p.calls, want) {
+		t.Fatalf("calls %q, want %q", p.calls, want)
+	}
+	p = &fakePage{strategy: "id"}
+	if _, err := act.Do(context.Background(), plainPage{p}, branch.Action{Kind: branch.KindClick, Target: target, Tab: &zero}, nil); err != nil {
+		t.Fatalf("tab 0 of a page without tabs: %v", err)
+	}
+	p = &fakePage{}
+	_, err := act.Do(context.Background(), plainPage{p}, branch.Action{Kind: branch.KindClick, Target: target, Tab: &one}, nil)
+	var ae *act.Error
+	if !errors.As(err, &ae) || ae.Code != branch.CodeNoSuchTab || len(p.calls) != 0 {
+		t.Fatalf("tab 1 of a page without tabs: %v, calls %q; want no_such_tab and nothing done", err, p.calls)
 	}
 }

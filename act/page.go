@@ -65,3 +65,12 @@ type Element interface {
 type InputRecorder interface {
 	RecordInput(name string, t *branch.Target, value string)
 }
+
+// Tabs is an optional interface of a Page with several tabs (a popup a
+// click opened): Do calls SelectTab before an action that names its tab
+// (branch.Action.Tab), with the tab's index in the order the tabs opened;
+// it fails with no_such_tab when there is none. A Page without it has
+// one tab, 0.
+type Tabs interface {
+	SelectTab(ctx context.Context, i int) error
+}

@@ -60,6 +60,11 @@ type Action struct {
 	// page settling after it) below the environment's action timeout; 0
 	// keeps that one. It is not part of the plan digest.
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
+	// Tab, when set, is the tab the action acts in: the index of the
+	// session's page in the order the pages opened (0 the first). The
+	// session stays on it. Unset, an action acts in the newest page (a
+	// popup a click opened). Flows set it; the planner does not.
+	Tab *int `json:"tab,omitempty"`
 }
 
 // Answers to a native dialog.

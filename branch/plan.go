@@ -26,6 +26,7 @@ type digestAction struct {
 	Value  string        `json:"v,omitempty"`
 	Input  string        `json:"i,omitempty"`
 	Dialog string        `json:"d,omitempty"`
+	Tab    *int          `json:"tab,omitempty"`
 }
 
 type digestTarget struct {
@@ -51,7 +52,7 @@ func (p Plan) canonical(origin string) []byte {
 		if origin != "" && strings.HasPrefix(u, origin) {
 			u = "{origin}" + u[len(origin):]
 		}
-		d := digestAction{Kind: a.Kind, URL: u, Value: a.Value, Input: a.Input, Dialog: a.Dialog}
+		d := digestAction{Kind: a.Kind, URL: u, Value: a.Value, Input: a.Input, Dialog: a.Dialog, Tab: a.Tab}
 		if t := a.Target; t != nil {
 			d.Target = &digestTarget{TestID: t.TestID, AriaLabel: t.AriaLabel, Role: t.Role, Name: t.Name,
 				ID: t.ID, Field: t.Field, Text: t.Text, CSS: t.CSS}

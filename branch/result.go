@@ -25,6 +25,9 @@ const (
 	CodeRedactedValue     Code = "redacted_value"
 	CodeInputMissing      Code = "input_missing"
 	CodeGuardBlocked      Code = "guard_blocked"
+	// CodeNoSuchTab is an action whose tab (Action.Tab) the session does
+	// not have.
+	CodeNoSuchTab Code = "no_such_tab"
 	// CodeValueNotSet is a set action whose control would not hold the
 	// value: out of its range, off its step, refused by the page, or a
 	// date picker that never showed the month.

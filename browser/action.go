@@ -233,8 +233,24 @@ type actPage struct{ s *Session }
 var (
 	_ act.Page          = actPage{}
 	_ act.InputRecorder = actPage{}
+	_ act.Tabs          = actPage{}
 	_ act.Element       = actElement{}
 )
+
+// SelectTab makes the context's page i (in the order the pages opened)
+// the session's page, brought to the front: a flow action's tab.
+func (p actPage) SelectTab(_ context.Context, i int) error {
+	s := p.s
+	pages := s.bctx.Pages()
+	if i < 0 || i >= len(pages) {
+		return &ActionError{Code: branch.CodeNoSuchTab, Msg: fmt.Sprintf("tab %d: the session has %d tab(s)", i, len(pages))}
+	}
+	if pg := pages[i]; pg != s.page {
+		s.page = pg // its listeners were set when it opened
+		return pg.BringToFront()
+	}
+	return nil
+}
 
 // timeout is the action timeout in Playwright's terms.
 func (s *Session) timeout() *float64 {
@@ -304,8 +320,39 @@ type actElement struct {
 	loc playwright.Locator
 }
 
+// Click clicks the element. A link (or a form's submit button) whose
+// target names another tab opens it after the click returns: the click
+// then waits for that tab, which the session follows, so the next action
+// acts in it. A tab that does not come (a script kept the click) is no
+// failure.
 func (e actElement) Click(context.Context) error {
-	return e.loc.Click(playwright.LocatorClickOptions{Timeout: e.s.timeout()})
+	click := func() error { return e.loc.Click(playwright.LocatorClickOptions{Timeout: e.s.timeout()}) }
+	if !e.opensTab() {
+		return click()
+	}
+	before := len(e.s.bctx.Pages())
+	_, err := e.s.bctx.ExpectPage(click, playwright.BrowserContextExpectPageOptions{Timeout: e.s.timeout()})
+	if err != nil && isTimeout(err) && len(e.s.bctx.Pages()) == before {
+		return nil
+	}
+	return err
+}
+
+// opensTabScript reports whether clicking the element follows a link, or
+// submits a form, into another browsing context (target _blank or a
+// name, not _self, _parent or _top).
+const opensTabScript = `el => {
+	const a = el.closest('a[href][target], area[href][target]');
+	const f = !a && el.form && (el.type === 'submit' || el.type === 'image') ? el.form : null;
+	const t = ((a && a.target) || (f && (el.formTarget || f.target)) || '').toLowerCase();
+	return t !== '' && t !== '_self' && t !== '_parent' && t !== '_top';
+}`
+
+// opensTab reports whether a click on the element opens another tab.
+func (e actElement) opensTab() bool {
+	v, err := e.loc.Evaluate(opensTabScript, nil, playwright.LocatorEvaluateOptions{Timeout: e.s.timeout()})
+	b, _ := v.(bool)
+	return err == nil && b
 }
 
 func (e actElement) Fill(_ context.Context, text string) error {

@@ -25,7 +25,8 @@
 // (KindScreenshot); an action of a kind playback does not know is
 // skipped with unsupported_action_type, the others still play. Each
 // action may bound its own time (timeout_ms) and say who chose it
-// (source: person or planner).
+// (source: person or planner), and name the tab it acts in (tab: 0 for
+// the first, for flows that open several).
 //
 // A value that was redacted or tokenized at capture is never typed: the
 // action is marked redacted, and playback skips it unless the user
@@ -124,6 +125,10 @@ type Action struct {
 	// written by a person) or SourcePlanner (a search or a model chose
 	// it; flow export writes it). Empty when the file does not say.
 	Source string `yaml:"source,omitempty" json:"source,omitempty"`
+	// Tab is the tab the action acts in, by the order the tabs opened (0
+	// the first); unset, the newest (a popup the flow opened). Playback
+	// stays in the tab it selects.
+	Tab *int `yaml:"tab,omitempty" json:"tab,omitempty"`
 }
 
 // KindScreenshot is a flow's own action kind: a checkpoint that captures
@@ -161,7 +166,7 @@ func (a Action) Describe() string { return a.Branch().Describe() }
 // executor types.
 func (a Action) Branch() branch.Action {
 	out := branch.Action{Kind: a.Kind, URL: a.URL, Value: a.Value, Dialog: a.Dialog, Label: a.Label, Target: copyTarget(a.Target),
-		TimeoutMS: a.TimeoutMS}
+		TimeoutMS: a.TimeoutMS, Tab: a.Tab}
 	if a.Redacted {
 		out.Value = branch.RedactedPlaceholder
 	}
@@ -175,7 +180,7 @@ func (a Action) Branch() branch.Action {
 // redacted.
 func FromBranch(a branch.Action) Action {
 	out := Action{Kind: a.Kind, Label: a.Label, URL: a.URL, Value: a.Value, Input: a.Input, Dialog: a.Dialog, Target: copyTarget(a.Target),
-		Source: SourcePlanner}
+		Source: SourcePlanner, Tab: a.Tab}
 	if a.Input != "" || a.Value == branch.RedactedPlaceholder {
 		out.Value, out.Redacted = "", true
 	}

@@ -86,6 +86,7 @@ func TestParseBad(t *testing.T) {
 		{"no-actions.yaml", "actions: a flow needs at least one action"},
 		{"empty-kind.yaml", `empty-kind.yaml:4: actions[1].kind: is empty`},
 		{"negative-timeout.yaml", `negative-timeout.yaml:3: actions[0].timeout_ms: is negative`},
+		{"negative-tab.yaml", `negative-tab.yaml:4: actions[1].tab: is negative`},
 		{"bad-source.yaml", `bad-source.yaml:3: actions[0].source: "robot" is neither person nor planner`},
 		{"no-target.yaml", "no-target.yaml:4: actions[1].target: a click action needs a target"},
 		{"relative-url.yaml", `relative-url.yaml:3: actions[0].url: "/relative" is not an absolute URL`},

@@ -205,6 +205,9 @@ func validateAction(a Action) string {
 	if a.TimeoutMS < 0 {
 		return "timeout_ms: is negative"
 	}
+	if a.Tab != nil && *a.Tab < 0 {
+		return "tab: is negative"
+	}
 	if a.Source != "" && a.Source != SourcePerson && a.Source != SourcePlanner {
 		return fmt.Sprintf("source: %q is neither person nor planner", a.Source)
 	}

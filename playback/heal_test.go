@@ -379,3 +379,46 @@ func TestVocabularyInChromium(t *testing.T) {
 		t.Error("the click after the timed-out wait did not run")
 	}
 }
+
+// TestTabsInChromium: a click opens a popup and the flow goes on in it (the
+// newest tab); tab: 0 brings the flow back to the first tab, where it
+// stays; a tab the session does not have fails with no_such_tab.
+func TestTabsInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real Chromium")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/help" {
+			fmt.Fprint(w, `<!doctype html><title>Help</title><button type="button" onclick="document.body.dataset.clicked='got it'">Got it</button>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>Form</title><a href="/help" target="_blank">Open help</a>`+
+			`<button type="button" onclick="document.body.dataset.clicked='save'">Save</button>`)
+	}))
+	defer srv.Close()
+	first, missing := 0, 3
+	f := &flow.Flow{SchemaVersion: flow.SchemaVersion, Origin: srv.URL, Actions: []flow.Action{
+		{Kind: branch.KindNavigate, URL: srv.URL + "/form"},
+		{Kind: branch.KindClick, Target: &flow.Target{Role: "link", Name: "Open help"}},
+		{Kind: branch.KindClick, Target: &flow.Target{Role: "button", Name: "Got it"}},
+		{Kind: branch.KindClick, Target: &flow.Target{Role: "button", Name: "Save"}, Tab: &first},
+		{Kind: branch.KindClick, Target: &flow.Target{Role: "button", Name: "Save"}, Tab: &missing},
+	}}
+	rep, sess := play(t, f, playback.Options{})
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, r.Status)
+	}
+	if strings.Join(got, " ") != "ok ok ok ok failed" {
+		t.Fatalf("statuses %v, want ok ok ok ok failed: %+v", got, rep.Results)
+	}
+	for _, r := range rep.Results {
+		t.Logf("%s %s %dms", r.Label, r.Status, r.DurationMS)
+	}
+	if r := rep.Results[4]; r.ErrorCode != branch.CodeNoSuchTab {
+		t.Errorf("tab 3: %+v; want no_such_tab", r)
+	}
+	if clicked(t, sess) != "save" {
+		t.Error("the session is not on the first tab after tab: 0")
+	}
+}
