@@ -163,12 +163,9 @@ type Result struct {
 // without the ledger's lock: it writes no row.
 func (c *Committer) Commit(ctx context.Context, cands []Candidate) (*Result, error) {
 	if !c.DryRun {
-		unlock, err := c.Ledger.Lock(ctx)
+		unlock, err := c.lock(ctx)
 		if err != nil {
-			if errors.Is(err, ledger.ErrLocked) {
-				return nil, fmt.Errorf("%w: %v", ErrBusy, err)
-			}
-			return nil, fmt.Errorf("commit: locking the ledger: %w", err)
+			return nil, err
 		}
 		defer unlock()
 	}
@@ -198,6 +195,19 @@ func (c *Committer) Commit(ctx context.Context, cands []Candidate) (*Result, err
 		c.Events.Record(ctx, eventlog.KindCommitSkip, cand.BranchID, skip)
 	}
 	return &Result{Skipped: skipped, Changes: changes}, fmt.Errorf("%w: %s", ErrNoCandidate, strings.Join(skipped, "; "))
+}
+
+// lock takes the ledger's single-writer lock: ErrBusy when another
+// committer holds it.
+func (c *Committer) lock(ctx context.Context) (unlock func() error, err error) {
+	unlock, err = c.Ledger.Lock(ctx)
+	if errors.Is(err, ledger.ErrLocked) {
+		return nil, fmt.Errorf("%w: %v", ErrBusy, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("commit: locking the ledger: %w", err)
+	}
+	return unlock, nil
 }
 
 // IntentMismatchError reports that the ledger holds the key with another

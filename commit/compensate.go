@@ -54,12 +54,9 @@ func CompensationKey(e ledger.Entry) (string, error) {
 // lock. reason says why (a failed post-check, a person's request). A row
 // already compensated is returned with Existing and nothing is sent.
 func (c *Committer) Compensate(ctx context.Context, key, reason string) (*Compensation, error) {
-	unlock, err := c.Ledger.Lock(ctx)
+	unlock, err := c.lock(ctx)
 	if err != nil {
-		if errors.Is(err, ledger.ErrLocked) {
-			return nil, fmt.Errorf("%w: %v", ErrBusy, err)
-		}
-		return nil, fmt.Errorf("commit: locking the ledger: %w", err)
+		return nil, err
 	}
 	defer unlock()
 	e, err := c.Ledger.Get(ctx, key)

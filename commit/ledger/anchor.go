@@ -47,13 +47,20 @@ func isHexHash(s string) bool {
 
 // anchorJSON returns the anchor column's text: the canonical JSON object,
 // or "" for none.
-func anchorJSON(a *Anchor) (string, error) {
-	if a == nil {
+func anchorJSON(a *Anchor) (string, error) { return objectColumn(a, "anchor") }
+
+// parseAnchor reads the anchor column's text.
+func parseAnchor(s string) (*Anchor, error) { return parseObjectColumn[Anchor](s) }
+
+// objectColumn is the text of a column holding an optional object (the
+// anchor, the compensation): its canonical JSON, or "" for nil.
+func objectColumn[T any](v *T, what string) (string, error) {
+	if v == nil {
 		return "", nil
 	}
-	b, err := json.Marshal(a)
+	b, err := json.Marshal(v)
 	if err != nil {
-		return "", fmt.Errorf("ledger: encode anchor: %w", err)
+		return "", fmt.Errorf("ledger: encode %s: %w", what, err)
 	}
 	c, err := Canonical(b)
 	if err != nil {
@@ -62,16 +69,16 @@ func anchorJSON(a *Anchor) (string, error) {
 	return string(c), nil
 }
 
-// parseAnchor reads the anchor column's text.
-func parseAnchor(s string) (*Anchor, error) {
+// parseObjectColumn reads what objectColumn wrote: nil for "".
+func parseObjectColumn[T any](s string) (*T, error) {
 	if s == "" {
 		return nil, nil
 	}
-	var a Anchor
-	if err := json.Unmarshal([]byte(s), &a); err != nil {
+	var v T
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
 		return nil, err
 	}
-	return &a, nil
+	return &v, nil
 }
 
 // Anchor returns the event-log anchor recorded in the transition's

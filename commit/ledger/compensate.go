@@ -99,29 +99,7 @@ func (l *Ledger) SettleCompensation(ctx context.Context, key string, ok bool, ou
 
 // compensationJSON returns the compensation column's text: the canonical
 // JSON object, or "" for none.
-func compensationJSON(c *Compensation) (string, error) {
-	if c == nil {
-		return "", nil
-	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		return "", fmt.Errorf("ledger: encode compensation: %w", err)
-	}
-	out, err := Canonical(b)
-	if err != nil {
-		return "", err
-	}
-	return string(out), nil
-}
+func compensationJSON(c *Compensation) (string, error) { return objectColumn(c, "compensation") }
 
 // parseCompensation reads the compensation column's text.
-func parseCompensation(s string) (*Compensation, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var c Compensation
-	if err := json.Unmarshal([]byte(s), &c); err != nil {
-		return nil, err
-	}
-	return &c, nil
-}
+func parseCompensation(s string) (*Compensation, error) { return parseObjectColumn[Compensation](s) }
