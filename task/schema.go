@@ -34,6 +34,7 @@ type Schema struct {
 	Items                *Schema             `json:"items,omitempty"`
 	AnyOf                []*Schema           `json:"anyOf,omitempty"`
 	OneOf                []*Schema           `json:"oneOf,omitempty"`
+	AllOf                []*Schema           `json:"allOf,omitempty"`
 	If                   *Schema             `json:"if,omitempty"`
 	Then                 *Schema             `json:"then,omitempty"`
 	Not                  *Schema             `json:"not,omitempty"`
@@ -196,9 +197,17 @@ var schemaRules = map[string]func(*Schema){
 	"environment.clock":               func(s *Schema) { s.Type, s.Pattern = "string", `^[0-9]{4}-[0-9]{2}-[0-9]{2}T` },
 	"planner.proposer":                enum([]string{ProposerHeuristic, ProposerLLM}),
 	"planner": func(s *Schema) {
-		// A model planner names its model and endpoint.
-		s.If = &Schema{Required: []string{"proposer"}, Properties: map[string]*Schema{"proposer": {Enum: []any{ProposerLLM}}}}
-		s.Then = &Schema{Required: []string{"model", "base_url"}}
+		llm := map[string]*Schema{"proposer": {Enum: []any{ProposerLLM}}}
+		var modelFields []*Schema
+		for _, f := range []string{"model", "base_url", "api_key", "fallback"} {
+			modelFields = append(modelFields, &Schema{Required: []string{f}})
+		}
+		s.AllOf = []*Schema{
+			// A model planner names its model and endpoint ...
+			{If: &Schema{Required: []string{"proposer"}, Properties: llm}, Then: &Schema{Required: []string{"model", "base_url"}}},
+			// ... and only a model planner takes them.
+			{If: &Schema{AnyOf: modelFields}, Then: &Schema{Required: []string{"proposer"}, Properties: llm}},
+		}
 	},
 	"planner.fallback":    enum([]string{FallbackNone, FallbackHeuristic}),
 	"planner.profiles[]":  enum(PlannerProfiles),
