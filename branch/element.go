@@ -74,6 +74,19 @@ func (k ElementKind) TakesText() bool {
 	return false
 }
 
+// HoldsValue reports whether an element of kind k is a form control that
+// holds a value a person sets (text, a choice, a checked state, a number):
+// not a link, button, menu, tab or option, which are acted on and hold
+// nothing.
+func (k ElementKind) HoldsValue() bool {
+	switch k {
+	case ElemTextbox, ElemSearch, ElemEmail, ElemNumber, ElemTextarea, ElemSelect, ElemCheckbox, ElemRadio,
+		ElemSwitch, ElemSlider, ElemSpinbutton, ElemCombobox, ElemListbox:
+		return true
+	}
+	return false
+}
+
 // SingleLine reports whether an element of kind k is a text field of one
 // line: the kinds that take text except the textarea, where Enter starts a
 // new line instead of submitting.

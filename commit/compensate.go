@@ -70,8 +70,11 @@ func (c *Committer) Compensate(ctx context.Context, key, reason string) (*Compen
 func (c *Committer) compensate(ctx context.Context, e ledger.Entry, reason string) (*Compensation, error) {
 	switch e.State {
 	case ledger.StateCompensated:
-		c.Events.Record(ctx, eventlog.KindLedger, e.BranchID, pl.Ledger{Key: e.Key, State: string(e.State), EntryID: e.ID,
-			OrderID: e.OrderID, Existing: true, CompensationKey: e.Compensation.Key})
+		ev := pl.Ledger{Key: e.Key, State: string(e.State), EntryID: e.ID, OrderID: e.OrderID, Existing: true}
+		if e.Compensation != nil { // verify names a row without it
+			ev.CompensationKey = e.Compensation.Key
+		}
+		c.Events.Record(ctx, eventlog.KindLedger, e.BranchID, ev)
 		return &Compensation{Entry: e, Existing: true}, nil
 	case ledger.StateCommitted, ledger.StateCompensating, ledger.StateCompensationFailed:
 	default:
@@ -85,6 +88,7 @@ func (c *Committer) compensate(ctx context.Context, e ledger.Entry, reason strin
 	if err != nil {
 		return nil, fmt.Errorf("commit: compensation key: %w", err)
 	}
+	reason = c.Spec.Scrubber().Text(reason) // a person's words, recorded
 	kept := &keptStore{store: c.Store}
 	if err := c.trailErr(kept); err != nil {
 		c.Events.Record(ctx, eventlog.KindCommitRefused, e.BranchID, map[string]any{"key": compKey, "reason": err.Error()})
@@ -144,7 +148,7 @@ func (c *Committer) undo(ctx context.Context, e ledger.Entry, cp *task.Compensat
 	if r, err := sess.Do(ctx, branch.Action{Kind: branch.KindNavigate, URL: target}, nil); err != nil {
 		return nil, arts, err
 	} else if r.Status == branch.StatusFailed {
-		return nil, arts, fmt.Errorf("opening %s: %s", target, r.Error)
+		return nil, arts, fmt.Errorf("opening %s: %s", c.Spec.Scrubber().URL(target), r.Error)
 	}
 	id := c.Task.Commit.Idempotency
 	if cp.Idempotency != nil {
@@ -156,6 +160,11 @@ func (c *Committer) undo(ctx context.Context, e ledger.Entry, cp *task.Compensat
 		}
 	} else if err := sess.InjectHeader(nil, id.Header, key); err != nil {
 		return nil, arts, fmt.Errorf("carrying the undo's key in %s: %w", id.Header, err)
+	}
+	// The last moment to refuse, as for the commit: what was recorded up
+	// to here must have been kept.
+	if err := c.trailErr(kept); err != nil {
+		return nil, arts, err
 	}
 	step := sess.Step() + 1
 	sess.ReleaseWrites() // the one request that may change the site: the undo
@@ -184,33 +193,27 @@ func (c *Committer) undo(ctx context.Context, e ledger.Entry, cp *task.Compensat
 	return mustJSON(map[string]any{"order_id": e.OrderID, "url": snap.Obs.URL, "key": key}), arts, nil
 }
 
-// awaitUndo observes the page until the undo's confirm predicate holds or
-// its timeout passes, and returns the last observation.
+// awaitUndo watches the page until the undo's confirm predicate holds or
+// its timeout passes, and returns whether it held with one stored
+// observation of the page as it ended (its evidence).
 func (c *Committer) awaitUndo(ctx context.Context, sess *browser.Session, cp *task.Compensate) (browser.Snapshot, bool) {
-	timeout := time.Duration(cp.Timeout)
-	if timeout <= 0 {
-		timeout = time.Duration(c.Task.Commit.Confirm.Timeout)
-	}
-	deadline := time.Now().Add(timeout)
-	spec := browser.ObserveSpec{Probes: scoring.Probes(cp.Confirm), Store: true}
-	for {
-		snap, err := sess.Observe(ctx, spec)
-		if err == nil {
-			facts := scoring.Facts{URL: sess.URL(), Title: snap.Obs.Title, Answers: snap.Answers}
-			if ok, _ := cp.Confirm.Eval(facts); ok {
-				snap, _ = sess.Observe(ctx, browser.ObserveSpec{Store: true, Screenshot: true})
-				return snap, true
-			}
+	deadline := time.Now().Add(time.Duration(cp.Timeout))
+	probe := browser.ObserveSpec{Probes: scoring.Probes(cp.Confirm)}
+	held := false
+	for !held && ctx.Err() == nil {
+		if snap, err := sess.Observe(ctx, probe); err == nil {
+			held, _ = cp.Confirm.Eval(scoring.Facts{URL: sess.URL(), Title: snap.Obs.Title, Answers: snap.Answers})
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return snap, false
+		if held || time.Now().After(deadline) {
+			break
 		}
 		select {
 		case <-ctx.Done():
-			return snap, false
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+	snap, _ := sess.Observe(context.WithoutCancel(ctx), browser.ObserveSpec{Store: true, Screenshot: true})
+	return snap, held
 }
 
 // undoURL is commit.compensate.navigate with the order id in place,
@@ -228,24 +231,35 @@ func undoURL(start, navigate, orderID string) (string, error) {
 }
 
 // postcheck evaluates the task's post-checks on the page after a confirmed
-// commit and returns the names of those that fail (none when the task has
-// none).
+// commit and returns the names of those that do not hold (none when the
+// task has none). Only a check that evaluated to false counts: a page
+// that cannot be observed, or a check whose evaluation fails, cannot tell
+// that the order is wrong, and undoing it is no answer to not knowing;
+// the postcheck event names those.
 func (c *Committer) postcheck(ctx context.Context, sess *browser.Session, e ledger.Entry, branchID string) []string {
 	checks := c.Task.Commit.Postcheck
 	if len(checks) == 0 {
 		return nil
 	}
+	ev := pl.Postcheck{EntryID: e.ID, OrderID: e.OrderID}
 	snap, err := sess.Observe(ctx, browser.ObserveSpec{Probes: scoring.Probes(checks...)})
+	if err != nil {
+		ev.Error = err.Error()
+		c.Events.Record(ctx, eventlog.KindPostcheck, branchID, ev)
+		return nil
+	}
 	facts := scoring.Facts{URL: sess.URL(), Title: snap.Obs.Title, Answers: snap.Answers}
-	var held, failed []string
 	for i := range checks {
 		p := &checks[i]
-		if ok, _ := p.Eval(facts); ok && err == nil {
-			held = append(held, p.Name)
-		} else {
-			failed = append(failed, p.Name)
+		switch ok, err := p.Eval(facts); {
+		case err != nil:
+			ev.Unknown = append(ev.Unknown, p.Name)
+		case ok:
+			ev.Held = append(ev.Held, p.Name)
+		default:
+			ev.Failed = append(ev.Failed, p.Name)
 		}
 	}
-	c.Events.Record(ctx, eventlog.KindPostcheck, branchID, pl.Postcheck{EntryID: e.ID, OrderID: e.OrderID, Held: held, Failed: failed})
-	return failed
+	c.Events.Record(ctx, eventlog.KindPostcheck, branchID, ev)
+	return ev.Failed
 }

@@ -175,9 +175,6 @@ func (s *Server) handleArtifact(w http.ResponseWriter, r *http.Request) {
 	w.Write(data)
 }
 
-// safeType is the sniffed content type of an artifact, with anything that
-// a browser would render as a document (HTML, XML, SVG) served as plain
-// text.
 // sandboxed sets the headers every stored document is served with: a
 // type that never runs as the dashboard's own page, under a sandbox.
 func sandboxed(w http.ResponseWriter, data []byte) http.Header {
@@ -187,6 +184,9 @@ func sandboxed(w http.ResponseWriter, data []byte) http.Header {
 	return h
 }
 
+// safeType is the sniffed content type of an artifact, with anything that
+// a browser would render as a document (HTML, XML, SVG) served as plain
+// text.
 func safeType(data []byte) string {
 	ct := http.DetectContentType(data)
 	base, _, _ := strings.Cut(ct, ";")

@@ -249,9 +249,7 @@ func removedActions(w *Node, removed []int) []string {
 func fieldState(obs *branch.Observation) map[string]string {
 	out := map[string]string{}
 	for _, a := range obs.Affordances {
-		switch a.Kind {
-		case branch.ElemLink, branch.ElemButton, branch.ElemClickable, branch.ElemMenu, branch.ElemMenuitem, branch.ElemTab,
-			branch.ElemTreeitem, branch.ElemOption:
+		if !a.Kind.HoldsValue() {
 			continue
 		}
 		k := fmt.Sprintf("%d|%s|%s|%s|%s|%s", a.Form, a.Kind, a.Target.TestID, a.Target.ID, a.Target.Field, a.Target.Name)

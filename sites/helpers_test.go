@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -127,3 +128,20 @@ func orderForm() url.Values {
 
 // orderJSONBody is orderForm as a JSON body.
 const orderJSONBody = `{"plan":"team","billing":"monthly","seats":10,"country":"DE","email":"buyer@example.com","vat_id":"","total_cents":17850}`
+
+// atOnce runs f(0) ... f(n-1) in n goroutines released together, and
+// waits for them all: requests that race.
+func atOnce(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			f(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+}

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -136,21 +135,12 @@ func withField(f url.Values, k, val string) url.Values {
 func TestOrderConcurrentSameKey(t *testing.T) {
 	v := newVendor(t, Knobs{})
 	const n = 20
-	var wg sync.WaitGroup
 	codes := make([]int, n)
 	bodies := make([]string, n)
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			rec := do(t, v, call{method: "POST", target: "/api/orders", json: orderJSONBody, header: map[string]string{"Idempotency-Key": "race"}})
-			codes[i], bodies[i] = rec.Code, rec.Body.String()
-		}()
-	}
-	close(start)
-	wg.Wait()
+	atOnce(n, func(i int) {
+		rec := do(t, v, call{method: "POST", target: "/api/orders", json: orderJSONBody, header: map[string]string{"Idempotency-Key": "race"}})
+		codes[i], bodies[i] = rec.Code, rec.Body.String()
+	})
 	created := 0
 	for i, c := range codes {
 		switch c {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -160,21 +159,12 @@ func TestCancelOrderConcurrent(t *testing.T) {
 	v := newVendor(t, Knobs{})
 	id := placeOne(t, v)
 	const n = 20
-	var wg sync.WaitGroup
 	replayed := make([]string, n)
 	codes := make([]int, n)
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			rec := do(t, v, cancelCall(id, "", "undo-"+string(rune('a'+i))))
-			codes[i], replayed[i] = rec.Code, rec.Header().Get("Idempotent-Replayed")
-		}()
-	}
-	close(start)
-	wg.Wait()
+	atOnce(n, func(i int) {
+		rec := do(t, v, cancelCall(id, "", "undo-"+string(rune('a'+i))))
+		codes[i], replayed[i] = rec.Code, rec.Header().Get("Idempotent-Replayed")
+	})
 	changed := 0
 	for i := range n {
 		if codes[i] != http.StatusSeeOther {

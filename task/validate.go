@@ -243,6 +243,9 @@ func (v *validator) defaults(t *Task) {
 		c.Flow = t.Name
 	}
 	setDur(&c.Confirm.Timeout, DefaultConfirmTimeout)
+	if c.Compensate != nil {
+		setDur(&c.Compensate.Timeout, c.Confirm.Timeout.D())
+	}
 	for name, in := range t.Inputs {
 		if in.Match == "" {
 			in.Match = "(?i)" + regexp.QuoteMeta(strings.NewReplacer("_", " ", "-", " ").Replace(name))
@@ -592,9 +595,6 @@ func (v *validator) compensate(t *Task) {
 	v.predicate("commit.compensate.confirm", &cp.Confirm)
 	if id := cp.Idempotency; id != nil && (id.FormField == "") == (id.Header == "") {
 		v.fail("commit.compensate.idempotency", "set exactly one of form_field (a selector) or header (a header name)")
-	}
-	if cp.Timeout == 0 {
-		cp.Timeout = c.Confirm.Timeout
 	}
 }
 

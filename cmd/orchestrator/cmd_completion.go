@@ -21,7 +21,7 @@ var flagLine = regexp.MustCompile(`(?m)^\s+(--[a-z][a-z0-9-]*)`)
 // commandFlags returns each command's flags, read from its -h.
 func commandFlags(ctx context.Context) map[string][]string {
 	out := map[string][]string{}
-	for _, cmd := range commands {
+	for _, cmd := range commandNames() {
 		args := []string{cmd, "-h"}
 		switch cmd {
 		case "flow":
@@ -84,8 +84,8 @@ func writeBash(w io.Writer, flags map[string][]string, zsh bool) {
     return
   fi
   case "${COMP_WORDS[1]}" in
-`, strings.Join(commands, " "))
-	for _, cmd := range commands {
+`, strings.Join(commandNames(), " "))
+	for _, cmd := range commandNames() {
 		fmt.Fprintf(w, "    %s) opts=%q ;;\n", cmd, strings.Join(flags[cmd], " "))
 	}
 	fmt.Fprint(w, `  esac
@@ -101,8 +101,8 @@ complete -o filenames -F _orchestrator orchestrator
 
 func writeFish(w io.Writer, flags map[string][]string) {
 	fmt.Fprintln(w, "# orchestrator completion for fish")
-	fmt.Fprintf(w, "complete -c orchestrator -f -n __fish_use_subcommand -a %q\n", strings.Join(commands, " "))
-	for _, cmd := range commands {
+	fmt.Fprintf(w, "complete -c orchestrator -f -n __fish_use_subcommand -a %q\n", strings.Join(commandNames(), " "))
+	for _, cmd := range commandNames() {
 		for _, f := range flags[cmd] {
 			fmt.Fprintf(w, "complete -c orchestrator -n '__fish_seen_subcommand_from %s' -l %s\n", cmd, strings.TrimPrefix(f, "--"))
 		}

@@ -26,15 +26,19 @@ const compensation = `  postcheck:
     idempotency: {form_field: 'input[name=client_reference]'}
 `
 
-// compensatingTask writes the short checkout task with compensation into
-// a file of its own.
-func compensatingTask(t *testing.T) string {
+// compensatingTask writes the short checkout task with compensation, and
+// the extra post-checks given, into a file of its own.
+func compensatingTask(t *testing.T, extra ...string) string {
 	t.Helper()
 	src, err := os.ReadFile(smallTask(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Replace(string(src), "  confirm:\n", compensation+"  confirm:\n", 1)
+	comp := compensation
+	for _, e := range extra {
+		comp = strings.Replace(comp, "  compensate:\n", "    - "+e+"\n  compensate:\n", 1)
+	}
+	s := strings.Replace(string(src), "  confirm:\n", comp+"  confirm:\n", 1)
 	path := filepath.Join(t.TempDir(), "team-checkout.yaml")
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
@@ -116,22 +120,27 @@ func TestWrongQuantityCompensated(t *testing.T) {
 	}
 }
 
-// TestLedgerCompensate: a correct order stands (its post-check holds);
-// `ledger compensate ENTRY` then undoes it on request through the
-// committer, with the task the run ran: one cancellation, the row
-// compensated, the ledger verified.
+// TestLedgerCompensate: a correct order stands: its post-check holds, and
+// one whose evaluation fails cannot tell the order is wrong, so it undoes
+// nothing. `ledger compensate ENTRY` then undoes the order on request
+// through the committer, with the task the run ran: one cancellation, the
+// row compensated, the ledger verified.
 func TestLedgerCompensate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
 	s := sitetest.Start(t, sites.Knobs{})
 	dir := t.TempDir()
-	taskFile := compensatingTask(t)
+	taskFile := compensatingTask(t, `{name: page_answers, js: "(() => { throw new Error('no answer') })()"}`)
 	code, out := cli(t, nil, "run", taskFile, "--start-url", s.URL()+"/checkout?plan=team&billing=monthly",
 		"--data-dir", dir, "--no-screenshots", "--quiet", "--json")
 	res := runJSON(t, out)
 	if code != 0 || res.Summary.Status != "committed" || s.Vendor.Cancellations() != 0 {
 		t.Fatalf("run: exit %d, status %s, %d cancellations\n%s", code, res.Summary.Status, s.Vendor.Cancellations(), out)
+	}
+	_, out = cli(t, nil, "events", res.Summary.RunID, "--data-dir", dir, "--json")
+	if !strings.Contains(out, `"held":["seats_recorded"]`) || !strings.Contains(out, `"unknown":["page_answers"]`) {
+		t.Fatalf("the postcheck event does not say which check held and which could not tell:\n%s", grepLines(out, "postcheck"))
 	}
 	entry := res.Summary.Commit.EntryID
 	code, out = cli(t, nil, "ledger", "compensate", entry[:12], "--data-dir", dir, "--reason", "ordered by mistake", "--start-url", s.URL()+"/")
@@ -171,4 +180,15 @@ func TestLedgerCompensate(t *testing.T) {
 	if code, out := cli(t, nil, "ledger", "verify", "--data-dir", dir); code != orchestrator.ExitVerify || !strings.Contains(out, "compensation") {
 		t.Fatalf("ledger verify with the undo's DOM gone: exit %d\n%s", code, out)
 	}
+}
+
+// grepLines keeps the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

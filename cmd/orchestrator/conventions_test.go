@@ -17,17 +17,15 @@ import (
 // with durations in milliseconds.
 func TestCLIConventions(t *testing.T) {
 	ctx := context.Background()
-	funcs := commandFuncs()
-	if len(funcs) != len(commands) {
-		t.Errorf("%d commands listed, %d dispatched", len(commands), len(funcs))
-	}
-	for _, c := range commands {
-		if funcs[c] == nil {
-			t.Errorf("command %s is listed but not dispatched", c)
+	seen := map[string]bool{}
+	for _, c := range commandTable() {
+		if seen[c.name] || c.run == nil || !strings.Contains(usage, "\n  "+c.name+" ") {
+			t.Errorf("command %s: twice in the table, without a function, or not in the usage text", c.name)
 		}
+		seen[c.name] = true
 	}
 	flags := commandFlags(ctx)
-	for _, cmd := range commands {
+	for _, cmd := range commandNames() {
 		t.Run(cmd, func(t *testing.T) {
 			for _, help := range []string{"-h", "--help"} {
 				args := []string{cmd, help}

@@ -115,17 +115,39 @@ func signalContext() (context.Context, context.CancelFunc) {
 // commandFunc runs one command.
 type commandFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
-// commands are the commands run knows, in the order help lists them;
-// commandFuncs maps each to its function (one table: dispatch,
-// "did you mean" and completion all read it).
-var commands = []string{"run", "demo", "site", "ledger", "events", "runs", "bundle", "replay", "rerun", "validate", "play", "flow",
-	"cache", "drift", "cassette", "serve", "doctor", "install", "version", "completion"}
+// command is a command run knows and its function.
+type command struct {
+	name string
+	run  commandFunc
+}
 
-func commandFuncs() map[string]commandFunc {
-	return map[string]commandFunc{"run": cmdRun, "demo": cmdDemo, "site": cmdSite, "ledger": cmdLedger, "events": cmdEvents,
-		"runs": cmdRuns, "bundle": cmdBundle, "replay": cmdReplay, "rerun": cmdRerun, "validate": cmdValidate, "play": cmdPlay,
-		"flow": cmdFlow, "cache": cmdCache, "drift": cmdDrift, "cassette": cmdCassette, "serve": cmdServe, "doctor": cmdDoctor,
-		"install": cmdInstall, "version": cmdVersion, "completion": cmdCompletion}
+// commandTable lists the commands in the order help lists them: the one
+// table dispatch, "did you mean" and completion read. (A function, not a
+// variable: completion reads it.)
+func commandTable() []command {
+	return []command{{"run", cmdRun}, {"demo", cmdDemo}, {"site", cmdSite}, {"ledger", cmdLedger}, {"events", cmdEvents},
+		{"runs", cmdRuns}, {"bundle", cmdBundle}, {"replay", cmdReplay}, {"rerun", cmdRerun}, {"validate", cmdValidate},
+		{"play", cmdPlay}, {"flow", cmdFlow}, {"cache", cmdCache}, {"drift", cmdDrift}, {"cassette", cmdCassette},
+		{"serve", cmdServe}, {"doctor", cmdDoctor}, {"install", cmdInstall}, {"version", cmdVersion}, {"completion", cmdCompletion}}
+}
+
+// commandNames are the commands' names, in the table's order.
+func commandNames() []string {
+	var out []string
+	for _, c := range commandTable() {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// lookupCommand returns the function of the command named name.
+func lookupCommand(name string) (commandFunc, bool) {
+	for _, c := range commandTable() {
+		if c.name == name {
+			return c.run, true
+		}
+	}
+	return nil, false
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -135,7 +157,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cmd, rest := args[0], args[1:]
 	var err error
-	switch fn, ok := commandFuncs()[cmd]; {
+	switch fn, ok := lookupCommand(cmd); {
 	case ok:
 		err = fn(ctx, rest, stdout, stderr)
 	case cmd == "--version":
@@ -144,7 +166,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		if near := closest(cmd, commands); near != "" {
+		if near := closest(cmd, commandNames()); near != "" {
 			fmt.Fprintf(stderr, "orchestrator: unknown command %q; did you mean %q? (orchestrator --help lists the commands)\n", cmd, near)
 		} else {
 			fmt.Fprintf(stderr, "orchestrator: unknown command %q\n\n%s", cmd, usage)

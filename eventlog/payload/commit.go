@@ -104,12 +104,16 @@ func (BeamWidth) Kind() string { return eventlog.KindBeamWidth }
 
 // Postcheck is the payload of postcheck: the commit's post-checks
 // evaluated on the page after the confirmation. A failed one means the
-// commit was wrong; the committer then compensates it.
+// commit was wrong; the committer then compensates it. Unknown names the
+// checks whose evaluation failed, Error why the page could not be
+// observed: neither undoes anything.
 type Postcheck struct {
 	EntryID string   `json:"entry_id"`
 	OrderID string   `json:"order_id"`
 	Held    []string `json:"held,omitempty"`
 	Failed  []string `json:"failed,omitempty"`
+	Unknown []string `json:"unknown,omitempty"`
+	Error   string   `json:"error,omitempty"`
 }
 
 // Kind implements Payload.
