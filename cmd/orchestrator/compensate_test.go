@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,23 +60,6 @@ func runJSON(t *testing.T, out string) cliSummary {
 	return res
 }
 
-// siteOrderList is the site's orders as its API lists them.
-func siteOrderList(t *testing.T, s *demoSite) []sites.Order {
-	t.Helper()
-	resp, err := http.Get(s.URL() + "/api/orders")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body struct {
-		Orders []sites.Order `json:"orders"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		t.Fatal(err)
-	}
-	return body.Orders
-}
-
 // TestWrongQuantityCompensated: the site records one seat more than the
 // order asked for (a knob). The committer's post-check reads the order
 // page, finds 11 seats, and cancels the order at once through
@@ -100,7 +82,7 @@ func TestWrongQuantityCompensated(t *testing.T) {
 		!slices.Equal(c.PostcheckFailed, []string{"seats_recorded"}) || c.CompensationKey == "" {
 		t.Fatalf("exit %d, summary %+v; want exit 12, a compensated row, seats_recorded failed\n%s", code, c, out)
 	}
-	orders := siteOrderList(t, s)
+	orders := s.Vendor.Orders()
 	if len(orders) != 1 || !orders[0].Cancelled || orders[0].Seats != 11 || s.Vendor.Cancellations() != 1 {
 		t.Fatalf("site orders %+v, cancellations %d; want one order of 11 seats, cancelled once", orders, s.Vendor.Cancellations())
 	}
@@ -112,7 +94,7 @@ func TestWrongQuantityCompensated(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "undone earlier") || !strings.Contains(out, "nothing was sent") {
 		t.Fatalf("compensating again: exit %d\n%s", code, out)
 	}
-	if n := s.Vendor.Cancellations(); n != 1 || len(siteOrderList(t, s)) != 1 {
+	if n := s.Vendor.Cancellations(); n != 1 || len(s.Vendor.Orders()) != 1 {
 		t.Fatalf("compensating again reached the site: %d cancellations", n)
 	}
 	if code, out := cli(t, nil, "ledger", "show", c.EntryID, "--data-dir", dir); code != 0 || !strings.Contains(out, "compensated") {
@@ -147,7 +129,7 @@ func TestLedgerCompensate(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "the site confirmed") {
 		t.Fatalf("ledger compensate: exit %d\n%s", code, out)
 	}
-	orders := siteOrderList(t, s)
+	orders := s.Vendor.Orders()
 	if len(orders) != 1 || !orders[0].Cancelled || s.Vendor.Cancellations() != 1 {
 		t.Fatalf("site orders %+v; want the one order cancelled", orders)
 	}
