@@ -1,0 +1,72 @@
+package learn
+
+import (
+	"slices"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+)
+
+// Durations answers from a snapshot how long a step is expected to take.
+// It is read only and safe for concurrent use.
+type Durations struct {
+	byKey  map[string]float64
+	median float64
+}
+
+// Durations returns the snapshot's expected durations: each step's median
+// sample, and the median of those for a step no run measured.
+func (s *Snapshot) Durations() *Durations {
+	d := &Durations{byKey: make(map[string]float64, len(s.Steps))}
+	meds := make([]float64, 0, len(s.Steps))
+	for _, st := range s.Steps {
+		m := median(st.MS)
+		d.byKey[st.key()] = m
+		meds = append(meds, m)
+	}
+	d.median = medianF(meds)
+	return d
+}
+
+// StepMS is the expected duration in milliseconds of a, acted on the page
+// at the URL page: the median of its samples, measured true; for a step no
+// run measured, the site's median step, measured false (0 when the
+// snapshot holds no step).
+func (d *Durations) StepMS(page string, a branch.Action) (ms float64, measured bool) {
+	if d == nil {
+		return 0, false
+	}
+	st := Step{Page: Page(page), Kind: string(a.Kind), Target: Target(a)}
+	if m, ok := d.byKey[st.key()]; ok {
+		return m, true
+	}
+	return d.median, false
+}
+
+// MedianMS is the median of the steps' expected durations (0 for none).
+func (d *Durations) MedianMS() float64 {
+	if d == nil {
+		return 0
+	}
+	return d.median
+}
+
+func median(ms []int64) float64 {
+	f := make([]float64, len(ms))
+	for i, v := range ms {
+		f[i] = float64(v)
+	}
+	return medianF(f)
+}
+
+func medianF(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
