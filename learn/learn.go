@@ -85,7 +85,9 @@ type Step struct {
 func (s *Step) key() string { return s.Page + "\x00" + s.Kind + "\x00" + s.Target }
 
 // Empty returns the snapshot of a site no run taught yet.
-func Empty(site string) *Snapshot { return &Snapshot{Format: Format, Site: site, Runs: []string{}, Steps: []Step{}} }
+func Empty(site string) *Snapshot {
+	return &Snapshot{Format: Format, Site: site, Runs: []string{}, Steps: []Step{}}
+}
 
 // Page is the form of a page's URL that steps are keyed by: the path,
 // without query or fragment, with each path segment that holds a digit
