@@ -9,18 +9,21 @@ import (
 // Durations answers from a snapshot how long a step is expected to take.
 // It is read only and safe for concurrent use.
 type Durations struct {
-	byKey  map[string]float64
-	median float64
+	byKey   map[string]float64
+	slowest map[string]float64 // kind and target -> the largest on any page
+	median  float64
 }
 
 // Durations returns the snapshot's expected durations: each step's median
 // sample, and the median of those for a step no run measured.
 func (s *Snapshot) Durations() *Durations {
-	d := &Durations{byKey: make(map[string]float64, len(s.Steps))}
+	d := &Durations{byKey: make(map[string]float64, len(s.Steps)), slowest: map[string]float64{}}
 	meds := make([]float64, 0, len(s.Steps))
 	for _, st := range s.Steps {
 		m := median(st.MS)
 		d.byKey[st.key()] = m
+		k := st.Kind + "\x00" + st.Target
+		d.slowest[k] = max(d.slowest[k], m)
 		meds = append(meds, m)
 	}
 	d.median = medianF(meds)
@@ -37,6 +40,18 @@ func (d *Durations) StepMS(page string, a branch.Action) (ms float64, measured b
 	}
 	st := Step{Page: Page(page), Kind: string(a.Kind), Target: Target(a)}
 	if m, ok := d.byKey[st.key()]; ok {
+		return m, true
+	}
+	return d.median, false
+}
+
+// SlowestMS is the longest expected duration of a on any page a run
+// measured it on, measured true; else the site's median step, false.
+func (d *Durations) SlowestMS(a branch.Action) (ms float64, measured bool) {
+	if d == nil {
+		return 0, false
+	}
+	if m, ok := d.slowest[string(a.Kind)+"\x00"+Target(a)]; ok {
 		return m, true
 	}
 	return d.median, false

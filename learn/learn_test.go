@@ -61,6 +61,12 @@ func TestFold(t *testing.T) {
 			t.Errorf("StepMS(%s, %s) = %v %v, want %v %v", c.page, c.a.Describe(), ms, ok, c.ms, c.measured)
 		}
 	}
+	if ms, ok := d.SlowestMS(click("slow-continue")); ms != 2000 || !ok {
+		t.Errorf("SlowestMS(slow-continue) = %v %v, want 2000 true", ms, ok)
+	}
+	if ms, ok := d.SlowestMS(click("back")); ms != 200 || ok {
+		t.Errorf("SlowestMS(back) = %v %v, want the median 200, false", ms, ok)
+	}
 	for _, st := range s.Steps {
 		switch st.Target {
 		case "testid=slow-continue":

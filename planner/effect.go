@@ -31,7 +31,7 @@ func (s *Search) sideEffect(n *Node, o *Outcome) {
 	if o.Obs != nil {
 		n.Score = scoring.Score(s.t.Goal.Goal, s.t.Weights, scoring.State{
 			Steps: n.Depth, MaxSteps: s.t.Budgets.StepsPerBranch, Cost: n.Cost, CostBudget: s.t.Budgets.Cost,
-			Ever: n.Ever, Now: o.Obs.Predicates, PredicateErrors: len(o.Obs.PredicateErrors)})
+			Ever: n.Ever, Now: o.Obs.Predicates, PredicateErrors: len(o.Obs.PredicateErrors), Healed: n.Healed, LatencyMS: n.Latency})
 	}
 	s.effects = append(s.effects, n)
 	detail := map[string]any{"action": n.Action().Describe(), "error": o.Msg}

@@ -83,20 +83,27 @@ func (s *Search) checkGuide(n *Node) *Node {
 	return n.Parent
 }
 
-// expandGuided forks the guide's next step as n's only child and reports
-// whether it did.
+// expandGuided forks the guide's next step as n's child and reports
+// whether that is n's only child: it is, unless earlier runs measured a
+// step from this one on slow on this site (Search.slowAhead), in which
+// case the search forks n's other children beside it, so that a cached
+// plan does not hide a faster way.
 func (s *Search) expandGuided(ctx context.Context, n *Node) bool {
 	if !s.following(n) || n.Depth >= len(s.guide.Plan) {
 		return false
 	}
 	a := s.guide.Plan[n.Depth]
 	c := Candidate{Action: a, Prior: 1, Reason: fmt.Sprintf("step %d of %d of the cached plan %s", n.Depth+1, len(s.guide.Plan), s.guide.From)}
+	slow := s.slowAhead(s.guide, n.Depth)
+	if slow != "" {
+		c.Reason += "; " + slow + ", so the other ways are forked beside it"
+	}
 	child := s.fork(n, n.Plan.Extend(a), c)
 	if child == nil {
 		return false
 	}
 	child.Guide = len(s.guide.Plan)
-	return true
+	return slow == ""
 }
 
 // resume expands, after the guide diverged below it, the last branch that

@@ -109,6 +109,7 @@ func (s *Search) ablation(w *Node, removed []int) *Node {
 	for _, a := range plan {
 		n.Cost += s.t.Prices[a.Kind]
 	}
+	n.Latency = s.ablationLatency(w, parent, removed)
 	if parent != nil {
 		n.ParentID = parent.ID
 		maps.Copy(n.Ever, parent.Ever)
@@ -119,6 +120,26 @@ func (s *Search) ablation(w *Node, removed []int) *Node {
 	s.byDigest[d] = n
 	s.events = append(s.events, Event{Kind: EventFork, Node: n, Fork: &ForkInfo{Prior: 1, Reason: n.Reason}})
 	return n
+}
+
+// ablationLatency is the expected duration of w's plan without the
+// removed steps, run below parent: each kept step expected as it was on
+// the page w's own branch acted on it.
+func (s *Search) ablationLatency(w, parent *Node, removed []int) float64 {
+	var ms float64
+	if parent != nil {
+		ms = parent.Latency
+	}
+	chain := make([]*Node, w.Depth)
+	for a := w; a != nil && a.Depth > 0; a = a.Parent {
+		chain[a.Depth-1] = a
+	}
+	for i, c := range chain {
+		if (parent == nil || i >= parent.Depth) && c != nil && !slices.Contains(removed, i+1) {
+			ms += c.StepMS
+		}
+	}
+	return ms
 }
 
 func ablationReason(w *Node, removed []int) string {

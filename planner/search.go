@@ -77,6 +77,12 @@ type Node struct {
 	Ablation *AblationInfo
 	Wave     int
 	State    State
+	// StepMS is how long the branch's last step is expected to take and
+	// Latency its whole plan, in milliseconds, from what earlier runs on
+	// the site measured (Search.Learn); 0 when the search learned nothing.
+	StepMS, Latency float64
+	// Healed counts the steps of the plan whose target had to be healed.
+	Healed int
 
 	Outcome *Outcome
 	Ever    map[string]bool
@@ -135,6 +141,9 @@ type Outcome struct {
 	// the plan when it continued its parent's live context); 0 means the
 	// whole plan.
 	Actions int
+	// Healed counts the actions the worker executed (not replayed) whose
+	// target the healing cascade found.
+	Healed int
 }
 
 // Kinds of search events.
@@ -240,6 +249,7 @@ type Search struct {
 	spent    float64 // cost units charged (reserved at dispatch, trued up on completion)
 	events   []Event
 	guide    *Guide // the cached plan followed, nil once it diverged
+	learned  Learned
 	advisor  Advisor
 	advised  map[*Node]advised        // candidates a BatchAdvisor already ordered, until expanded
 	subst    map[string]branch.Action // plan digest -> the last action forked instead
@@ -317,6 +327,7 @@ func (s *Search) fork(parent *Node, plan branch.Plan, c Candidate) *Node {
 		}
 	}
 	n.Utility -= s.softPenalty(n)
+	s.setLatency(n)
 	s.nodes = append(s.nodes, n)
 	s.byDigest[d] = n
 	n.key = s.strategy.key(s, n)

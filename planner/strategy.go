@@ -56,9 +56,10 @@ func strategyFor(name string) strategy {
 
 // marginalCost is what executing n costs on top of its parent: the price
 // of its last action (its prefix is already paid for when it continues the
-// parent's live context).
+// parent's live context), plus LatencyPrice per second the step is
+// expected to take on this site.
 func marginalCost(s *Search, n *Node) float64 {
-	return math.Max(s.t.Prices[n.Action().Kind], s.w.MinMarginalCost)
+	return math.Max(s.t.Prices[n.Action().Kind]+s.w.LatencyPrice*n.StepMS/1000, s.w.MinMarginalCost)
 }
 
 type beam struct{}

@@ -211,6 +211,14 @@ type Weights struct {
 	// MinMarginalCost is the least marginal cost a branch is charged in
 	// the frontier's keys, so a free action does not divide by zero.
 	MinMarginalCost float64
+	// LatencyPrice is the marginal cost the frontier's keys add per
+	// second a step is expected to take on this site (Search.Learn).
+	LatencyPrice float64
+	// SlowStepMS and SlowStepFactor: a step of a followed cached plan is
+	// slow on this site, and forked beside its alternatives rather than
+	// alone, when earlier runs measured it at least SlowStepMS and
+	// SlowStepFactor times the site's typical step.
+	SlowStepMS, SlowStepFactor float64
 	// UCTExplore weighs the exploration term of PUCT.
 	UCTExplore float64
 	// UCTSlack is the budget slack added to a branch's upper bound before
@@ -284,6 +292,9 @@ func DefaultWeights() Weights {
 		LookFactor:         4,
 		LookExtra:          8,
 		MinMarginalCost:    0.1,
+		LatencyPrice:       1,
+		SlowStepMS:         1000,
+		SlowStepFactor:     4,
 		UCTExplore:         0.6,
 		UCTSlack:           0.4,
 	}

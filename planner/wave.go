@@ -1,9 +1,11 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/scoring"
@@ -19,12 +21,15 @@ type waveEnd struct {
 
 // EndWave folds the wave's outcomes: scores, prunes, forks children of the
 // survivors, adjusts the beam width, and decides. Each branch is judged
-// alone (judge), in digest order; the lag rule then compares the
-// survivors with one another.
+// alone (judge), the ones expected faster on this site first (Search.Learn;
+// all alike when nothing was learned), then in digest order: of two
+// branches that reach one state, the faster keeps it. The lag rule then
+// compares the survivors with one another.
 func (s *Search) EndWave(ctx context.Context) Decision {
 	wave := s.running
 	s.running = nil
 	sortByDigest(wave)
+	slices.SortStableFunc(wave, func(a, b *Node) int { return cmp.Compare(a.Latency, b.Latency) })
 	var w waveEnd
 	for _, n := range wave {
 		s.judge(n, &w)
@@ -51,6 +56,10 @@ func (s *Search) judge(n *Node, w *waveEnd) {
 		n.Outcome = &Outcome{Code: CodeNoResult, Msg: "the branch returned no result"}
 	}
 	o := n.Outcome
+	n.Healed = o.Healed
+	if n.Parent != nil {
+		n.Healed += n.Parent.Healed
+	}
 	if back := s.checkGuide(n); back != nil {
 		w.resumeAt = append(w.resumeAt, back)
 	}
@@ -111,7 +120,7 @@ func (s *Search) vector(n *Node) scoring.Vector {
 	}
 	return scoring.Score(goal, s.t.Weights, scoring.State{
 		Steps: n.Depth, MaxSteps: s.t.Budgets.StepsPerBranch, Cost: n.Cost, CostBudget: s.t.Budgets.Cost,
-		Ever: n.Ever, Now: now, PredicateErrors: len(o.Obs.PredicateErrors),
+		Ever: n.Ever, Now: now, PredicateErrors: len(o.Obs.PredicateErrors), Healed: n.Healed, LatencyMS: n.Latency,
 		DeadEnd: len(o.Obs.DeadEnds) > 0, Guarded: len(o.Blocked) > 0, HTTPError: o.Obs.Status >= 400,
 	})
 }

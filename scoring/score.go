@@ -22,18 +22,25 @@ func (g Goal) All() []Predicate {
 }
 
 // Weights scalarize a score vector:
-// J = Progress·p + Confidence·c − Risk·r − Cost·k − Time·t.
+// J = Progress·p + Confidence·c − Risk·r − Cost·k − Time·t − Latency·l.
 type Weights struct {
 	Progress   float64 `json:"progress"`
 	Confidence float64 `json:"confidence"`
 	Risk       float64 `json:"risk"`
 	Cost       float64 `json:"cost"`
 	Time       float64 `json:"time"`
+	// Latency is what J loses per second a branch's steps are expected
+	// to take (Vector.Latency, at most MaxLatency counted). A run that
+	// learned nothing on its site expects no duration, and the term is 0.
+	Latency float64 `json:"latency,omitempty"`
 }
+
+// MaxLatency bounds the seconds the latency term counts.
+const MaxLatency = 60
 
 // DefaultWeights are used for weights a task leaves out.
 func DefaultWeights() Weights {
-	return Weights{Progress: 1, Confidence: 0.1, Risk: 0.5, Cost: 0.1, Time: 0.05}
+	return Weights{Progress: 1, Confidence: 0.1, Risk: 0.5, Cost: 0.1, Time: 0.05, Latency: 0.01}
 }
 
 // State summarizes a branch for scoring.
@@ -51,6 +58,10 @@ type State struct {
 	// PredicateErrors counts predicates whose evaluation failed at the
 	// last step; Healed counts actions whose target had to be healed.
 	PredicateErrors, Healed int
+	// LatencyMS is how long the branch's steps are expected to take, in
+	// milliseconds, from what earlier runs on the site measured (0 when
+	// the run learned nothing).
+	LatencyMS float64
 	// DeadEnd is set when a dead-end detector fired at the last step;
 	// Guarded when the branch tried to send a request only the committer
 	// may send; HTTPError when the last document answered 4xx/5xx.
@@ -65,7 +76,10 @@ type Vector struct {
 	Cost       float64 `json:"cost"`
 	ETA        float64 `json:"eta_steps"`
 	Time       float64 `json:"time_discount"`
-	J          float64 `json:"j"`
+	// Latency is the seconds the branch's steps are expected to take
+	// (State.LatencyMS), to the millisecond.
+	Latency float64 `json:"latency_s,omitempty"`
+	J       float64 `json:"j"`
 }
 
 // Progress is the weighted fraction of goal predicates satisfied: a
@@ -151,7 +165,9 @@ func Score(g Goal, w Weights, s State) Vector {
 	} else if s.MaxSteps > 0 {
 		v.ETA = float64(s.MaxSteps - s.Steps)
 	}
-	v.J = round9(w.Progress*v.Progress + w.Confidence*v.Confidence - w.Risk*v.Risk - w.Cost*v.Cost - w.Time*v.Time)
+	v.Latency = math.Round(s.LatencyMS) / 1000
+	v.J = round9(w.Progress*v.Progress + w.Confidence*v.Confidence - w.Risk*v.Risk - w.Cost*v.Cost - w.Time*v.Time -
+		w.Latency*math.Min(v.Latency, MaxLatency))
 	return v
 }
 

@@ -153,6 +153,11 @@ func (d *decoder) task(n *yaml.Node, t *Task) {
 					d.boolean(v, p, &b)
 					s.Minimize = &b
 				},
+				"learning": func(v *yaml.Node, p string) {
+					var b bool
+					d.boolean(v, p, &b)
+					s.Learning = &b
+				},
 			})
 		},
 		"weights": func(v *yaml.Node, p string) {
@@ -164,6 +169,7 @@ func (d *decoder) task(n *yaml.Node, t *Task) {
 				"risk":       func(v *yaml.Node, p string) { d.float(v, p, &w.Risk) },
 				"cost":       func(v *yaml.Node, p string) { d.float(v, p, &w.Cost) },
 				"time":       func(v *yaml.Node, p string) { d.float(v, p, &w.Time) },
+				"latency":    func(v *yaml.Node, p string) { d.float(v, p, &w.Latency) },
 			})
 		},
 		"risk_patterns": func(v *yaml.Node, p string) { d.strings(v, p, &t.RiskPatterns) },

@@ -107,7 +107,15 @@ type Search struct {
 	// each middle step and cache and export the shortest plan that still
 	// ends as the winner did (nil: on).
 	Minimize *bool `json:"minimize,omitempty"`
+	// Learning: the search reads what earlier runs on the site measured
+	// (step durations, healed targets; see package learn) and the run
+	// adds its own (nil: on). Off, the run neither reads nor adds.
+	Learning *bool `json:"learning,omitempty"`
 }
+
+// Learns reports whether a run learns from and for its site's earlier and
+// later runs (the default) or not (search.learning: false).
+func (s Search) Learns() bool { return s.Learning == nil || *s.Learning }
 
 // Minimizes reports whether a run minimizes its winner's plan (the
 // default) or keeps it as found (search.minimize: false).
