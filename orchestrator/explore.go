@@ -99,6 +99,7 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 		}
 	}
 	r.countBranches(search)
+	r.foldLearning(ctx, search)
 	if len(decision.Winners) == 0 {
 		return nil, r.noWinner(decision, search)
 	}
@@ -118,6 +119,7 @@ func (r *run) newSearch(ectx context.Context) (*planner.Search, *modelAdvisor, e
 		return nil, nil, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	search := planner.NewSearch(r.t, prop, func() string { return ulid.Make().String() })
+	r.learnInto(search)
 	r.followCache(ectx, search)
 	for _, sub := range r.cfg.Substitutions {
 		search.Substitute(sub.Plan, sub.With)

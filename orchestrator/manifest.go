@@ -28,7 +28,7 @@ func (r *run) manifest(fp browser.Fingerprint, natsURL string) payload.RunStart 
 		Goal: t.Goal.Goal, Boundary: r.spec.Boundary, Prices: t.Prices,
 		GoalFailure: t.Goal.Failure, Extract: t.Extract, HasCommit: t.HasCommit(),
 		Proposer: t.Planner.Proposer, Model: modelRoute(t, r.llmMode(), r.cassetteDir()),
-		Reproduces: r.cfg.Reproduces, NetDigest: branch.NetDigestMultiset,
+		Reproduces: r.cfg.Reproduces, NetDigest: branch.NetDigestMultiset, Learning: r.learning.ref,
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/job"
+	"github.com/multiverse-orchestrator/multiverse/learn"
 	"github.com/multiverse-orchestrator/multiverse/llm"
 	"github.com/multiverse-orchestrator/multiverse/planner"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
@@ -127,6 +128,10 @@ type Config struct {
 	// auth.login; it needs the browser executor, not Executor, and a data
 	// dir without pending commits of the task's site and flow.
 	Network func(ctx context.Context, j *job.Job) (proxy string, release func(), err error)
+	// Learned, when set, is the record of the site the search reads
+	// instead of the data dir's (a rerun's: the snapshot its original run
+	// read); the run adds nothing to the data dir's record.
+	Learned *learn.Snapshot
 	// WaitLock is how long the run waits for its data dir while another
 	// run holds it (one run per data dir at a time, see internal/dirlock).
 	// Zero refuses at once with an error matching ErrBadInput and
@@ -361,6 +366,7 @@ type run struct {
 	records
 	exploring
 	commitPhase
+	learning learning
 	// login is the session the task's scripted login left; workers fetch
 	// it over the bus, the committer starts from it.
 	login loginState
@@ -490,6 +496,7 @@ func (r *run) execute(ctx context.Context) error {
 	defer closeExec()
 	work := r.startWorkers(ctx, conn.client, handler)
 	defer work.stop(r.log)
+	r.readLearning(ctx)
 	r.rec.add(time.Time{}, 0, eventlog.KindRunStart, "", r.manifest(fp, conn.url))
 	r.rec.flush(ctx)
 	if r.cfg.Executor == nil && t.HasCommit() {

@@ -41,6 +41,10 @@ type Summary struct {
 	// Cache says how the run used the plan cache, nil when it found no
 	// plan and stored none.
 	Cache *CacheInfo `json:"plan_cache,omitempty"`
+	// Learning says which version of the site's record the search read
+	// (package learn) and which the run wrote, nil when it learned
+	// nothing (search.learning: false).
+	Learning *LearningInfo `json:"learning,omitempty"`
 	// Minimal is the shortest plan that ends as the winner's did, nil
 	// when the run did not minimize.
 	Minimal *MinimalInfo `json:"minimal_plan,omitempty"`
@@ -181,6 +185,16 @@ type CacheInfo struct {
 	Reason     string `json:"reason,omitempty"`
 	Stored     bool   `json:"stored"`
 	File       string `json:"file,omitempty"`
+}
+
+// LearningInfo is which version of the site's record a run's search read
+// (Steps steps measured in it; Pinned when the run was given it, as a
+// rerun is) and the version it wrote (0 when it wrote none).
+type LearningInfo struct {
+	Version int  `json:"version"`
+	Steps   int  `json:"steps"`
+	Pinned  bool `json:"pinned,omitempty"`
+	Wrote   int  `json:"wrote,omitempty"`
 }
 
 // summaryFields is Summary without its methods (no JSON recursion).

@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"strconv"
 
+	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/job"
+	"github.com/multiverse-orchestrator/multiverse/learn"
 	"github.com/multiverse-orchestrator/multiverse/llm"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/planner"
@@ -217,6 +219,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	cfg.Substitutions = subs
 	cfg.CommitVolatile = recordedVolatile(orig)
+	if cfg.Learned, err = pinnedLearning(ctx, o, m); err != nil {
+		return nil, err
+	}
+	if cfg.Learned != nil {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the site's record the run read: version %d, %d steps (pinned)", cfg.Learned.Version, len(cfg.Learned.Steps)))
+	}
 	rep.Swaps = append(rep.Swaps, said...)
 	if len(o.ScrubKey) == 0 {
 		return nil, fmt.Errorf("%w: the scrubbing key of run %s is missing: its recorded requests cannot be matched", ErrNoKey, o.RunID)
@@ -350,6 +358,28 @@ func configFor(o Options, m payload.RunStart, t *task.Task, rep *Report) (orches
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("model answers: %s (%s)", cfg.LLM, orDash(cfg.Cassettes)))
 	return cfg, nil
+}
+
+// pinnedLearning is the record of the site the run's search read, from
+// the artifact its manifest names (nil when it read none): a rerun's
+// search reads the same, so its decisions can be the same.
+func pinnedLearning(ctx context.Context, o Options, m payload.RunStart) (*learn.Snapshot, error) {
+	l := m.Learning
+	if l == nil {
+		return nil, nil
+	}
+	if l.Artifact == "" {
+		return nil, fmt.Errorf("%w: run %s read version %d of its site's record, which it did not keep", replay.ErrNotRecorded, o.RunID, l.Version)
+	}
+	b, err := o.Source.Store.Get(ctx, artifacts.Digest(l.Artifact))
+	if err != nil {
+		return nil, fmt.Errorf("%w: the site's record run %s read (version %d): %v", replay.ErrNotRecorded, o.RunID, l.Version, err)
+	}
+	snap, err := learn.Decode("artifact "+l.Artifact, b)
+	if err != nil {
+		return nil, fmt.Errorf("rerun: the site's record run %s read: %w", o.RunID, err)
+	}
+	return snap, nil
 }
 
 // rerunDecisions reads the rerun's own decisions from its event log.

@@ -53,6 +53,20 @@ type RunStart struct {
 	// NetDigest is the form of the run's network digests:
 	// branch.NetDigestMultiset, or "" for the older form (request order).
 	NetDigest string `json:"net_digest,omitempty"`
+	// Learning names the record of the site the run's search read (package
+	// learn); nil when it read none (search.learning: false).
+	Learning *Learning `json:"learning,omitempty"`
+}
+
+// Learning is the record of a site a run's search read: its site and
+// version, the steps it held, and the artifact that keeps it (a rerun
+// reads it from there: Pinned marks a run that was given it so).
+type Learning struct {
+	Site     string `json:"site"`
+	Version  int    `json:"version"`
+	Steps    int    `json:"steps"`
+	Artifact string `json:"artifact,omitempty"`
+	Pinned   bool   `json:"pinned,omitempty"`
 }
 
 // Reproduction is the run a rerun reproduces: its id, how much of it the

@@ -6,7 +6,9 @@
 // top-left corner (on every page), a page loaded twice in one step, a
 // form whose personal values are echoed back, a WebSocket feed and an
 // EventSource stream the page renders, console errors and an uncaught
-// exception, a slow single-page navigation, and a target below the fold.
+// exception, a slow single-page navigation, a target below the fold, and
+// a checkout with two equal ways on, one of them slow (what a run learns
+// from for the next).
 //
 // The site is an [http.Handler]; serve it with httptest or sites.Serve on
 // 127.0.0.1:0. Its tasks are in testdata/ (start_url
@@ -37,4 +39,9 @@
 //	GET  /spa                a single-page app whose Reports view loads slowly
 //	GET  /api/reports        answers after Options.Slow
 //	GET  /below              a Confirm button far below the fold
+//	GET  /routes             a checkout: links to a standard and an express way
+//	GET  /routes/{way}       the way's page: a Continue link (testid continue)
+//	GET  /routes/{way}/continue  303 /routes/review after RouteSlow for the slow
+//	                         way (Site.SetSlowRoute), RouteQuick for the other
+//	GET  /routes/review      the review both ways reach
 package patterns

@@ -32,7 +32,22 @@ type Site struct {
 	mux   *http.ServeMux
 	slow  time.Duration
 	loads atomic.Int64 // loads of /twice
+	// slowRoute is the way of /routes whose Continue takes RouteSlow
+	// (the other takes RouteQuick).
+	slowRoute atomic.Value
 }
+
+// The two ways of /routes, and how long each one's Continue takes.
+const (
+	RouteStandard = "standard"
+	RouteExpress  = "express"
+	RouteSlow     = 2 * time.Second
+	RouteQuick    = 100 * time.Millisecond
+)
+
+// SetSlowRoute makes way's Continue on /routes the slow one (RouteSlow)
+// and the other way's the quick one; RouteStandard is slow until set.
+func (s *Site) SetSlowRoute(way string) { s.slowRoute.Store(way) }
 
 // New returns a site.
 func New(o Options) *Site {
@@ -58,6 +73,11 @@ func New(o Options) *Site {
 	m.HandleFunc("GET /spa/{view}", s.page("Dashboard", spaBody))
 	m.HandleFunc("GET /api/reports", s.reports)
 	m.HandleFunc("GET /below", s.page("Terms", belowBody))
+	m.HandleFunc("GET /routes", s.page("Checkout", routesBody))
+	m.HandleFunc("GET /routes/review", s.page("Review", reviewBody))
+	m.HandleFunc("GET /routes/{way}", s.route)
+	m.HandleFunc("GET /routes/{way}/continue", s.routeContinue)
+	s.slowRoute.Store(RouteStandard)
 	return s
 }
 
@@ -296,3 +316,40 @@ func (s *Site) reports(w http.ResponseWriter, r *http.Request) {
 const belowBody = `<h1>Terms</h1><p>Read the terms below.</p><div style="height:2400px"></div>
 <p>By confirming you accept the terms.</p><button type="button" id="confirm">Confirm</button><p id="out"></p>
 <script>document.getElementById('confirm').onclick = () => { document.getElementById('out').textContent = 'Confirmed'; };</script>`
+
+// routesBody is a checkout that offers two equal ways on (a standard and
+// an express form, say, backed by services of different speed): each has
+// a Continue to the same review, one answering in RouteSlow, the other in
+// RouteQuick.
+const routesBody = `<h1>Checkout</h1><p>Choose how to go on.</p>
+<ul><li><a href="/routes/standard">Standard checkout</a></li><li><a href="/routes/express">Express checkout</a></li></ul>`
+
+const reviewBody = `<h1>Review your order</h1><p id="status">Ready to review</p>`
+
+func (s *Site) route(w http.ResponseWriter, r *http.Request) {
+	way := r.PathValue("way")
+	if way != RouteStandard && way != RouteExpress {
+		http.NotFound(w, r)
+		return
+	}
+	render(w, "Checkout", fmt.Sprintf(`<h1>%s checkout</h1><p>Your details are on file.</p>
+<a data-testid="continue" href="/routes/%s/continue">Continue</a>`, strings.ToUpper(way[:1])+way[1:], way))
+}
+
+func (s *Site) routeContinue(w http.ResponseWriter, r *http.Request) {
+	way := r.PathValue("way")
+	if way != RouteStandard && way != RouteExpress {
+		http.NotFound(w, r)
+		return
+	}
+	d := RouteQuick
+	if way == s.slowRoute.Load().(string) {
+		d = RouteSlow
+	}
+	select {
+	case <-time.After(d):
+	case <-r.Context().Done():
+		return
+	}
+	http.Redirect(w, r, "/routes/review", http.StatusSeeOther)
+}

@@ -1,0 +1,101 @@
+package orchestrator
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/multiverse-orchestrator/multiverse/branch"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
+	"github.com/multiverse-orchestrator/multiverse/learn"
+	"github.com/multiverse-orchestrator/multiverse/planner"
+)
+
+// LearnDir is where a data dir keeps what runs on each site measured.
+func LearnDir(dataDir string) string { return filepath.Join(dataDir, "learn") }
+
+// learning is what the run learned from and for its site.
+type learning struct {
+	// snap is the snapshot the search reads, nil when the run learns
+	// nothing (search.learning: false, or the record did not read).
+	snap *learn.Snapshot
+	// pinned: the snapshot came with the run (Config.Learned, a rerun's),
+	// and the run adds nothing to the site's record.
+	pinned bool
+	ref    *payload.Learning
+}
+
+// readLearning reads the site's record the run searches with (or takes
+// the pinned one), keeps it as an artifact and says which in the
+// manifest. A record that does not read is an error event; the run then
+// learns nothing, and leaves the file as it found it.
+func (r *run) readLearning(ctx context.Context) {
+	if r.cfg.Learned != nil {
+		r.learning = learning{snap: r.cfg.Learned, pinned: true}
+	} else if r.t.Search.Learns() {
+		snap, err := learn.Open(LearnDir(r.dd)).Get(ctx, r.t.SiteKey())
+		if err != nil {
+			r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "learning", "error": err.Error()})
+			return
+		}
+		r.learning = learning{snap: snap}
+	} else {
+		return
+	}
+	snap := r.learning.snap
+	ref := &payload.Learning{Site: snap.Site, Version: snap.Version, Steps: len(snap.Steps), Pinned: r.learning.pinned}
+	if b, err := snap.Encode(); err != nil {
+		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "learning", "error": err.Error()})
+	} else if d, err := r.store.Put(ctx, b); err != nil {
+		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "learning", "error": err.Error()})
+	} else {
+		ref.Artifact = string(d)
+	}
+	r.learning.ref = ref
+	r.sum.Learning = &LearningInfo{Version: snap.Version, Steps: len(snap.Steps), Pinned: r.learning.pinned}
+}
+
+// learnInto makes search read the run's snapshot, when it has one that
+// holds a step.
+func (r *run) learnInto(search *planner.Search) {
+	if s := r.learning.snap; s != nil && len(s.Steps) > 0 {
+		search.Learn(s.Durations())
+	}
+}
+
+// foldLearning adds what the search's branches measured to the site's
+// record: each executed branch's own last step (not a replayed prefix,
+// not an ablation try) that ran, with its duration and the strategy that
+// healed its target.
+func (r *run) foldLearning(ctx context.Context, search *planner.Search) {
+	if r.learning.snap == nil || r.learning.pinned {
+		return
+	}
+	var steps []learn.Measured
+	for _, n := range search.Nodes() {
+		res := r.results[n.ID]
+		if res == nil || n.Ablation != nil {
+			continue
+		}
+		for _, st := range res.Steps {
+			if st.Replayed || st.Step != n.Depth || st.Status != branch.StatusOK && st.Status != branch.StatusHealed {
+				continue
+			}
+			m := learn.Measured{Action: n.Action(), MS: st.End.Sub(st.Start).Milliseconds()}
+			if n.Parent != nil && n.Parent.Outcome != nil && n.Parent.Outcome.Obs != nil {
+				m.Page = n.Parent.Outcome.Obs.URL
+			}
+			if st.Status == branch.StatusHealed {
+				m.Healed = st.Strategy
+			}
+			steps = append(steps, m)
+		}
+	}
+	next := r.learning.snap.Fold(r.runID, steps)
+	if err := learn.Open(LearnDir(r.dd)).Put(next); err != nil {
+		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "learning", "error": err.Error()})
+		return
+	}
+	r.sum.Learning.Wrote = next.Version
+	r.learning.snap = nil // once
+}
