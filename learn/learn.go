@@ -12,6 +12,12 @@
 // bounded: MaxSamples durations per step, MaxSteps steps (the ones the
 // fewest recent runs used go first) and MaxRuns run ids.
 //
+// The record also keeps what the searches showed of the stall rule: the
+// most expansions without progress a branch on the way to the boundary
+// needed here. A search that read enough runs that reached it prunes
+// stalled branches sooner where the site's ways never stall long
+// (planner.Search.Learn).
+//
 // A reader refuses a file of another format, one that does not decode,
 // one whose site is not the one asked for, or one that breaks a bound,
 // with an error wrapping ErrInvalid that names the file and the field.
@@ -61,6 +67,20 @@ type Snapshot struct {
 	// Runs names the latest runs folded in, oldest first.
 	Runs  []string `json:"runs"`
 	Steps []Step   `json:"steps"`
+	// Stall is what the runs' searches showed of the stall rule here.
+	Stall Stall `json:"stall"`
+}
+
+// Stall is the record of the stall rule (search.stall_limit: a branch
+// that went that many expansions without progress is pruned) on a site.
+type Stall struct {
+	// Reached counts the runs whose search reached the boundary or the
+	// goal; Longest is the most expansions without progress that a
+	// branch on the way to it went, over those runs.
+	Reached int `json:"reached"`
+	Longest int `json:"longest"`
+	// Pruned counts the branches the rule pruned, over every run.
+	Pruned int `json:"pruned"`
 }
 
 // Step is one step as the runs that executed it measured it.
@@ -169,50 +189,73 @@ type Measured struct {
 	Healed string
 }
 
-// Fold returns the next version of s with a run's steps in. The run's
-// steps of one key add one sample each, and count as one run. s is not
-// changed.
-func (s *Snapshot) Fold(runID string, steps []Measured) *Snapshot {
+// Run is what one run measured, to fold in.
+type Run struct {
+	ID    string
+	Steps []Measured
+	// Reached: the run's search reached the boundary or the goal, and
+	// Longest is the most expansions without progress of a branch on the
+	// way to it.
+	Reached bool
+	Longest int
+	// StallPruned counts the branches the stall rule pruned.
+	StallPruned int
+}
+
+// Fold returns the next version of s with a run in. The run's steps of
+// one key add one sample each, and count as one run. s is not changed.
+func (s *Snapshot) Fold(run Run) *Snapshot {
 	next := s.clone()
 	next.Version++
-	next.Runs = append(next.Runs, runID)
+	next.Runs = append(next.Runs, run.ID)
 	if len(next.Runs) > MaxRuns {
 		next.Runs = slices.Clone(next.Runs[len(next.Runs)-MaxRuns:])
+	}
+	next.Stall.Pruned += max(run.StallPruned, 0)
+	if run.Reached {
+		next.Stall.Reached++
+		next.Stall.Longest = max(next.Stall.Longest, run.Longest)
 	}
 	idx := map[string]int{}
 	for i := range next.Steps {
 		idx[next.Steps[i].key()] = i
 	}
 	seen := map[string]bool{}
-	for _, m := range steps {
-		st := Step{Page: Page(m.Page), Kind: string(m.Action.Kind), Target: Target(m.Action)}
-		k := st.key()
-		i, ok := idx[k]
-		if !ok {
-			next.Steps = append(next.Steps, st)
-			i = len(next.Steps) - 1
-			idx[k] = i
-		}
-		p := &next.Steps[i]
-		p.MS = append(p.MS, max(m.MS, 0))
-		if len(p.MS) > MaxSamples {
-			p.MS = p.MS[len(p.MS)-MaxSamples:]
-		}
-		if !seen[k] {
-			seen[k] = true
-			p.Runs++
-			p.Last = next.Version
-		}
-		if m.Healed != "" {
-			if p.Healed == nil {
-				p.Healed = map[string]int{}
-			}
-			p.Healed[m.Healed]++
-		}
+	for _, m := range run.Steps {
+		next.add(m, idx, seen)
 	}
 	next.bound()
 	next.sort()
 	return next
+}
+
+// add folds one measured step in: idx maps keys to steps, seen the keys
+// this run already counted.
+func (s *Snapshot) add(m Measured, idx map[string]int, seen map[string]bool) {
+	st := Step{Page: Page(m.Page), Kind: string(m.Action.Kind), Target: Target(m.Action)}
+	k := st.key()
+	i, ok := idx[k]
+	if !ok {
+		s.Steps = append(s.Steps, st)
+		i = len(s.Steps) - 1
+		idx[k] = i
+	}
+	p := &s.Steps[i]
+	p.MS = append(p.MS, max(m.MS, 0))
+	if len(p.MS) > MaxSamples {
+		p.MS = p.MS[len(p.MS)-MaxSamples:]
+	}
+	if !seen[k] {
+		seen[k] = true
+		p.Runs++
+		p.Last = s.Version
+	}
+	if m.Healed != "" {
+		if p.Healed == nil {
+			p.Healed = map[string]int{}
+		}
+		p.Healed[m.Healed]++
+	}
 }
 
 // bound drops the steps the longest unused beyond MaxSteps (then the
@@ -309,6 +352,10 @@ func (s *Snapshot) validate() error {
 		return fmt.Errorf("%w: runs: %d ids, at most %d", ErrInvalid, len(s.Runs), MaxRuns)
 	case len(s.Steps) > MaxSteps:
 		return fmt.Errorf("%w: steps: %d, at most %d", ErrInvalid, len(s.Steps), MaxSteps)
+	case s.Stall.Reached < 0 || s.Stall.Longest < 0 || s.Stall.Pruned < 0:
+		return fmt.Errorf("%w: stall: %+v: counts are not negative", ErrInvalid, s.Stall)
+	case s.Stall.Reached > s.Version:
+		return fmt.Errorf("%w: stall.reached: %d runs, more than the version %d", ErrInvalid, s.Stall.Reached, s.Version)
 	}
 	seen := map[string]bool{}
 	for i, st := range s.Steps {

@@ -24,17 +24,17 @@ func nav(u string) branch.Action { return branch.Action{Kind: branch.KindNavigat
 
 // twoRuns is a site taught by two runs: a slow and a fast way on.
 func twoRuns() *Snapshot {
-	s := Empty(site).Fold("R1", []Measured{
+	s := Empty(site).Fold(Run{ID: "R1", Reached: true, Longest: 1, StallPruned: 2, Steps: []Measured{
 		{Action: nav("http://127.0.0.1:4100/start"), MS: 300},
 		{Page: "http://127.0.0.1:4100/start", Action: click("slow-continue"), MS: 2100},
 		{Page: "http://127.0.0.1:4100/start", Action: click("fast-continue"), MS: 110},
 		{Page: "http://127.0.0.1:4100/orders/1234?x=1", Action: click("pay"), MS: 90, Healed: "role"},
-	})
-	return s.Fold("R2", []Measured{
+	}})
+	return s.Fold(Run{ID: "R2", StallPruned: 1, Steps: []Measured{
 		{Action: nav("http://127.0.0.1:4100/start"), MS: 280},
 		{Page: "http://127.0.0.1:4100/start", Action: click("slow-continue"), MS: 1900},
 		{Page: "http://127.0.0.1:4100/start", Action: click("slow-continue"), MS: 2000},
-	})
+	}})
 }
 
 func TestFold(t *testing.T) {
@@ -42,7 +42,7 @@ func TestFold(t *testing.T) {
 	if s.Version != 2 || strings.Join(s.Runs, ",") != "R1,R2" {
 		t.Fatalf("version %d runs %v, want 2 and R1,R2", s.Version, s.Runs)
 	}
-	d := s.Durations()
+	d := s.Expect()
 	for _, c := range []struct {
 		page     string
 		a        branch.Action
@@ -79,10 +79,13 @@ func TestFold(t *testing.T) {
 			}
 		}
 	}
-	if (&Snapshot{}).Durations().MedianMS() != 0 {
+	if longest, runs := d.StallOnTheWay(); longest != 1 || runs != 1 || s.Stall.Pruned != 3 {
+		t.Errorf("stall record %+v, on the way %d in %d runs; want longest 1 in 1 run, 3 pruned", s.Stall, longest, runs)
+	}
+	if (&Snapshot{}).Expect().MedianMS() != 0 {
 		t.Error("an empty snapshot expects a duration")
 	}
-	if ms, ok := (*Durations)(nil).StepMS("", nav("x")); ms != 0 || ok {
+	if ms, ok := (*Expect)(nil).StepMS("", nav("x")); ms != 0 || ok {
 		t.Error("nil durations answer")
 	}
 }
@@ -90,7 +93,7 @@ func TestFold(t *testing.T) {
 func TestFoldLeavesItsSnapshot(t *testing.T) {
 	s := twoRuns()
 	before := s.Digest()
-	s.Fold("R3", []Measured{{Page: "http://127.0.0.1/start", Action: click("slow-continue"), MS: 5}})
+	s.Fold(Run{ID: "R3", Steps: []Measured{{Page: "http://127.0.0.1/start", Action: click("slow-continue"), MS: 5}}})
 	if s.Digest() != before {
 		t.Fatal("Fold changed the snapshot it was called on")
 	}
@@ -99,13 +102,13 @@ func TestFoldLeavesItsSnapshot(t *testing.T) {
 func TestBounds(t *testing.T) {
 	s := Empty(site)
 	for i := range MaxSamples + 3 {
-		s = s.Fold("R", []Measured{{Page: "http://h/p", Action: click("c"), MS: int64(i)}})
+		s = s.Fold(Run{ID: "R", Steps: []Measured{{Page: "http://h/p", Action: click("c"), MS: int64(i)}}})
 	}
 	if st := s.Steps[0]; len(st.MS) != MaxSamples || st.MS[0] != 3 || st.Runs != MaxSamples+3 {
 		t.Fatalf("samples %v runs %d, want the latest %d and %d runs", st.MS, st.Runs, MaxSamples, MaxSamples+3)
 	}
 	for i := range MaxRuns + 5 {
-		s = s.Fold("R"+string(rune('a'+i%26)), nil)
+		s = s.Fold(Run{ID: "R" + string(rune('a'+i%26))})
 	}
 	if len(s.Runs) != MaxRuns {
 		t.Fatalf("%d run ids kept, want %d", len(s.Runs), MaxRuns)
@@ -114,7 +117,7 @@ func TestBounds(t *testing.T) {
 	for i := range MaxSteps + 10 {
 		many = append(many, Measured{Page: "http://h/p", Action: click("b" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)), MS: 1})
 	}
-	s = s.Fold("big", many)
+	s = s.Fold(Run{ID: "big", Steps: many})
 	if len(s.Steps) != MaxSteps {
 		t.Fatalf("%d steps kept, want %d", len(s.Steps), MaxSteps)
 	}
@@ -177,6 +180,7 @@ func TestDecodeRefuses(t *testing.T) {
 		"unknown-field.json": `unknown field "durations"`,
 		"no-samples.json":    "steps[0].ms: 0 samples",
 		"trailing.json":      "data after the snapshot",
+		"stall.json":         "stall.reached: 2 runs, more than the version 1",
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "bad", "*.json"))
 	if len(files) != len(want) {

@@ -58,20 +58,37 @@ func (r *run) readLearning(ctx context.Context) {
 // learnInto makes search read the run's snapshot, when it has one that
 // holds a step.
 func (r *run) learnInto(search *planner.Search) {
-	if s := r.learning.snap; s != nil && len(s.Steps) > 0 {
-		search.Learn(s.Durations())
+	if s := r.learning.snap; s != nil && s.Version > 0 {
+		search.Learn(s.Expect())
+		r.sum.Learning.StallLimit = search.StallLimit()
 	}
 }
 
 // foldLearning adds what the search's branches measured to the site's
 // record: each executed branch's own last step (not a replayed prefix,
 // not an ablation try) that ran, with its duration and the strategy that
-// healed its target.
+// healed its target; whether the search reached the boundary and the
+// longest stall on the way; the branches the stall rule pruned.
 func (r *run) foldLearning(ctx context.Context, search *planner.Search) {
 	if r.learning.snap == nil || r.learning.pinned {
 		return
 	}
-	var steps []learn.Measured
+	run := learn.Run{ID: r.runID}
+	onTheWay := map[*planner.Node]bool{}
+	for _, n := range search.Nodes() {
+		if n.State == planner.StateBoundary && n.Ablation == nil {
+			run.Reached = true
+			for a := n; a != nil; a = a.Parent {
+				onTheWay[a] = true
+			}
+		}
+		if n.Prune != nil && n.Prune.Rule == planner.RuleStalled {
+			run.StallPruned++
+		}
+	}
+	for n := range onTheWay {
+		run.Longest = max(run.Longest, n.Stall)
+	}
 	for _, n := range search.Nodes() {
 		res := r.results[n.ID]
 		if res == nil || n.Ablation != nil {
@@ -88,10 +105,10 @@ func (r *run) foldLearning(ctx context.Context, search *planner.Search) {
 			if st.Status == branch.StatusHealed {
 				m.Healed = st.Strategy
 			}
-			steps = append(steps, m)
+			run.Steps = append(run.Steps, m)
 		}
 	}
-	next := r.learning.snap.Fold(r.runID, steps)
+	next := r.learning.snap.Fold(run)
 	if err := learn.Open(LearnDir(r.dd)).Put(next); err != nil {
 		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "learning", "error": err.Error()})
 		return

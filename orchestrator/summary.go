@@ -189,12 +189,14 @@ type CacheInfo struct {
 
 // LearningInfo is which version of the site's record a run's search read
 // (Steps steps measured in it; Pinned when the run was given it, as a
-// rerun is) and the version it wrote (0 when it wrote none).
+// rerun is), the stall limit the search calibrated to it (0 when it read
+// nothing yet), and the version the run wrote (0 when it wrote none).
 type LearningInfo struct {
-	Version int  `json:"version"`
-	Steps   int  `json:"steps"`
-	Pinned  bool `json:"pinned,omitempty"`
-	Wrote   int  `json:"wrote,omitempty"`
+	Version    int  `json:"version"`
+	Steps      int  `json:"steps"`
+	Pinned     bool `json:"pinned,omitempty"`
+	StallLimit int  `json:"stall_limit,omitempty"`
+	Wrote      int  `json:"wrote,omitempty"`
 }
 
 // summaryFields is Summary without its methods (no JSON recursion).

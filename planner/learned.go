@@ -20,14 +20,37 @@ type Learned interface {
 	SlowestMS(a branch.Action) (ms float64, measured bool)
 	// MedianMS is the site's typical step, 0 when nothing was learned.
 	MedianMS() float64
+	// StallOnTheWay is the most expansions without progress a branch on
+	// the way to the boundary went on this site, over the runs that
+	// reached it, and how many runs those are.
+	StallOnTheWay() (longest, runs int)
 }
 
 // Learn makes the search expect each step to take what l says: the
 // expected seconds enter each branch's score (scoring.Vector.Latency) and
 // the marginal cost the frontier divides by, and a step of a followed
 // cached plan that is slow on this site no longer hides its alternatives.
-// Call it before Root; nil learns nothing.
-func (s *Search) Learn(l Learned) { s.learned = l }
+// The stall rule calibrates to the site (see StallLimit). Call it before
+// Root; nil learns nothing.
+func (s *Search) Learn(l Learned) {
+	s.learned = l
+	s.stallLimit = s.t.Search.StallLimit
+	if l == nil {
+		return
+	}
+	longest, runs := l.StallOnTheWay()
+	if runs >= s.w.StallEvidence {
+		s.stallLimit = min(s.stallLimit, max(longest+s.w.StallMargin, s.w.MinStallLimit))
+	}
+}
+
+// StallLimit is how many expansions without progress prune a branch: the
+// task's search.stall_limit, or, once the search read at least
+// StallEvidence runs on the site that reached the boundary, the longest
+// stall a branch on the way there went plus StallMargin when that is
+// lower (never below MinStallLimit): where the site's ways never wander
+// long, a wandering branch is pruned sooner.
+func (s *Search) StallLimit() int { return s.stallLimit }
 
 // stepMS is the expected duration of a acted on the page at URL page (0
 // when the search learned nothing).

@@ -60,6 +60,8 @@ func (l learnedMS) StepMS(page string, a branch.Action) (float64, bool) {
 
 func (l learnedMS) SlowestMS(a branch.Action) (float64, bool) { return l.StepMS("", a) }
 
+func (l learnedMS) StallOnTheWay() (int, int) { return 0, 0 }
+
 func (l learnedMS) MedianMS() float64 {
 	if len(l) == 0 {
 		return 0
@@ -161,5 +163,39 @@ func TestHealedCounts(t *testing.T) {
 	w := d.Winners[0]
 	if w.Healed != 1 || w.Score.Confidence != 0.9 {
 		t.Fatalf("winner healed %d, confidence %v; want 1 and 0.9", w.Healed, w.Score.Confidence)
+	}
+}
+
+// stallRecord is a site's record of the stall rule only.
+type stallRecord struct{ longest, runs int }
+
+func (r stallRecord) StepMS(string, branch.Action) (float64, bool) { return 0, false }
+func (r stallRecord) SlowestMS(branch.Action) (float64, bool)      { return 0, false }
+func (r stallRecord) MedianMS() float64                            { return 0 }
+func (r stallRecord) StallOnTheWay() (int, int)                    { return r.longest, r.runs }
+
+// TestStallCalibrates: the stall rule prunes sooner on a site whose ways
+// to the boundary never went long without progress, once enough runs
+// reached it; never later than the task says, never below the floor.
+func TestStallCalibrates(t *testing.T) {
+	tk, err := task.Parse("ways.yaml", []byte(twoWays)) // stall_limit: 3
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rec  Learned
+		want int
+	}{
+		{nil, 3},
+		{stallRecord{0, 2}, 3}, // too few runs to tell
+		{stallRecord{0, 3}, 2},
+		{stallRecord{1, 5}, 3},
+		{stallRecord{4, 9}, 3}, // the task's limit is the most
+	} {
+		s := searchOf(t, tk)
+		s.Learn(c.rec)
+		if got := s.StallLimit(); got != c.want {
+			t.Errorf("record %+v: stall limit %d, want %d", c.rec, got, c.want)
+		}
 	}
 }

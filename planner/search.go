@@ -250,9 +250,11 @@ type Search struct {
 	events   []Event
 	guide    *Guide // the cached plan followed, nil once it diverged
 	learned  Learned
-	advisor  Advisor
-	advised  map[*Node]advised        // candidates a BatchAdvisor already ordered, until expanded
-	subst    map[string]branch.Action // plan digest -> the last action forked instead
+	// stallLimit is the stall rule's limit (StallLimit).
+	stallLimit int
+	advisor    Advisor
+	advised    map[*Node]advised        // candidates a BatchAdvisor already ordered, until expanded
+	subst      map[string]branch.Action // plan digest -> the last action forked instead
 	// commuted maps a set of commuting steps (commuteKey) to the branch
 	// that reached it first.
 	commuted map[string]*Node
@@ -271,7 +273,7 @@ type Menu interface {
 func NewSearch(t *task.Task, prop Menu, newID func() string, opts ...Option) *Search {
 	s := &Search{t: t, prop: prop, newID: newID, digest: t.Digest(), origin: t.Origin(), w: weightsOf(opts),
 		width: t.Search.BeamWidth, byDigest: map[string]*Node{}, seen: map[string]*Node{}, known: map[string]bool{},
-		failed: map[string]int{}, commuted: map[string]*Node{}}
+		failed: map[string]int{}, commuted: map[string]*Node{}, stallLimit: t.Search.StallLimit}
 	s.strategy = strategyFor(t.Search.Strategy)
 	s.width = s.strategy.initialWidth(s)
 	return s

@@ -219,6 +219,9 @@ type Weights struct {
 	// alone, when earlier runs measured it at least SlowStepMS and
 	// SlowStepFactor times the site's typical step.
 	SlowStepMS, SlowStepFactor float64
+	// StallEvidence, StallMargin and MinStallLimit calibrate the stall
+	// rule to a site (Search.StallLimit).
+	StallEvidence, StallMargin, MinStallLimit int
 	// UCTExplore weighs the exploration term of PUCT.
 	UCTExplore float64
 	// UCTSlack is the budget slack added to a branch's upper bound before
@@ -295,6 +298,9 @@ func DefaultWeights() Weights {
 		LatencyPrice:       1,
 		SlowStepMS:         1000,
 		SlowStepFactor:     4,
+		StallEvidence:      3,
+		StallMargin:        2,
+		MinStallLimit:      2,
 		UCTExplore:         0.6,
 		UCTSlack:           0.4,
 	}

@@ -160,8 +160,8 @@ func (s *Search) cut(n *Node, parentProgress float64) bool {
 		return true
 	}
 	n.Stall = stallCount(n, parentProgress)
-	if n.Stall >= s.t.Search.StallLimit && !s.following(n) {
-		s.prune(n, RuleStalled, map[string]any{"expansions_without_progress": n.Stall, "progress": round3(n.Score.Progress)})
+	if n.Stall >= s.stallLimit && !s.following(n) {
+		s.prune(n, RuleStalled, map[string]any{"expansions_without_progress": n.Stall, "limit": s.stallLimit, "progress": round3(n.Score.Progress)})
 		return true
 	}
 	if n.Depth >= s.t.Budgets.StepsPerBranch {

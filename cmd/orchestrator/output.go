@@ -131,6 +131,7 @@ func printSummary(w io.Writer, s *orchestrator.Summary, err error, asJSON bool) 
 	}
 	printMinimal(w, s.Minimal)
 	printCache(w, s.Cache)
+	printLearning(w, s.Learning)
 	printModel(w, s.Model)
 	printHeld(w, s)
 	if win := s.Winner; win != nil {
@@ -301,6 +302,29 @@ func printCache(w io.Writer, c *orchestrator.CacheInfo) {
 	if c.Stored {
 		fmt.Fprintf(w, "  cache     the plan is cached in %s (orchestrator cache list)\n", c.File)
 	}
+}
+
+// printLearning says which version of the site's record the search read
+// and which the run wrote.
+func printLearning(w io.Writer, l *orchestrator.LearningInfo) {
+	if l == nil || l.Version == 0 && l.Wrote == 0 {
+		return
+	}
+	var parts []string
+	if l.Version > 0 {
+		read := fmt.Sprintf("read version %d of the site's record (%d steps measured", l.Version, l.Steps)
+		if l.StallLimit > 0 {
+			read += fmt.Sprintf(", stall limit %d", l.StallLimit)
+		}
+		if l.Pinned {
+			read += ", pinned"
+		}
+		parts = append(parts, read+")")
+	}
+	if l.Wrote > 0 {
+		parts = append(parts, fmt.Sprintf("wrote version %d", l.Wrote))
+	}
+	fmt.Fprintf(w, "  learned   %s\n", strings.Join(parts, "; "))
 }
 
 // maxHeldLines bounds the held requests the summary prints.

@@ -6,18 +6,21 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/branch"
 )
 
-// Durations answers from a snapshot how long a step is expected to take.
-// It is read only and safe for concurrent use.
-type Durations struct {
+// Expect answers from a snapshot what a search may expect on the site:
+// how long a step takes, and how long the ways to the boundary went
+// without progress. It is read only and safe for concurrent use.
+type Expect struct {
+	stall   Stall
 	byKey   map[string]float64
 	slowest map[string]float64 // kind and target -> the largest on any page
 	median  float64
 }
 
-// Durations returns the snapshot's expected durations: each step's median
-// sample, and the median of those for a step no run measured.
-func (s *Snapshot) Durations() *Durations {
-	d := &Durations{byKey: make(map[string]float64, len(s.Steps)), slowest: map[string]float64{}}
+// Expect returns what the snapshot leads a search to expect: each step's
+// median sample as its duration, the median of those for a step no run
+// measured, and the record of the stall rule.
+func (s *Snapshot) Expect() *Expect {
+	d := &Expect{stall: s.Stall, byKey: make(map[string]float64, len(s.Steps)), slowest: map[string]float64{}}
 	meds := make([]float64, 0, len(s.Steps))
 	for _, st := range s.Steps {
 		m := median(st.MS)
@@ -34,7 +37,7 @@ func (s *Snapshot) Durations() *Durations {
 // at the URL page: the median of its samples, measured true; for a step no
 // run measured, the site's median step, measured false (0 when the
 // snapshot holds no step).
-func (d *Durations) StepMS(page string, a branch.Action) (ms float64, measured bool) {
+func (d *Expect) StepMS(page string, a branch.Action) (ms float64, measured bool) {
 	if d == nil {
 		return 0, false
 	}
@@ -47,7 +50,7 @@ func (d *Durations) StepMS(page string, a branch.Action) (ms float64, measured b
 
 // SlowestMS is the longest expected duration of a on any page a run
 // measured it on, measured true; else the site's median step, false.
-func (d *Durations) SlowestMS(a branch.Action) (ms float64, measured bool) {
+func (d *Expect) SlowestMS(a branch.Action) (ms float64, measured bool) {
 	if d == nil {
 		return 0, false
 	}
@@ -58,7 +61,7 @@ func (d *Durations) SlowestMS(a branch.Action) (ms float64, measured bool) {
 }
 
 // MedianMS is the median of the steps' expected durations (0 for none).
-func (d *Durations) MedianMS() float64 {
+func (d *Expect) MedianMS() float64 {
 	if d == nil {
 		return 0
 	}
@@ -84,4 +87,14 @@ func medianF(v []float64) float64 {
 		return v[n/2]
 	}
 	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// StallOnTheWay is the most expansions without progress a branch on the
+// way to the boundary went, over the runs that reached it, and how many
+// runs those are.
+func (d *Expect) StallOnTheWay() (longest, runs int) {
+	if d == nil {
+		return 0, 0
+	}
+	return d.stall.Longest, d.stall.Reached
 }
