@@ -118,7 +118,7 @@ func TestLearnedFasterWay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := snap.Durations()
+	d := snap.Expect()
 	if ms, ok := d.SlowestMS(continueOf()); !ok || ms < 1900 {
 		t.Fatalf("the record's Continue: %v ms (measured %v), want the slow way's 2 s", ms, ok)
 	}
