@@ -340,6 +340,10 @@ func TestHostileSite(t *testing.T) {
 	tk.Budgets.ActionTimeout = task.Duration(3 * time.Second)
 	tk.Budgets.BranchWallClock = task.Duration(20 * time.Second)
 	tk.Budgets.WallClock = task.Duration(60 * time.Second)
+	// The first wave already runs into both hostile pages (the start
+	// page's links to /pricing and /docs); two waves of six are enough
+	// to see both failures, where the whole tree took some 50 branches.
+	tk.Budgets.TotalBranches = 12
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	t0 := time.Now()
