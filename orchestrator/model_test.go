@@ -113,6 +113,13 @@ func newScriptedModel(t *testing.T) *scriptedModel {
 	return m
 }
 
+// modelSite serves the demo site with a short latency: the model tests
+// check what the planner asks and decides, which the site's response
+// time does not change, and their narrow searches run wave after wave.
+func modelSite(t *testing.T) *site {
+	return startSite(t, sites.Knobs{Latency: 5 * time.Millisecond})
+}
+
 // modelTask is the demo task with a model planner on m.
 func modelTask(t *testing.T, s *site, m *scriptedModel) *task.Task {
 	tk := narrowDemoTask(t, s)
@@ -157,7 +164,7 @@ func TestModelPlannerRecordReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	s := startSite(t, sites.DefaultKnobs())
+	s := modelSite(t)
 	m := newScriptedModel(t)
 	cassettes := filepath.Join(t.TempDir(), "cassettes")
 	recDir := t.TempDir()
@@ -307,7 +314,7 @@ func TestModelDownStops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	s := startSite(t, sites.DefaultKnobs())
+	s := modelSite(t)
 	cases := []struct {
 		name  string
 		spoil func(*scriptedModel)
@@ -350,7 +357,7 @@ func TestModelErrorFallsBack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	s := startSite(t, sites.DefaultKnobs())
+	s := modelSite(t)
 	m := newScriptedModel(t)
 	m.failing.Store(true)
 	// 422 is not asked again (TestModelDownStops covers the retries of a
