@@ -35,6 +35,7 @@ func runtime(t *testing.T) *browser.Runtime { return chromiumtest.Runtime(t) }
 func TestMain(m *testing.M) {
 	code := porttrap.Run(m)
 	chromiumtest.Close()
+	closeExplored()
 	os.Exit(code)
 }
 
@@ -178,23 +179,18 @@ func repDiff(r *replay.Report) string {
 	return r.Diff
 }
 
-// TestLiveReplayDrift: replaying the winner live against the same site
-// reproduces; after the site changed (the drift knob edits the home
-// page), the live replay reports the first step as the divergence and the
-// diff names what changed.
+// TestLiveReplayDrift: replaying the winner of the package's explored
+// demo run live against its site reproduces; after the site changed (the
+// drift knob edits the home page), the live replay reports the first
+// step as the divergence and the diff names what changed.
 func TestLiveReplayDrift(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	k := sites.DefaultKnobs()
-	k.Latency = 5 * time.Millisecond
-	s := startSite(t, k)
-	dir := t.TempDir()
+	e := exploredDemo(t)
+	e.serveAt(t, e.vendor)
+	sum, dir := e.sum, e.exploredCopy(t)
 	ctx := context.Background()
-	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: demoTask(t, s.URL(), nil), DataDir: dir, Workers: 4, NoScreenshots: true, ExploreOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	src, closeSrc := source(t, dir)
 	defer closeSrc()
 	b, err := replay.Build(ctx, src, sum.RunID, sum.Winner.BranchID, bundle.KindBranch)
@@ -205,10 +201,12 @@ func TestLiveReplayDrift(t *testing.T) {
 	if err != nil || rep.RSR != 1 {
 		t.Fatalf("live replay of an unchanged site: RSR %.2f, %v\n%s", repRSR(rep), err, repDiff(rep))
 	}
+	k := e.knobs
 	k.Drift = "Now with automatic failover."
-	if err := s.Vendor.SetKnobs(k); err != nil {
+	if err := e.vendor.SetKnobs(k); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { e.vendor.SetKnobs(e.knobs) })
 	rep, err = replay.Replay(ctx, runtime(t), b, replay.Options{Live: true})
 	if err == nil || rep.TTD != 1 {
 		t.Fatalf("live replay after drift: TTD %d, err %v", rep.TTD, err)

@@ -2,7 +2,6 @@ package replay_test
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -16,45 +15,31 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 	"github.com/multiverse-orchestrator/multiverse/scrub"
-	"github.com/multiverse-orchestrator/multiverse/sites"
 	"github.com/multiverse-orchestrator/multiverse/task"
 	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
-// TestRerunInRecordedWorld: the demo task explored on the demo site, then
-// explored again, in a fresh data dir, with every page served from the
-// first run's recorded world while the site is gone (its address answers
-// only a tripwire): the rerun reaches the same winner with no miss and
-// not one request to the site. A branch whose plan the first run never
-// executed is served its recorded prefix and refused the rest, as a miss
-// naming it.
+// TestRerunInRecordedWorld: the package's explored demo run (the demo
+// task explored on the demo site) explored again, in a fresh data dir,
+// with every page served from that run's recorded world while the site
+// is gone (its address answers only a tripwire): the rerun reaches the
+// same winner with no miss and not one request to the site. A branch
+// whose plan the first run never executed is served its recorded prefix
+// and refused the rest, as a miss naming it.
 func TestRerunInRecordedWorld(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
 	}
-	k := sites.DefaultKnobs()
-	k.Latency = 5 * time.Millisecond
-	s := startSite(t, k)
-	tk := demoTask(t, s.URL(), nil)
+	e := exploredDemo(t)
+	tk, sum := e.task, e.sum
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 4, NoScreenshots: true, ExploreOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Server.Close(ctx)
 	var hits atomic.Int64
-	if ln, err := net.Listen("tcp", strings.TrimPrefix(s.URL(), "http://")); err == nil {
-		trip := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			hits.Add(1)
-			http.Error(w, "the rerun reached the site", http.StatusTeapot)
-		})}
-		go trip.Serve(ln)
-		defer trip.Close()
-	} else {
-		t.Logf("no tripwire at the site's address: %v", err)
-	}
+	e.serveAt(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Error(w, "the rerun reached the site", http.StatusTeapot)
+	}))
+	dir := e.exploredCopy(t)
 
 	src, closeSrc := source(t, dir)
 	defer closeSrc()
@@ -93,7 +78,7 @@ func TestRerunInRecordedWorld(t *testing.T) {
 		t.Fatal(err)
 	}
 	novel := append(append(branch.Plan(nil), b.Manifest.Plan[:2]...),
-		branch.Action{Kind: branch.KindNavigate, URL: s.URL() + "/never-recorded"})
+		branch.Action{Kind: branch.KindNavigate, URL: e.url + "/never-recorded"})
 	store, err := artifacts.OpenFS(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
