@@ -36,7 +36,10 @@ func (r *run) connectBus(ctx context.Context) (_ *busConn, err error) {
 			conn.close()
 		}
 	}()
-	if conn.url == "" {
+	if p := r.cfg.Parts; conn.url == "" && p != nil && p.NATS != nil {
+		conn.url, r.nats = p.NATS.ClientURL(), p.NATS
+		r.sum.Paths.NATS = filepath.Join(r.dd, "nats")
+	} else if conn.url == "" {
 		srv, err := r.startEmbedded(ctx)
 		if err != nil {
 			return nil, err

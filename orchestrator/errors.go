@@ -70,9 +70,12 @@ const (
 
 // ExitCode maps an error of Run (or of loading a task) to an exit code.
 func ExitCode(err error) int {
+	var coded *CodedError
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &coded):
+		return coded.Code
 	case errors.Is(err, ErrInterrupted):
 		return ExitInterrupted
 	case errors.Is(err, task.ErrInvalid), errors.Is(err, ErrBadInput), errors.Is(err, task.ErrSecretMissing),
@@ -104,3 +107,12 @@ func ExitCode(err error) int {
 	}
 	return ExitInternal
 }
+
+// CodedError is the error of a run that ended elsewhere (on a warm
+// engine), as it reported it: its message and its exit code.
+type CodedError struct {
+	Code int
+	Msg  string
+}
+
+func (e *CodedError) Error() string { return e.Msg }

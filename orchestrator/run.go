@@ -128,6 +128,13 @@ type Config struct {
 	// auth.login; it needs the browser executor, not Executor, and a data
 	// dir without pending commits of the task's site and flow.
 	Network func(ctx context.Context, j *job.Job) (proxy string, release func(), err error)
+	// Parts, when set, are parts a warm engine keeps running for its runs:
+	// the run uses them instead of starting its own, and leaves them
+	// running.
+	Parts *Parts
+	// RunID, when set, is the run's id (a ULID an engine gave the run
+	// when it was submitted); by default a fresh one.
+	RunID string
 	// Learned, when set, is the record of the site the search reads
 	// instead of the data dir's (a rerun's: the snapshot its original run
 	// read); the run adds nothing to the data dir's record.
@@ -141,6 +148,17 @@ type Config struct {
 	// error: that the run waits for its data dir, or took over the lock
 	// of a run that ended without releasing it.
 	Notice func(msg string)
+}
+
+// Parts are the heavy parts of a run a warm engine starts once and keeps
+// for every run it is given.
+type Parts struct {
+	// NATS is the running embedded server (its store in the run's data
+	// dir): the run connects to it instead of starting its own.
+	NATS *bus.Server
+	// Runtime returns the running browser, relaunching one that died; the
+	// run never closes it.
+	Runtime func(ctx context.Context) (*browser.Runtime, error)
 }
 
 // Executor runs branch jobs for in-process workers: it returns the wire
@@ -195,7 +213,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	defer st.close()
 	dd, store, elog, led := st.dir, st.artifacts, st.events, st.ledger
-	runID := ulid.Make().String()
+	runID := cfg.RunID
+	if runID == "" {
+		runID = ulid.Make().String()
+	}
 	ctx, runSpan := telemetry.Tracer().Start(ctx, "run "+t.Name, trace.WithAttributes(
 		attribute.String("multiverse.run_id", runID), attribute.String("multiverse.task", t.Name)))
 	defer runSpan.End()
@@ -268,6 +289,9 @@ func checkConfig(cfg Config) (workers int, err error) {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return 0, fmt.Errorf("%w: --llm replay: the cassette directory %s does not exist (record one with --llm record)", ErrBadInput, dir)
 		}
+	}
+	if _, err := ulid.ParseStrict(cfg.RunID); cfg.RunID != "" && err != nil {
+		return 0, fmt.Errorf("%w: run id %q is not a ULID: %v", ErrBadInput, cfg.RunID, err)
 	}
 	if cfg.FailureBundles < 0 {
 		return 0, fmt.Errorf("%w: %d failure bundles: the cap must not be negative", ErrBadInput, cfg.FailureBundles)

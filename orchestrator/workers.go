@@ -45,7 +45,7 @@ func (r *run) newExecutor(ctx context.Context, client *bus.Client) (Executor, br
 		keep = 0 // (with Network the executor never keeps sessions either)
 	}
 	exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.trail.store(r.store), Browser: r.cfg.Browser, LoginState: client.FetchState,
-		Logger: r.log, KeepWarm: keep, Network: r.cfg.Network})
+		Logger: r.log, KeepWarm: keep, Network: r.cfg.Network, Runtime: r.partsRuntime()})
 	if err != nil {
 		return nil, browser.Fingerprint{}, nil, err
 	}
@@ -143,4 +143,12 @@ func (w *inprocWorkers) stop(log *slog.Logger) {
 func workerName() string {
 	h, _ := os.Hostname()
 	return fmt.Sprintf("%s/%d/inproc", h, os.Getpid())
+}
+
+// partsRuntime is the warm engine's browser, nil without one.
+func (r *run) partsRuntime() func(ctx context.Context) (*browser.Runtime, error) {
+	if r.cfg.Parts == nil {
+		return nil
+	}
+	return r.cfg.Parts.Runtime
 }

@@ -50,6 +50,10 @@ type Options struct {
 	// job replays its whole plan in a fresh session. An error is the
 	// job's failed result (branch.CodeBadJob), not a redelivery.
 	Network func(ctx context.Context, j *job.Job) (proxy string, release func(), err error)
+	// Runtime, when set, is the running browser the executor uses instead
+	// of launching its own (a warm engine's, which relaunches one that
+	// died): the executor never closes it.
+	Runtime func(ctx context.Context) (*browser.Runtime, error)
 }
 
 // DefaultKeepWarm is the number of finished sessions an executor with the
@@ -164,6 +168,9 @@ func NewExecutor(ctx context.Context, opts Options) (*Executor, error) {
 func (e *Executor) Runtime(ctx context.Context) (*browser.Runtime, error) { return e.runtime(ctx) }
 
 func (e *Executor) runtime(ctx context.Context) (*browser.Runtime, error) {
+	if e.opts.Runtime != nil {
+		return e.opts.Runtime(ctx)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.rt != nil && e.rt.Err() == nil {

@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+)
+
+// ErrUnreachable: no engine answers at the address.
+var ErrUnreachable = errors.New("engine: not reachable")
+
+// Client speaks to an engine's API.
+type Client struct {
+	base  string
+	token string
+	http  *http.Client
+}
+
+// NewClient returns a client of the engine at addr (HOST:PORT, or an
+// http:// URL), sending token when it is not "".
+func NewClient(addr, token string) *Client {
+	base := strings.TrimSuffix(addr, "/")
+	if !strings.Contains(base, "://") {
+		base = "http://" + base
+	}
+	return &Client{base: base, token: token, http: &http.Client{}}
+}
+
+// RefusedError is the engine's refusal of a request: its message and
+// the exit code it maps to.
+type RefusedError struct {
+	Status int
+	Msg    string
+	Code   int
+}
+
+func (e *RefusedError) Error() string { return e.Msg }
+
+// Unwrap carries the exit code (orchestrator.ExitCode reads it).
+func (e *RefusedError) Unwrap() error { return &orchestrator.CodedError{Code: e.Code, Msg: e.Msg} }
+
+// Is makes a 404 match ErrNotFound and a 400 ErrBadRequest.
+func (e *RefusedError) Is(target error) bool {
+	return target == ErrNotFound && e.Status == http.StatusNotFound || target == ErrBadRequest && e.Status == http.StatusBadRequest
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body any) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, c.base, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, c.base, err)
+	}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		var eb errorBody
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+		if json.Unmarshal(b, &eb) != nil || eb.Error == "" {
+			eb.Error = fmt.Sprintf("engine at %s: %s: %s", c.base, resp.Status, strings.TrimSpace(string(b)))
+		}
+		if eb.Code == 0 {
+			eb.Code = orchestrator.ExitInternal
+		}
+		return nil, &RefusedError{Status: resp.StatusCode, Msg: eb.Error, Code: eb.Code}
+	}
+	return resp, nil
+}
+
+// Submit submits a run and returns its report (queued, with its id).
+func (c *Client) Submit(ctx context.Context, req Request) (Report, error) {
+	resp, err := c.do(ctx, http.MethodPost, "/api/engine/runs", req)
+	if err != nil {
+		return Report{}, err
+	}
+	defer resp.Body.Close()
+	var r Report
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return Report{}, fmt.Errorf("engine at %s: the report: %w", c.base, err)
+	}
+	return r, nil
+}
+
+// Status returns the run's report; an error matching ErrNotFound when the
+// engine knows no such run.
+func (c *Client) Status(ctx context.Context, id string) (Report, error) {
+	resp, err := c.do(ctx, http.MethodGet, "/api/engine/runs/"+url.PathEscape(id), nil)
+	if err != nil {
+		return Report{}, err
+	}
+	defer resp.Body.Close()
+	var r Report
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return Report{}, fmt.Errorf("engine at %s: the report: %w", c.base, err)
+	}
+	return r, nil
+}
+
+// Watch follows the run until it ended, calling progress (when not nil)
+// at each change, and returns its last report.
+func (c *Client) Watch(ctx context.Context, id string, progress func(orchestrator.Progress)) (Report, error) {
+	resp, err := c.do(ctx, http.MethodGet, "/api/engine/runs/"+url.PathEscape(id)+"/watch", nil)
+	if err != nil {
+		return Report{}, err
+	}
+	defer resp.Body.Close()
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/x-ndjson") {
+		var r Report // a run the engine no longer holds: its stored report
+		err := json.NewDecoder(resp.Body).Decode(&r)
+		return r, err
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), maxReport)
+	var last Report
+	for sc.Scan() {
+		var m Message
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			return last, fmt.Errorf("engine at %s: a watch line: %w", c.base, err)
+		}
+		if m.Progress != nil && progress != nil {
+			progress(*m.Progress)
+		}
+		if m.Report != nil {
+			last = *m.Report
+			if last.Done() {
+				return last, nil
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return last, fmt.Errorf("%w: the watch of run %s ended: %v", ErrUnreachable, id, err)
+	}
+	return last, fmt.Errorf("%w: the watch of run %s ended before the run", ErrUnreachable, id)
+}
+
+// Err is the error of an ended run as its report says (nil for exit 0),
+// carrying its exit code (orchestrator.ExitCode reads it).
+func (r Report) Err() error {
+	if r.ExitCode == 0 && r.State == StateCompleted {
+		return nil
+	}
+	msg := r.Error
+	if msg == "" {
+		msg = fmt.Sprintf("run %s %s", r.ID, r.State)
+	}
+	return &orchestrator.CodedError{Code: r.ExitCode, Msg: msg}
+}

@@ -1,0 +1,373 @@
+// Package engine is a warm engine: it starts the heavy parts of a run
+// once (the embedded NATS JetStream server in its data dir, Chromium and
+// the Playwright driver) and runs the tasks it is given with them, one
+// after another, so that a run starts its first action at once instead
+// of after the parts' start-up.
+//
+// A run submitted to the engine gets its id at once (the run's own id, a
+// ULID): the engine queues it and reports it as queued, running,
+// completed (exit 0) or failed (any other exit), with the run's summary
+// and exit code once it ended. Each report is also written to
+// DATA_DIR/engine/ID.json as it changes, so `orchestrator status ID`
+// answers from the data dir when the engine is gone.
+//
+// The engine runs tasks as `orchestrator run` would, with the engine's
+// environment: a secret a task references is read from the engine's
+// environment, never sent with the request. Handler serves its HTTP API
+// (see Handler).
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// Run states.
+const (
+	StateQueued    = "queued"
+	StateRunning   = "running"
+	StateCompleted = "completed" // the run exited 0
+	StateFailed    = "failed"    // any other exit
+)
+
+// ErrNotFound: no run of that id, neither in the engine nor in its data
+// dir.
+var ErrNotFound = errors.New("engine: no such run")
+
+// ErrBadRequest wraps what is wrong with a request (its task file, a
+// flag's value).
+var ErrBadRequest = errors.New("engine: bad request")
+
+// Options configure Start.
+type Options struct {
+	// DataDir is where the engine's runs record themselves and its
+	// JetStream store lives.
+	DataDir string
+	Browser browser.Options
+	Logger  *slog.Logger
+	// Queue bounds the runs waiting to start (default 64).
+	Queue int
+}
+
+// Request is a run to submit.
+type Request struct {
+	// TaskFile is the task file's path on the engine's machine; a relative
+	// one is taken from the engine's working directory.
+	TaskFile string `json:"task_file"`
+	// StartURL overrides the task's start_url.
+	StartURL string `json:"start_url,omitempty"`
+	// Workers is the in-process worker slots (0: the task's
+	// search.workers).
+	Workers int `json:"workers,omitempty"`
+	// Seed overrides the task's seed (decimal).
+	Seed        string `json:"seed,omitempty"`
+	NoCache     bool   `json:"no_cache,omitempty"`
+	Cold        bool   `json:"cold,omitempty"`
+	Screenshots string `json:"screenshots,omitempty"`
+}
+
+// Report is what the engine knows of a run.
+type Report struct {
+	ID        string    `json:"id"`
+	State     string    `json:"state"`
+	TaskFile  string    `json:"task_file"`
+	Task      string    `json:"task,omitempty"`
+	Submitted time.Time `json:"submitted"`
+	Started   time.Time `json:"started,omitzero"`
+	Ended     time.Time `json:"ended,omitzero"`
+	// FirstActionMS is the time from the run's start to its first
+	// branch's result (the start page opened and observed).
+	FirstActionMS int64                 `json:"first_action_ms,omitempty"`
+	Summary       *orchestrator.Summary `json:"summary,omitempty"`
+	ExitCode      int                   `json:"exit_code"`
+	Error         string                `json:"error,omitempty"`
+}
+
+// Done reports whether the run ended.
+func (r Report) Done() bool { return r.State == StateCompleted || r.State == StateFailed }
+
+// Engine keeps the parts warm and runs what it is given. Safe for
+// concurrent use.
+type Engine struct {
+	dd    string
+	opts  Options
+	log   *slog.Logger
+	nats  *bus.Server
+	queue chan *job
+	done  chan struct{}
+	ctx   context.Context
+	stop  context.CancelFunc
+
+	rtMu sync.Mutex
+	rt   *browser.Runtime
+
+	mu   sync.Mutex
+	jobs map[string]*job
+}
+
+// job is a submitted run.
+type job struct {
+	req  Request
+	t    *task.Task
+	mu   sync.Mutex
+	rep  Report
+	prog orchestrator.Progress
+	// changed is closed and replaced whenever rep or prog change.
+	changed chan struct{}
+}
+
+// Start starts the engine's parts: the embedded NATS server in the data
+// dir and Chromium. Close stops them.
+func Start(ctx context.Context, o Options) (*Engine, error) {
+	if o.DataDir == "" {
+		o.DataDir = orchestrator.DefaultDataDir
+	}
+	if o.Queue <= 0 {
+		o.Queue = 64
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if err := os.MkdirAll(filepath.Join(o.DataDir, "engine"), 0o755); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	srv, err := bus.StartEmbedded(ctx, bus.ServerConfig{StoreDir: filepath.Join(o.DataDir, "nats"), Host: "127.0.0.1"})
+	if err != nil {
+		return nil, fmt.Errorf("engine: starting the embedded NATS server: %w", err)
+	}
+	ectx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	e := &Engine{dd: o.DataDir, opts: o, log: log, nats: srv, queue: make(chan *job, o.Queue), done: make(chan struct{}),
+		ctx: ectx, stop: stop, jobs: map[string]*job{}}
+	if _, err := e.runtime(ctx); err != nil {
+		srv.Shutdown()
+		stop()
+		return nil, err
+	}
+	go e.loop()
+	return e, nil
+}
+
+// DataDir is the engine's data dir.
+func (e *Engine) DataDir() string { return e.dd }
+
+// runtime returns the running browser, launching it again when it died.
+func (e *Engine) runtime(ctx context.Context) (*browser.Runtime, error) {
+	e.rtMu.Lock()
+	defer e.rtMu.Unlock()
+	if e.rt != nil && e.rt.Err() == nil {
+		return e.rt, nil
+	}
+	if e.rt != nil {
+		e.log.Warn("relaunching Chromium", "reason", e.rt.Err())
+		e.rt.Close()
+		e.rt = nil
+	}
+	rt, err := browser.Launch(ctx, e.opts.Browser)
+	if err != nil {
+		return nil, err
+	}
+	e.rt = rt
+	return rt, nil
+}
+
+// Close stops taking runs, interrupts the one running (it records that it
+// was interrupted), and stops the parts.
+func (e *Engine) Close() error {
+	e.stop()
+	<-e.done
+	e.rtMu.Lock()
+	if e.rt != nil {
+		e.rt.Close()
+		e.rt = nil
+	}
+	e.rtMu.Unlock()
+	e.nats.Shutdown()
+	return nil
+}
+
+// Submit loads the request's task and queues its run; the report it
+// returns has the run's id and state queued. A task that does not load
+// is an error wrapping ErrBadRequest (and task.ErrInvalid, or
+// task.ErrSecretMissing, as the case is).
+func (e *Engine) Submit(req Request) (Report, error) {
+	t, err := loadTask(req)
+	if err != nil {
+		return Report{}, err
+	}
+	j := &job{req: req, t: t, changed: make(chan struct{}),
+		rep: Report{ID: ulid.Make().String(), State: StateQueued, TaskFile: req.TaskFile, Task: t.Name, Submitted: time.Now().UTC()}}
+	if e.ctx.Err() != nil {
+		return Report{}, fmt.Errorf("engine: closed")
+	}
+	rep := j.rep // the loop owns j once it is queued
+	e.mu.Lock()
+	e.jobs[rep.ID] = j
+	e.mu.Unlock()
+	e.store(rep)
+	select {
+	case e.queue <- j:
+	default:
+		e.mu.Lock()
+		delete(e.jobs, rep.ID)
+		e.mu.Unlock()
+		os.Remove(reportPath(e.dd, rep.ID))
+		return Report{}, fmt.Errorf("engine: %d runs wait already", cap(e.queue))
+	}
+	return rep, nil
+}
+
+// loadTask loads and configures the request's task as `orchestrator run`
+// does: a start URL or seed the request overrides, secrets present.
+func loadTask(req Request) (*task.Task, error) {
+	if req.TaskFile == "" {
+		return nil, fmt.Errorf("%w: task_file: required", ErrBadRequest)
+	}
+	t, err := task.Load(req.TaskFile)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	if req.StartURL != "" {
+		st, err := t.WithStartURL(req.StartURL)
+		if err != nil {
+			return nil, fmt.Errorf("%w: start_url: %w", ErrBadRequest, err)
+		}
+		t = st
+	}
+	if req.Seed != "" {
+		var s uint64
+		if _, err := fmt.Sscan(req.Seed, &s); err != nil {
+			return nil, fmt.Errorf("%w: seed %q is not a non-negative whole number", ErrBadRequest, req.Seed)
+		}
+		t.Seed, t.SeedSet = s, true
+	}
+	switch req.Screenshots {
+	case "":
+	case task.ScreenshotsLooked, task.ScreenshotsAll, task.ScreenshotsNone:
+		t.Capture.Screenshots = req.Screenshots
+	default:
+		return nil, fmt.Errorf("%w: screenshots %q: want looked, all or none", ErrBadRequest, req.Screenshots)
+	}
+	if req.Workers < 0 || req.Workers > task.MaxWorkers {
+		return nil, fmt.Errorf("%w: workers %d: want 0 (the task's) to %d", ErrBadRequest, req.Workers, task.MaxWorkers)
+	}
+	if err := t.CheckSecrets(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	return t, nil
+}
+
+// loop runs the queued runs one after another until the engine closes.
+func (e *Engine) loop() {
+	defer close(e.done)
+	for {
+		select {
+		case <-e.ctx.Done():
+			e.drain()
+			return
+		case j := <-e.queue:
+			e.run(j)
+		}
+	}
+}
+
+// drain fails the runs that never started.
+func (e *Engine) drain() {
+	for {
+		select {
+		case j := <-e.queue:
+			j.update(func(r *Report) {
+				r.State, r.ExitCode, r.Error, r.Ended = StateFailed, orchestrator.ExitInterrupted, "the engine stopped before the run started", time.Now().UTC()
+			})
+			e.store(j.report())
+		default:
+			return
+		}
+	}
+}
+
+// run runs one job with the warm parts.
+func (e *Engine) run(j *job) {
+	start := time.Now()
+	j.update(func(r *Report) { r.State, r.Started = StateRunning, start.UTC() })
+	e.store(j.report())
+	workers := j.req.Workers
+	if workers == 0 {
+		workers = -1
+	}
+	var first sync.Once
+	cfg := orchestrator.Config{Task: j.t, DataDir: e.dd, Workers: workers, Browser: e.opts.Browser, Logger: e.log,
+		NoCache: j.req.NoCache, Cold: j.req.Cold, RunID: j.rep.ID, FailureBundles: 5,
+		Parts:    &orchestrator.Parts{NATS: e.nats, Runtime: e.runtime},
+		Progress: func(p orchestrator.Progress) {
+			if p.Phase == "explore" && p.Executed > 0 {
+				first.Do(func() { j.update(func(r *Report) { r.FirstActionMS = time.Since(start).Milliseconds() }) })
+			}
+			j.progress(p)
+		}}
+	sum, err := orchestrator.Run(e.ctx, cfg)
+	j.update(func(r *Report) {
+		r.Ended, r.Summary, r.ExitCode = time.Now().UTC(), sum, orchestrator.ExitCode(err)
+		r.State = StateCompleted
+		if err != nil {
+			r.State, r.Error = StateFailed, err.Error()
+		}
+	})
+	e.store(j.report())
+}
+
+func (j *job) report() Report {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.rep
+}
+
+func (j *job) update(f func(*Report)) {
+	j.mu.Lock()
+	f(&j.rep)
+	close(j.changed)
+	j.changed = make(chan struct{})
+	j.mu.Unlock()
+}
+
+func (j *job) progress(p orchestrator.Progress) {
+	j.mu.Lock()
+	j.prog = p
+	close(j.changed)
+	j.changed = make(chan struct{})
+	j.mu.Unlock()
+}
+
+// watch returns the job's report, its progress and a channel closed at
+// the next change.
+func (j *job) watch() (Report, orchestrator.Progress, <-chan struct{}) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.rep, j.prog, j.changed
+}
+
+// Status reports the run of that id: the engine's own record, else the
+// report stored in its data dir; ErrNotFound when neither holds it.
+func (e *Engine) Status(ctx context.Context, id string) (Report, error) {
+	e.mu.Lock()
+	j := e.jobs[id]
+	e.mu.Unlock()
+	if j != nil {
+		return j.report(), nil
+	}
+	return Stored(ctx, e.dd, id)
+}

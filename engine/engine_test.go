@@ -1,0 +1,119 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/engine"
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/sites/patterns"
+)
+
+// taskFile writes sites/patterns' task file name pointed at url into dir.
+func taskFile(t *testing.T, dir, name, url string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "sites", "patterns", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, bytes.ReplaceAll(raw, []byte("http://patterns.invalid"), []byte(url)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestEngineRunsWarm: an engine started once runs two submitted tasks one
+// after the other with the same NATS server and Chromium; each gets its
+// id at once, is watched to its end, and is found by that id in the
+// engine, in the data dir's run list and, after the engine stopped, in
+// the report stored in the data dir. A task file that does not load is
+// refused with the exit code of bad input, an unknown id is not found,
+// and a request without the engine's token is refused.
+func TestEngineRunsWarm(t *testing.T) {
+	site := httptest.NewServer(patterns.New(patterns.Options{}))
+	defer site.Close()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	e, err := engine.Start(ctx, engine.Options{DataDir: filepath.Join(dir, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			e.Close()
+		}
+	}()
+	srv := httptest.NewServer(e.Handler("s3cret"))
+	defer srv.Close()
+	c := engine.NewClient(srv.URL, "s3cret")
+	below := taskFile(t, dir, "below.yaml", site.URL)
+
+	var ids []string
+	for i := range 2 {
+		rep, err := c.Submit(ctx, engine.Request{TaskFile: below, Workers: 2})
+		if err != nil {
+			t.Fatalf("submit %d: %v", i, err)
+		}
+		if rep.ID == "" || rep.State != engine.StateQueued || rep.Task != "patterns-below" {
+			t.Fatalf("submit %d answered %+v, want an id, queued, the task's name", i, rep)
+		}
+		var seen int
+		end, err := c.Watch(ctx, rep.ID, func(orchestrator.Progress) { seen++ })
+		if err != nil {
+			t.Fatalf("watch %d: %v", i, err)
+		}
+		if end.State != engine.StateCompleted || end.ExitCode != 0 || end.Summary == nil || end.Summary.RunID != rep.ID ||
+			end.Summary.Status != "goal_reached" || end.FirstActionMS <= 0 || seen == 0 {
+			t.Fatalf("run %d ended %+v (%d progress lines), want completed, exit 0, goal_reached, run id %s, a first action", i, end, seen, rep.ID)
+		}
+		if end.Err() != nil {
+			t.Fatalf("a completed run's error: %v", end.Err())
+		}
+		ids = append(ids, rep.ID)
+	}
+	l, err := eventlog.OpenReadOnly(ctx, filepath.Join(dir, "data", "events.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	runs, err := l.Runs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, r := range runs {
+		found[r.RunID] = true
+	}
+	if !found[ids[0]] || !found[ids[1]] {
+		t.Fatalf("the data dir's runs %v do not hold both engine runs %v", runs, ids)
+	}
+
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("version: 1\nname: x\nstart_url: 7\n"), 0o644)
+	if _, err := c.Submit(ctx, engine.Request{TaskFile: bad}); !errors.Is(err, engine.ErrBadRequest) || orchestrator.ExitCode(err) != orchestrator.ExitBadInput {
+		t.Fatalf("a bad task file: %v (exit %d), want a bad request, exit %d", err, orchestrator.ExitCode(err), orchestrator.ExitBadInput)
+	}
+	if _, err := c.Status(ctx, "01JD0000000000000000000000"); !errors.Is(err, engine.ErrNotFound) {
+		t.Fatalf("an unknown id: %v, want not found", err)
+	}
+	if _, err := engine.NewClient(srv.URL, "").Status(ctx, ids[0]); err == nil {
+		t.Fatal("a request without the token was answered")
+	}
+
+	e.Close()
+	closed = true
+	rep, err := engine.Stored(ctx, filepath.Join(dir, "data"), ids[1])
+	if err != nil || rep.State != engine.StateCompleted || rep.Summary == nil || rep.Summary.RunID != ids[1] {
+		t.Fatalf("the stored report after the engine stopped: %+v, %v", rep, err)
+	}
+}
