@@ -74,6 +74,8 @@ commands:
   drift              across runs: targets that needed healing, by strategy and over time, fragile selectors, slower steps
   cassette list|prune DIR  a model planner's recorded answers; prune drops those of another prompt version
   serve              a read-only web dashboard over the data dir (--bundle FILE for one bundle; --addr, --token)
+  engine             keep NATS and Chromium warm and run the tasks submitted to it (run --engine ADDR TASK.yaml)
+  status RUN         a run submitted to an engine: queued, running, completed or failed (--engine ADDR)
   doctor             report Chromium, its headless shell, Node.js and the Playwright driver, and how to install what is missing
   install            install the Playwright driver into the per-user cache (npm registry)
   completion bash|zsh|fish  the shell's completion script: commands and each command's flags
@@ -128,7 +130,7 @@ func commandTable() []command {
 	return []command{{"run", cmdRun}, {"demo", cmdDemo}, {"site", cmdSite}, {"ledger", cmdLedger}, {"events", cmdEvents},
 		{"runs", cmdRuns}, {"bundle", cmdBundle}, {"replay", cmdReplay}, {"rerun", cmdRerun}, {"validate", cmdValidate},
 		{"play", cmdPlay}, {"flow", cmdFlow}, {"cache", cmdCache}, {"drift", cmdDrift}, {"cassette", cmdCassette},
-		{"serve", cmdServe}, {"doctor", cmdDoctor}, {"install", cmdInstall}, {"version", cmdVersion}, {"completion", cmdCompletion}}
+		{"serve", cmdServe}, {"engine", cmdEngine}, {"status", cmdStatus}, {"doctor", cmdDoctor}, {"install", cmdInstall}, {"version", cmdVersion}, {"completion", cmdCompletion}}
 }
 
 // commandNames are the commands' names, in the table's order.

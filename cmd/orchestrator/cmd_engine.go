@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/dashboard"
+	"github.com/multiverse-orchestrator/multiverse/engine"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+)
+
+// cmdEngine starts a warm engine over a data dir and serves its API until
+// ctx is cancelled.
+func cmdEngine(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("engine", flag.ContinueOnError)
+	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "the data dir the engine's runs record themselves in (and its JetStream store)")
+	addr := fs.String("addr", "127.0.0.1:8621", "listen address; a non-loopback one needs a token")
+	tokenFlag := fs.String("token", "", "require this token on every request (Authorization: Bearer TOKEN); visible to other users in ps: prefer --token-file or "+tokenEnv)
+	tokenFile := fs.String("token-file", "", "read the token from this file (its first "+fmt.Sprint(maxTokenBytes)+" bytes, trimmed); instead of --token")
+	chromium := fs.String("chromium", "", "Chromium executable (default: MULTIVERSE_CHROMIUM, then system paths)")
+	driver := fs.String("driver", "", "Playwright driver directory (default: PLAYWRIGHT_DRIVER_PATH, then .cache/playwright-driver)")
+	headful := fs.Bool("headful", false, "show the browser windows")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orchestrator engine [--data-dir DIR] [--addr 127.0.0.1:8621] [--token-file FILE | --token T]\n\n"+
+			"Keeps the embedded NATS server and Chromium running and runs the tasks submitted to it\n"+
+			"(orchestrator run --engine ADDR TASK.yaml) one after another; orchestrator status ID reports on each.\n"+
+			"A task's secrets are read from the engine's environment.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := parseNone(fs, args, stderr); err != nil {
+		return err
+	}
+	token, err := serveToken(*tokenFlag, *tokenFile, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := dashboard.CheckAddr(*addr, token); err != nil {
+		return badInput("--addr: %v", err)
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w: engine: %s is taken (another engine or service listens there): pass --addr 127.0.0.1:0 for a free port, or another port", orchestrator.ErrBadInput, *addr)
+	}
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	e, err := engine.Start(ctx, engine.Options{DataDir: *dataDir, Browser: browser.Options{ChromiumPath: *chromium, DriverDir: *driver, Headful: *headful},
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer e.Close()
+	fmt.Fprintf(stdout, "engine over data dir %s at http://%s/ (Ctrl-C stops; orchestrator run --engine %s TASK.yaml)\n", *dataDir, ln.Addr(), ln.Addr())
+	return listenUntilDone(ctx, ln, e.Handler(token))
+}
+
+// engineFlags is how run speaks to an engine.
+type engineFlags struct {
+	addr string
+}
+
+// runOnEngine submits the task file at path to the engine, follows it to
+// its end and prints its summary as a run here would.
+func (f *runFlags) runOnEngine(ctx context.Context, path string, stdout, stderr io.Writer) (string, *orchestrator.Summary, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Base(path), nil, badInput("%s: %v", path, err)
+	}
+	req := engine.Request{TaskFile: abs, StartURL: f.startURL, Seed: f.seed, NoCache: f.noCache, Cold: f.cold, Screenshots: f.shots}
+	if f.workers > 0 {
+		req.Workers = f.workers
+	}
+	if f.noShots {
+		req.Screenshots = "none"
+	}
+	c := engine.NewClient(f.engine.addr, os.Getenv(tokenEnv))
+	rep, err := c.Submit(ctx, req)
+	if err != nil {
+		return filepath.Base(path), nil, err
+	}
+	fmt.Fprintf(stderr, "orchestrator: run %s submitted to the engine at %s (orchestrator status %s)\n", rep.ID, f.engine.addr, rep.ID)
+	var progress func(orchestrator.Progress)
+	if !f.json && !f.quiet && isTTY(stderr) {
+		progress = newProgressLine(stderr).update
+	}
+	end, err := c.Watch(ctx, rep.ID, progress)
+	if err != nil {
+		return rep.Task, nil, err
+	}
+	runErr := end.Err()
+	printSummary(stdout, end.Summary, runErr, f.json)
+	reportHandOver(stderr, end.Summary)
+	return rep.Task, end.Summary, runErr
+}
+
+// engineOnly are run's flags that configure what an engine owns: with
+// --engine they are refused rather than silently ignored.
+var engineOnly = []string{"data-dir", "nats", "nats-listen", "chromium", "driver", "headful", "replicas", "resolve", "llm", "cassettes", "wait-lock", "failure-bundles"}
+
+// checkEngineFlags refuses, with --engine, a flag the engine decides.
+func checkEngineFlags(fs *flag.FlagSet) error {
+	var bad string
+	fs.Visit(func(fl *flag.Flag) {
+		for _, n := range engineOnly {
+			if fl.Name == n && bad == "" {
+				bad = n
+			}
+		}
+	})
+	if bad != "" {
+		return badInput("--%s with --engine: the engine runs with its own (set it where the engine starts)", bad)
+	}
+	return nil
+}
+
+// cmdStatus reports a run submitted to an engine: from the engine, or
+// from the report stored in the data dir.
+func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	addr := fs.String("engine", "", "ask the engine at HOST:PORT (default: read the report stored in the data dir)")
+	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: orchestrator status RUN_ID [--engine HOST:PORT | --data-dir DIR] [--json]\n\n"+
+			"Reports a run submitted to an engine: queued, running, completed (exit 0) or failed, and its summary once it ended.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	pos, err := parse(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return wrongArgs(fs, stderr, pos, "RUN_ID, the id run --engine printed")
+	}
+	var rep engine.Report
+	if *addr != "" {
+		rep, err = engine.NewClient(*addr, os.Getenv(tokenEnv)).Status(ctx, pos[0])
+	} else {
+		rep, err = engine.Stored(ctx, *dataDir, pos[0])
+	}
+	if errors.Is(err, engine.ErrNotFound) {
+		return fmt.Errorf("%w: status: no run %s was submitted to %s", orchestrator.ErrBadInput, pos[0], statusWhere(*addr, *dataDir))
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, rep)
+	}
+	printStatus(stdout, rep)
+	return nil
+}
+
+func statusWhere(addr, dataDir string) string {
+	if addr != "" {
+		return "the engine at " + addr
+	}
+	return "an engine over data dir " + dataDir
+}
+
+// printStatus prints a report.
+func printStatus(w io.Writer, r engine.Report) {
+	fmt.Fprintf(w, "run %s: %s (task %s, %s)\n", r.ID, r.State, r.Task, r.TaskFile)
+	fmt.Fprintf(w, "  submitted %s\n", r.Submitted.Format(time.RFC3339))
+	if !r.Started.IsZero() {
+		fmt.Fprintf(w, "  started   %s", r.Started.Format(time.RFC3339))
+		if r.FirstActionMS > 0 {
+			fmt.Fprintf(w, "; the first branch answered after %d ms", r.FirstActionMS)
+		}
+		fmt.Fprintln(w)
+	}
+	if r.Done() {
+		fmt.Fprintf(w, "  ended     %s, exit %d", r.Ended.Format(time.RFC3339), r.ExitCode)
+		if r.Summary != nil {
+			fmt.Fprintf(w, ", %s in %s", r.Summary.Status, r.Summary.Elapsed.Round(time.Millisecond))
+		}
+		fmt.Fprintln(w)
+	}
+	if r.Error != "" {
+		fmt.Fprintf(w, "  error     %s\n", r.Error)
+	}
+}

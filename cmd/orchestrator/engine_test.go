@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"net/http/httptest"
+
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/sites/patterns"
+)
+
+// syncBuffer is a buffer a command writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestEngineCommands: `orchestrator engine` on a free port runs a task
+// `run --engine` submits: the run's id is said at once, the summary is
+// printed as a run here prints it and the exit code is the run's;
+// `status ID` reports it completed, from the engine and from the data dir
+// once the engine stopped; a flag the engine owns is refused with
+// --engine, and an unknown id is bad input.
+func TestEngineCommands(t *testing.T) {
+	site := httptest.NewServer(patterns.New(patterns.Options{}))
+	defer site.Close()
+	dir := t.TempDir()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "sites", "patterns", "testdata", "below.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	taskPath := filepath.Join(dir, "below.yaml")
+	os.WriteFile(taskPath, bytes.ReplaceAll(raw, []byte("http://patterns.invalid"), []byte(site.URL)), 0o644)
+	data := filepath.Join(dir, "data")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int)
+	go func() { done <- run(ctx, []string{"engine", "--addr", "127.0.0.1:0", "--data-dir", data}, out, errOut) }()
+	addrRE := regexp.MustCompile(`at http://([0-9.:]+)/`)
+	var addr string
+	for deadline := time.Now().Add(time.Minute); addr == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if m := addrRE.FindStringSubmatch(out.String()); m != nil {
+			addr = m[1]
+		}
+	}
+	if addr == "" {
+		cancel()
+		t.Fatalf("the engine did not say where it listens: %s %s", out, errOut)
+	}
+
+	var stdout, stderr bytes.Buffer
+	if code := runCLI([]string{"run", "--engine", addr, "--workers", "2", taskPath}, &stdout, &stderr); code != 0 {
+		cancel()
+		t.Fatalf("run --engine exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	m := regexp.MustCompile(`run (\w{26}) submitted to the engine`).FindStringSubmatch(stderr.String())
+	if m == nil || !strings.Contains(stdout.String(), "Multiverse run "+m[1]) || !strings.Contains(stdout.String(), "goal_reached") {
+		cancel()
+		t.Fatalf("run --engine said:\n%s\n%s", stdout.String(), stderr.String())
+	}
+	id := m[1]
+	stdout.Reset()
+	if code := runCLI([]string{"status", "--engine", addr, id}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "completed") {
+		cancel()
+		t.Fatalf("status --engine: exit %d\n%s", code, stdout.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := runCLI([]string{"run", "--engine", addr, "--data-dir", dir, taskPath}, &stdout, &stderr); code != orchestrator.ExitBadInput ||
+		!strings.Contains(stderr.String(), "--data-dir with --engine") {
+		cancel()
+		t.Fatalf("run --engine --data-dir: exit %d: %s", code, stderr.String())
+	}
+
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("the engine exited %d: %s", code, errOut)
+	}
+	stdout.Reset()
+	if code := runCLI([]string{"status", "--data-dir", data, id}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "run "+id+": completed") ||
+		!strings.Contains(stdout.String(), "exit 0, goal_reached") {
+		t.Fatalf("status from the data dir: exit %d\n%s", code, stdout.String())
+	}
+	stderr.Reset()
+	if code := runCLI([]string{"status", "--data-dir", data, "01JD0000000000000000000000"}, &stdout, &stderr); code != orchestrator.ExitBadInput ||
+		!strings.Contains(stderr.String(), "no run 01JD0000000000000000000000") {
+		t.Fatalf("status of an unknown id: exit %d: %s", code, stderr.String())
+	}
+}
