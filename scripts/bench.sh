@@ -15,7 +15,8 @@
 #      alone (orchestrator play) against the search that found it; the plan
 #      cache: a first run, a cached run and a cached run after drift; a
 #      full rerun of the first run against its recorded world; the
-#      model planner against a scripted endpoint answering after 300 ms
+#      model planner against a scripted endpoint answering after 300 ms; the
+#      demo task run cold against submitted to a warm engine
 #   5. distributed: branch throughput with 1, 2 and 4 worker processes, and
 #      orchestrator CPU per 1,000 branches
 #   6. the gym: success per widget family of the default search and of a
@@ -247,6 +248,39 @@ print("model planner: to the boundary %.2fs, %d branches in %d waves, %d questio
 print("the model's 300 ms answers added %.2fs; asked one by one they would add %.2fs (%.2fx of that)" % (extra, asked * 0.3, extra / (asked * 0.3)))
 PY
 
+echo
+echo "== 4f. Warm engine: the demo task (no cached plan) run cold against submitted to a warm engine (4 workers, 4b's site)"
+eport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+bin/orchestrator engine --addr "127.0.0.1:$eport" --data-dir "$tmp/engine" > "$tmp/engine.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do http GET "http://127.0.0.1:$eport/api/engine/health" 2> /dev/null && break; sleep 0.1; done
+warm_run() { # name, then run's flags: the command's whole wall clock, its summary
+  local name=$1; shift
+  local t0 t1; t0=$(date +%s.%N)
+  bin/orchestrator run examples/procure-team-plan.yaml --start-url "http://127.0.0.1:$port/" --workers 4 --no-cache --json --quiet "$@" \
+    > "$tmp/$name.json" 2> "$tmp/$name.err" || true
+  t1=$(date +%s.%N)
+  echo "$t0 $t1" > "$tmp/$name.wall"
+}
+warm_run cold --data-dir "$tmp/coldrun"
+warm_run engine1 --engine "127.0.0.1:$eport"
+warm_run engine2 --engine "127.0.0.1:$eport"
+python3 - "$tmp" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+def load(n):
+    t0, t1 = map(float, open(f"{d}/{n}.wall").read().split())
+    return t1 - t0, json.load(open(f"{d}/{n}.json"))["summary"]
+cold, cs = load("cold")
+print("cold run: %.2fs for the command, %.2fs in the run, %d branches" % (cold, cs["elapsed_ms"] / 1e3, cs["branches"]["executed"]))
+for n in ("engine1", "engine2"):
+    w, s = load(n)
+    rid = s["run_id"]
+    rep = json.load(open(f"{d}/engine/engine/{rid}.json"))
+    print("on the engine (%s): %.2fs for the command, %.2fs in the run, %d branches; the first branch answered %d ms after the run started"
+          % (n, w, s["elapsed_ms"] / 1e3, s["branches"]["executed"], rep.get("first_action_ms", 0)))
+    print("  engine / cold, the command's wall clock: %.2f" % (w / cold))
+PY
 echo
 echo "== 5. Distributed: worker processes on the demo site (100 ms latency)"
 # every port is a free one the kernel picks: a fixed one may be a user's own site
