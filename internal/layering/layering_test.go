@@ -35,6 +35,9 @@ func TestReadersLinkNoEngine(t *testing.T) {
 		{"./commit/ledger", []string{playwright, natsServer, control}},
 		{"./explain", []string{playwright, natsServer, control}},
 		{"./drift", []string{playwright, natsServer, control}},
+		// The site's record is read by the search and written by the
+		// control plane: it holds data, never a part of either.
+		{"./learn", []string{playwright, natsServer, control, "github.com/multiverse-orchestrator/multiverse/planner"}},
 		{"./eventlog/payload", []string{playwright, natsServer, control}},
 		{"./dashboard", []string{natsServer, control}},
 		// The action interpreter is shared by the browser and the
