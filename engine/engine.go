@@ -32,6 +32,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/internal/dirlock"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
@@ -107,6 +108,7 @@ type Engine struct {
 	opts  Options
 	log   *slog.Logger
 	nats  *bus.Server
+	lock  *dirlock.Lock
 	queue chan *job
 	done  chan struct{}
 	ctx   context.Context
@@ -130,8 +132,12 @@ type job struct {
 	changed chan struct{}
 }
 
-// Start starts the engine's parts: the embedded NATS server in the data
-// dir and Chromium. Close stops them.
+// Start takes the data dir's lock for the engine's life (a run started
+// apart on the same data dir is refused, naming the engine, as a second
+// run is) and starts the engine's parts: the embedded NATS server in the
+// data dir and Chromium. Close stops them and releases the lock. A data
+// dir another process holds is an error wrapping orchestrator.ErrBadInput
+// and dirlock.ErrBusy.
 func Start(ctx context.Context, o Options) (*Engine, error) {
 	if o.DataDir == "" {
 		o.DataDir = orchestrator.DefaultDataDir
@@ -144,17 +150,23 @@ func Start(ctx context.Context, o Options) (*Engine, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if err := os.MkdirAll(filepath.Join(o.DataDir, "engine"), 0o755); err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
+		return nil, fmt.Errorf("%w: engine: %w", orchestrator.ErrBadInput, err)
+	}
+	lock, err := dirlock.Acquire(ctx, o.DataDir, "orchestrator engine")
+	if err != nil {
+		return nil, fmt.Errorf("%w: engine: %w", orchestrator.ErrBadInput, err)
 	}
 	srv, err := bus.StartEmbedded(ctx, bus.ServerConfig{StoreDir: filepath.Join(o.DataDir, "nats"), Host: "127.0.0.1"})
 	if err != nil {
+		lock.Release()
 		return nil, fmt.Errorf("engine: starting the embedded NATS server: %w", err)
 	}
 	ectx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	e := &Engine{dd: o.DataDir, opts: o, log: log, nats: srv, queue: make(chan *job, o.Queue), done: make(chan struct{}),
+	e := &Engine{dd: o.DataDir, opts: o, log: log, nats: srv, lock: lock, queue: make(chan *job, o.Queue), done: make(chan struct{}),
 		ctx: ectx, stop: stop, jobs: map[string]*job{}}
 	if _, err := e.runtime(ctx); err != nil {
 		srv.Shutdown()
+		lock.Release()
 		stop()
 		return nil, err
 	}
@@ -197,7 +209,7 @@ func (e *Engine) Close() error {
 	}
 	e.rtMu.Unlock()
 	e.nats.Shutdown()
-	return nil
+	return e.lock.Release()
 }
 
 // Submit loads the request's task and queues its run; the report it

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/sites/patterns"
+	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
 // taskFile writes sites/patterns' task file name pointed at url into dir.
@@ -108,6 +110,21 @@ func TestEngineRunsWarm(t *testing.T) {
 	}
 	if _, err := engine.NewClient(srv.URL, "").Status(ctx, ids[0]); err == nil {
 		t.Fatal("a request without the token was answered")
+	}
+
+	// The engine holds its data dir: a run started apart, or a second
+	// engine, is refused and names it.
+	tk, err := task.Load(below)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: filepath.Join(dir, "data"), Workers: 1}); !errors.Is(err, orchestrator.ErrBadInput) ||
+		!strings.Contains(err.Error(), "orchestrator engine") {
+		t.Fatalf("a run apart on the engine's data dir: %v, want bad input naming the engine", err)
+	}
+	if e2, err := engine.Start(ctx, engine.Options{DataDir: filepath.Join(dir, "data")}); err == nil {
+		e2.Close()
+		t.Fatal("a second engine started on the same data dir")
 	}
 
 	e.Close()

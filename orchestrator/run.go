@@ -151,7 +151,9 @@ type Config struct {
 }
 
 // Parts are the heavy parts of a run a warm engine starts once and keeps
-// for every run it is given.
+// for every run it is given. The engine holds the data dir's lock while
+// it lives (one writer per data dir, its runs one after another): a run
+// with Parts takes none.
 type Parts struct {
 	// NATS is the running embedded server (its store in the run's data
 	// dir): the run connects to it instead of starting its own.

@@ -24,7 +24,8 @@ type stores struct {
 }
 
 // openStores creates the data dir (DefaultDataDir when cfg.DataDir is
-// ""), takes its lock (lockDataDir) and opens its stores.
+// ""), takes its lock (lockDataDir; a warm engine's run takes none: its
+// engine holds the lock while it lives) and opens its stores.
 func openStores(ctx context.Context, cfg Config) (*stores, error) {
 	dir := cfg.DataDir
 	if dir == "" {
@@ -36,9 +37,13 @@ func openStores(ctx context.Context, cfg Config) (*stores, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: data dir %s: %v", ErrBadInput, dir, err)
 	}
-	lock, err := lockDataDir(ctx, dir, cfg)
-	if err != nil {
-		return nil, err
+	var lock *dirlock.Lock // an engine's run: the engine holds the lock for its life
+	if cfg.Parts == nil {
+		l, err := lockDataDir(ctx, dir, cfg)
+		if err != nil {
+			return nil, err
+		}
+		lock = l
 	}
 	store, err := artifacts.OpenFS(filepath.Join(dir, "artifacts"))
 	if err != nil {
