@@ -2,12 +2,14 @@
 // once (the embedded NATS JetStream server in its data dir, Chromium and
 // the Playwright driver) and runs the tasks it is given with them, one
 // after another, so that a run starts its first action at once instead
-// of after the parts' start-up.
+// of after the parts' start-up. It plays flows the same way, each in a
+// session of the warm browser.
 //
-// A run submitted to the engine gets its id at once (the run's own id, a
-// ULID): the engine queues it and reports it as queued, running,
-// completed (exit 0) or failed (any other exit), with the run's summary
-// and exit code once it ended. Each report is also written to
+// A run or a playback submitted to the engine gets its id at once (a
+// run's is the run's own id, a ULID): the engine queues it and reports it
+// as queued, running, completed (exit 0) or failed (any other exit), with
+// the run's summary or the playback's report and the exit code once it
+// ended. Each report is also written to
 // DATA_DIR/engine/ID.json as it changes, so `orchestrator status ID`
 // answers from the data dir when the engine is gone.
 //
@@ -19,6 +21,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,9 +35,17 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/flow"
 	"github.com/multiverse-orchestrator/multiverse/internal/dirlock"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/playback"
 	"github.com/multiverse-orchestrator/multiverse/task"
+)
+
+// What a report is of.
+const (
+	KindRun  = "run"
+	KindPlay = "play"
 )
 
 // Run states.
@@ -64,11 +75,15 @@ type Options struct {
 	Queue int
 }
 
-// Request is a run to submit.
+// Request is a run to submit: a task file's, or a flow's playback.
 type Request struct {
 	// TaskFile is the task file's path on the engine's machine; a relative
 	// one is taken from the engine's working directory.
-	TaskFile string `json:"task_file"`
+	TaskFile string `json:"task_file,omitempty"`
+	// Flow, instead of TaskFile, is a flow to play (as flow.Parse reads
+	// it: FlowJSON), with Play's options.
+	Flow json.RawMessage `json:"flow,omitempty"`
+	Play PlayOptions     `json:"play,omitzero"`
 	// StartURL overrides the task's start_url.
 	StartURL string `json:"start_url,omitempty"`
 	// Workers is the in-process worker slots (0: the task's
@@ -81,11 +96,13 @@ type Request struct {
 	Screenshots string `json:"screenshots,omitempty"`
 }
 
-// Report is what the engine knows of a run.
+// Report is what the engine knows of a run or a playback.
 type Report struct {
-	ID        string    `json:"id"`
-	State     string    `json:"state"`
-	TaskFile  string    `json:"task_file"`
+	ID    string `json:"id"`
+	State string `json:"state"`
+	// Kind is KindRun or KindPlay.
+	Kind      string    `json:"kind"`
+	TaskFile  string    `json:"task_file,omitempty"`
 	Task      string    `json:"task,omitempty"`
 	Submitted time.Time `json:"submitted"`
 	Started   time.Time `json:"started,omitzero"`
@@ -94,8 +111,10 @@ type Report struct {
 	// branch's result (the start page opened and observed).
 	FirstActionMS int64                 `json:"first_action_ms,omitempty"`
 	Summary       *orchestrator.Summary `json:"summary,omitempty"`
-	ExitCode      int                   `json:"exit_code"`
-	Error         string                `json:"error,omitempty"`
+	// Playback is a playback's report once it ended.
+	Playback *playback.Report `json:"playback,omitempty"`
+	ExitCode int              `json:"exit_code"`
+	Error    string           `json:"error,omitempty"`
 }
 
 // Done reports whether the run ended.
@@ -121,13 +140,15 @@ type Engine struct {
 	jobs map[string]*job
 }
 
-// job is a submitted run.
+// job is a submitted run or playback.
 type job struct {
-	req  Request
-	t    *task.Task
-	mu   sync.Mutex
-	rep  Report
-	prog orchestrator.Progress
+	req      Request
+	t        *task.Task
+	flow     *flow.Flow
+	playOpts playback.Options
+	mu       sync.Mutex
+	rep      Report
+	prog     orchestrator.Progress
 	// changed is closed and replaced whenever rep or prog change.
 	changed chan struct{}
 }
@@ -217,12 +238,23 @@ func (e *Engine) Close() error {
 // is an error wrapping ErrBadRequest (and task.ErrInvalid, or
 // task.ErrSecretMissing, as the case is).
 func (e *Engine) Submit(req Request) (Report, error) {
-	t, err := loadTask(req)
-	if err != nil {
-		return Report{}, err
+	j := &job{req: req, changed: make(chan struct{}), rep: Report{ID: ulid.Make().String(), State: StateQueued, Submitted: time.Now().UTC()}}
+	switch {
+	case (req.TaskFile == "") == (len(req.Flow) == 0):
+		return Report{}, fmt.Errorf("%w: give task_file or flow, one of them", ErrBadRequest)
+	case req.TaskFile != "":
+		t, err := loadTask(req)
+		if err != nil {
+			return Report{}, err
+		}
+		j.t, j.rep.Kind, j.rep.TaskFile, j.rep.Task = t, KindRun, req.TaskFile, t.Name
+	default:
+		f, opts, err := loadFlow(req)
+		if err != nil {
+			return Report{}, err
+		}
+		j.flow, j.playOpts, j.rep.Kind, j.rep.Task = f, opts, KindPlay, f.Name
 	}
-	j := &job{req: req, t: t, changed: make(chan struct{}),
-		rep: Report{ID: ulid.Make().String(), State: StateQueued, TaskFile: req.TaskFile, Task: t.Name, Submitted: time.Now().UTC()}}
 	if e.ctx.Err() != nil {
 		return Report{}, fmt.Errorf("engine: closed")
 	}
@@ -292,7 +324,11 @@ func (e *Engine) loop() {
 			e.drain()
 			return
 		case j := <-e.queue:
-			e.run(j)
+			if j.flow != nil {
+				e.play(j)
+			} else {
+				e.run(j)
+			}
 		}
 	}
 }

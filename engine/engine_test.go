@@ -13,6 +13,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/engine"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/flow"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/sites/patterns"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -36,9 +37,10 @@ func taskFile(t *testing.T, dir, name, url string) string {
 // after the other with the same NATS server and Chromium; each gets its
 // id at once, is watched to its end, and is found by that id in the
 // engine, in the data dir's run list and, after the engine stopped, in
-// the report stored in the data dir. A task file that does not load is
-// refused with the exit code of bad input, an unknown id is not found,
-// and a request without the engine's token is refused.
+// the report stored in the data dir. A flow plays on the engine too. A
+// task file that does not load is refused with the exit code of bad
+// input, an unknown id is not found, a request without the engine's token
+// is refused, and the engine's data dir refuses a run started apart.
 func TestEngineRunsWarm(t *testing.T) {
 	site := httptest.NewServer(patterns.New(patterns.Options{}))
 	defer site.Close()
@@ -98,6 +100,29 @@ func TestEngineRunsWarm(t *testing.T) {
 	}
 	if !found[ids[0]] || !found[ids[1]] {
 		t.Fatalf("the data dir's runs %v do not hold both engine runs %v", runs, ids)
+	}
+
+	// A flow played on the engine: the same warm browser, its own id.
+	fl, err := flow.Parse("confirm.yaml", []byte("schema_version: 1\nname: confirm the terms\norigin: "+site.URL+"\n"+
+		"actions:\n  - {kind: navigate, url: \""+site.URL+"/below\"}\n  - {kind: click, target: {id: confirm, role: button, name: Confirm}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := engine.FlowJSON(fl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := c.Submit(ctx, engine.Request{Flow: raw})
+	if err != nil || prep.Kind != engine.KindPlay || prep.Task != "confirm the terms" {
+		t.Fatalf("submit a flow: %+v, %v", prep, err)
+	}
+	pend, err := c.Watch(ctx, prep.ID, nil)
+	if err != nil || pend.State != engine.StateCompleted || pend.Playback == nil || pend.Playback.Executed != 2 || pend.Playback.Failed != 0 {
+		t.Fatalf("the playback ended %+v (%v), want completed with 2 actions executed", pend, err)
+	}
+	if _, err := c.Submit(ctx, engine.Request{Flow: raw, Play: engine.PlayOptions{Values: map[string]string{"1": "env:MULTIVERSE_NO_SUCH_VAR"}}}); !errors.Is(err, engine.ErrBadRequest) ||
+		!strings.Contains(err.Error(), "environment has no MULTIVERSE_NO_SUCH_VAR") {
+		t.Fatalf("a value from an environment variable the engine lacks: %v", err)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")

@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/multiverse-orchestrator/multiverse/flow"
+	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/playback"
+)
+
+// PlayOptions are a playback's options (see playback.Options).
+type PlayOptions struct {
+	OnError  string `json:"on_error,omitempty"`
+	Timing   string `json:"timing,omitempty"`
+	StartURL string `json:"start_url,omitempty"`
+	Width    int    `json:"width,omitempty"`
+	Height   int    `json:"height,omitempty"`
+	// Values supplies what the flow does not hold (playback.Options.Values);
+	// a value "env:NAME" is read from the engine's environment, the only
+	// form a secret takes, so that it never travels with the request.
+	Values map[string]string `json:"values,omitempty"`
+}
+
+// loadFlow reads a request's flow and play options: the flow as
+// flow.Parse reads it, every env: value found in the engine's
+// environment.
+func loadFlow(req Request) (*flow.Flow, playback.Options, error) {
+	f, err := flow.Parse("the request's flow", req.Flow)
+	if err != nil {
+		return nil, playback.Options{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	p := req.Play
+	o := playback.Options{OnError: playback.OnError(p.OnError), Timing: playback.Timing(p.Timing), StartURL: p.StartURL,
+		Width: p.Width, Height: p.Height, Values: map[string]string{}}
+	if o.OnError == "" {
+		o.OnError = playback.Continue
+	}
+	if o.Timing == "" {
+		o.Timing = playback.Fast
+	}
+	switch {
+	case o.OnError != playback.Continue && o.OnError != playback.SkipDependent && o.OnError != playback.Stop:
+		return nil, o, fmt.Errorf("%w: on_error %q: want continue, skip_dependent or stop", ErrBadRequest, p.OnError)
+	case o.Timing != playback.Fast && o.Timing != playback.Recorded:
+		return nil, o, fmt.Errorf("%w: timing %q: want fast or recorded", ErrBadRequest, p.Timing)
+	}
+	for k, v := range p.Values {
+		if name, isEnv := strings.CutPrefix(v, "env:"); isEnv {
+			val, ok := os.LookupEnv(name)
+			if !ok {
+				return nil, o, fmt.Errorf("%w: value %s=env:%s: the engine's environment has no %s", ErrBadRequest, k, name, name)
+			}
+			v = val
+		}
+		o.Values[k] = v
+	}
+	return f, o, nil
+}
+
+// play plays a job's flow in a session of the warm browser.
+func (e *Engine) play(j *job) {
+	start := time.Now()
+	j.update(func(r *Report) { r.State, r.Started = StateRunning, start.UTC() })
+	e.store(j.report())
+	rep, err := e.playFlow(j)
+	j.update(func(r *Report) {
+		r.Ended, r.Playback = time.Now().UTC(), rep
+		r.State, r.ExitCode = StateCompleted, 0
+		switch {
+		case err != nil:
+			r.State, r.Error, r.ExitCode = StateFailed, err.Error(), orchestrator.ExitCode(err)
+		case !rep.OK():
+			r.State, r.ExitCode = StateFailed, orchestrator.ExitVerify
+			r.Error = fmt.Sprintf("playback %s: %d of %d actions failed, %d skipped", r.ID, rep.Failed, rep.Total, rep.Skipped+rep.NotRun)
+		}
+	})
+	e.store(j.report())
+}
+
+func (e *Engine) playFlow(j *job) (*playback.Report, error) {
+	opts := j.playOpts
+	opts.Shots = dirShots(filepath.Join(e.dd, "playback", j.rep.ID))
+	so, err := playback.SessionOptions(j.flow, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", orchestrator.ErrBadInput, err)
+	}
+	rt, err := e.runtime(e.ctx)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := rt.NewSession(e.ctx, so)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	return playback.Play(e.ctx, sess, j.flow, opts)
+}
+
+// dirShots stores playback screenshots in a directory made on first use.
+type dirShots string
+
+func (d dirShots) Save(name string, png []byte) (string, error) {
+	if err := os.MkdirAll(string(d), 0o755); err != nil {
+		return "", err
+	}
+	p := filepath.Join(string(d), name)
+	return p, os.WriteFile(p, png, 0o644)
+}
+
+// FlowJSON is a flow as a Request carries it.
+func FlowJSON(f *flow.Flow) (json.RawMessage, error) { return json.Marshal(f) }
