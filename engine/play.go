@@ -20,6 +20,8 @@ type PlayOptions struct {
 	StartURL string `json:"start_url,omitempty"`
 	Width    int    `json:"width,omitempty"`
 	Height   int    `json:"height,omitempty"`
+	// IgnoreHTTPSErrors accepts certificates Chromium does not trust.
+	IgnoreHTTPSErrors bool `json:"ignore_https_errors,omitempty"`
 	// Values supplies what the flow does not hold (playback.Options.Values);
 	// a value "env:NAME" is read from the engine's environment, the only
 	// form a secret takes, so that it never travels with the request.
@@ -89,6 +91,7 @@ func (e *Engine) playFlow(j *job) (*playback.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", orchestrator.ErrBadInput, err)
 	}
+	so.Env.IgnoreHTTPSErrors = j.req.Play.IgnoreHTTPSErrors
 	rt, err := e.runtime(e.ctx)
 	if err != nil {
 		return nil, err

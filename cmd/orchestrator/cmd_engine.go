@@ -16,7 +16,9 @@ import (
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/dashboard"
 	"github.com/multiverse-orchestrator/multiverse/engine"
+	"github.com/multiverse-orchestrator/multiverse/flow"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
+	"github.com/multiverse-orchestrator/multiverse/playback"
 )
 
 // cmdEngine starts a warm engine over a data dir and serves its API until
@@ -171,7 +173,11 @@ func statusWhere(addr, dataDir string) string {
 
 // printStatus prints a report.
 func printStatus(w io.Writer, r engine.Report) {
-	fmt.Fprintf(w, "run %s: %s (task %s, %s)\n", r.ID, r.State, r.Task, r.TaskFile)
+	if r.Kind == engine.KindPlay {
+		fmt.Fprintf(w, "playback %s: %s (flow %q)\n", r.ID, r.State, r.Task)
+	} else {
+		fmt.Fprintf(w, "run %s: %s (task %s, %s)\n", r.ID, r.State, r.Task, r.TaskFile)
+	}
 	fmt.Fprintf(w, "  submitted %s\n", r.Submitted.Format(time.RFC3339))
 	if !r.Started.IsZero() {
 		fmt.Fprintf(w, "  started   %s", r.Started.Format(time.RFC3339))
@@ -185,9 +191,68 @@ func printStatus(w io.Writer, r engine.Report) {
 		if r.Summary != nil {
 			fmt.Fprintf(w, ", %s in %s", r.Summary.Status, r.Summary.Elapsed.Round(time.Millisecond))
 		}
+		if p := r.Playback; p != nil {
+			fmt.Fprintf(w, ", %d of %d actions executed (%d healed), %d failed", p.Executed, p.Total, p.Healed, p.Failed)
+		}
 		fmt.Fprintln(w)
 	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "  error     %s\n", r.Error)
 	}
+}
+
+// playEngineOnly are play's flags that configure what an engine owns.
+var playEngineOnly = []string{"chromium", "driver", "resolve", "auth", "shots"}
+
+// checkPlayEngineFlags refuses, with play --engine, a flag the engine
+// decides (or, for --auth, a login only a local playback makes).
+func checkPlayEngineFlags(fs *flag.FlagSet) error {
+	var bad string
+	fs.Visit(func(fl *flag.Flag) {
+		for _, n := range playEngineOnly {
+			if fl.Name == n && bad == "" {
+				bad = n
+			}
+		}
+	})
+	if bad != "" {
+		return badInput("--%s with --engine: the engine plays with its own browser and keeps the screenshots in its data dir; play here for --auth", bad)
+	}
+	return nil
+}
+
+// playOnEngine submits the flow to the engine, follows the playback to
+// its end and prints its report as a playback here would.
+func playOnEngine(ctx context.Context, addr string, f *flow.Flow, sets []string, opts playback.Options, insecure, asJSON bool, stdout, stderr io.Writer) error {
+	values, err := playValues(sets, f, false)
+	if err != nil {
+		return err
+	}
+	raw, err := engine.FlowJSON(f)
+	if err != nil {
+		return err
+	}
+	req := engine.Request{Flow: raw, Play: engine.PlayOptions{OnError: string(opts.OnError), Timing: string(opts.Timing), StartURL: opts.StartURL,
+		Width: opts.Width, Height: opts.Height, IgnoreHTTPSErrors: insecure, Values: values}}
+	c := engine.NewClient(addr, os.Getenv(tokenEnv))
+	rep, err := c.Submit(ctx, req)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "orchestrator: playback %s submitted to the engine at %s (orchestrator status %s)\n", rep.ID, addr, rep.ID)
+	end, err := c.Watch(ctx, rep.ID, nil)
+	if err != nil {
+		return err
+	}
+	if end.Playback != nil {
+		if asJSON {
+			writeJSON(stdout, struct {
+				ID string `json:"playback_id"`
+				*playback.Report
+			}{end.ID, end.Playback})
+		} else {
+			printPlayback(stdout, end.ID, end.Playback)
+		}
+	}
+	return end.Err()
 }

@@ -46,6 +46,7 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	authTask := fs.String("auth", "", "log in as TASK.yaml's auth says before the first action: its storage_state, then its scripted login (run with writes allowed, as a run's login is)")
 	var bf browserFlags
 	bf.register(fs, "")
+	engineAddr := fs.String("engine", "", "play on the warm engine at HOST:PORT (orchestrator engine): its Chromium, its data dir for screenshots; env: values are read from the engine's environment")
 	var sets setFlag
 	fs.Var(&sets, "set", "INDEX=VALUE or INPUT=VALUE: a value the flow does not hold; VALUE env:NAME reads it from the environment, the only form a secret accepts (repeatable)")
 	fs.Usage = func() {
@@ -67,7 +68,13 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if opts.Values, err = playValues(sets, f); err != nil {
+	if *engineAddr != "" {
+		if err := checkPlayEngineFlags(fs); err != nil {
+			return err
+		}
+		return playOnEngine(ctx, *engineAddr, f, sets, opts, bf.insecure, *asJSON, stdout, stderr)
+	}
+	if opts.Values, err = playValues(sets, f, true); err != nil {
 		return err
 	}
 	id := ulid.Make().String()
@@ -240,9 +247,11 @@ func flowOf(b *bundle.Bundle, from string) (*flow.Flow, error) {
 }
 
 // playValues reads --set KEY=VALUE: KEY a 1-based action index or an
-// input name the flow uses, VALUE literal or env:NAME. A secret action
-// takes only env:NAME: a secret never stands on a command line.
-func playValues(sets []string, f *flow.Flow) (map[string]string, error) {
+// input name the flow uses, VALUE literal or env:NAME (read here when
+// readEnv, else kept for an engine to read in its own environment). A
+// secret action takes only env:NAME: a secret never stands on a command
+// line.
+func playValues(sets []string, f *flow.Flow, readEnv bool) (map[string]string, error) {
 	out := map[string]string{}
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
@@ -258,7 +267,9 @@ func playValues(sets []string, f *flow.Flow) (map[string]string, error) {
 		if !known {
 			return nil, badInput("--set %s: the flow has no action %s and no input %s", k, k, k)
 		}
-		if name, isEnv := strings.CutPrefix(v, "env:"); isEnv {
+		if name, isEnv := strings.CutPrefix(v, "env:"); isEnv && !readEnv {
+			// kept as the reference: the engine reads it from its own environment
+		} else if isEnv {
 			val, found := os.LookupEnv(name)
 			if !found {
 				return nil, badInput("--set %s=env:%s: the environment has no %s", k, name, name)

@@ -39,8 +39,8 @@ func (s *syncBuffer) String() string {
 // `run --engine` submits: the run's id is said at once, the summary is
 // printed as a run here prints it and the exit code is the run's;
 // `status ID` reports it completed, from the engine and from the data dir
-// once the engine stopped; a flag the engine owns is refused with
-// --engine, and an unknown id is bad input.
+// once the engine stopped; `play --engine` plays a flow on it; a flag the
+// engine owns is refused with --engine, and an unknown id is bad input.
 func TestEngineCommands(t *testing.T) {
 	site := httptest.NewServer(patterns.New(patterns.Options{}))
 	defer site.Close()
@@ -91,6 +91,23 @@ func TestEngineCommands(t *testing.T) {
 		!strings.Contains(stderr.String(), "--data-dir with --engine") {
 		cancel()
 		t.Fatalf("run --engine --data-dir: exit %d: %s", code, stderr.String())
+	}
+
+	flowPath := filepath.Join(dir, "confirm.yaml")
+	os.WriteFile(flowPath, []byte("schema_version: 1\nname: confirm the terms\norigin: "+site.URL+"\n"+
+		"actions:\n  - {kind: navigate, url: \""+site.URL+"/below\"}\n  - {kind: click, target: {id: confirm, role: button, name: Confirm}}\n"), 0o644)
+	stdout.Reset()
+	stderr.Reset()
+	if code := runCLI([]string{"play", "--engine", addr, flowPath}, &stdout, &stderr); code != 0 ||
+		!regexp.MustCompile(`playback \w{26} of "confirm the terms": completed`).MatchString(stdout.String()) {
+		cancel()
+		t.Fatalf("play --engine: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	stderr.Reset()
+	if code := runCLI([]string{"play", "--engine", addr, "--shots", dir, flowPath}, &stdout, &stderr); code != orchestrator.ExitBadInput ||
+		!strings.Contains(stderr.String(), "--shots with --engine") {
+		cancel()
+		t.Fatalf("play --engine --shots: exit %d: %s", code, stderr.String())
 	}
 
 	cancel()

@@ -227,7 +227,7 @@ func TestPlayValues(t *testing.T) {
 		{[]string{"=x"}, nil, "want INDEX=VALUE"},
 	}
 	for _, c := range cases {
-		got, err := playValues(c.set, f)
+		got, err := playValues(c.set, f, true)
 		if c.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 				t.Errorf("%v: err %v, want %q", c.set, err, c.wantErr)
