@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -324,12 +325,28 @@ func (e *Engine) loop() {
 			e.drain()
 			return
 		case j := <-e.queue:
-			if j.flow != nil {
-				e.play(j)
-			} else {
-				e.run(j)
-			}
+			e.serve(j)
 		}
+	}
+}
+
+// serve runs or plays j. A panic fails j (exit ExitInternal, the panic
+// in its error and the log) and leaves the engine serving the next.
+func (e *Engine) serve(j *job) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.Error("a run panicked", "run", j.rep.ID, "panic", p, "stack", string(debug.Stack()))
+			j.update(func(r *Report) {
+				r.State, r.ExitCode, r.Ended = StateFailed, orchestrator.ExitInternal, time.Now().UTC()
+				r.Error = fmt.Sprintf("engine: the run panicked: %v", p)
+			})
+			e.store(j.report())
+		}
+	}()
+	if j.flow != nil {
+		e.play(j)
+	} else {
+		e.run(j)
 	}
 }
 
