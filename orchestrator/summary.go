@@ -72,6 +72,11 @@ type Summary struct {
 	// ExploreCPU is the part of CPU spent exploring (setup and commit
 	// excluded).
 	ExploreCPU time.Duration `json:"-"`
+	// DriverCPU and BrowserCPU are the run's CPU time in the Playwright
+	// driver and in Chromium's processes, read from /proc before the
+	// browser closed (0 where there is no /proc): with CPU, the run's
+	// whole process tree.
+	DriverCPU, BrowserCPU time.Duration `json:"-"`
 	// MaxConcurrent is the largest number of branches whose action spans
 	// overlapped in time.
 	MaxConcurrent int `json:"max_concurrent_branches"`
@@ -209,12 +214,14 @@ type summaryJSON struct {
 	ExploreMS    int64 `json:"explore_ms"`
 	CPUMS        int64 `json:"cpu_ms"`
 	ExploreCPUMS int64 `json:"explore_cpu_ms"`
+	DriverCPUMS  int64 `json:"driver_cpu_ms"`
+	BrowserCPUMS int64 `json:"browser_cpu_ms"`
 }
 
 // MarshalJSON writes the summary with its durations in milliseconds.
 func (s Summary) MarshalJSON() ([]byte, error) {
 	return json.Marshal(summaryJSON{summaryFields: summaryFields(s), ElapsedMS: s.Elapsed.Milliseconds(), ExploreMS: s.Explore.Milliseconds(),
-		CPUMS: s.CPU.Milliseconds(), ExploreCPUMS: s.ExploreCPU.Milliseconds()})
+		CPUMS: s.CPU.Milliseconds(), ExploreCPUMS: s.ExploreCPU.Milliseconds(), DriverCPUMS: s.DriverCPU.Milliseconds(), BrowserCPUMS: s.BrowserCPU.Milliseconds()})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -226,5 +233,6 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 	*s = Summary(j.summaryFields)
 	s.Elapsed, s.Explore = time.Duration(j.ElapsedMS)*time.Millisecond, time.Duration(j.ExploreMS)*time.Millisecond
 	s.CPU, s.ExploreCPU = time.Duration(j.CPUMS)*time.Millisecond, time.Duration(j.ExploreCPUMS)*time.Millisecond
+	s.DriverCPU, s.BrowserCPU = time.Duration(j.DriverCPUMS)*time.Millisecond, time.Duration(j.BrowserCPUMS)*time.Millisecond
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/bus"
+	"github.com/multiverse-orchestrator/multiverse/internal/proctree"
 	"github.com/multiverse-orchestrator/multiverse/worker"
 )
 
@@ -49,7 +50,12 @@ func (r *run) newExecutor(ctx context.Context, client *bus.Client) (Executor, br
 	if err != nil {
 		return nil, browser.Fingerprint{}, nil, err
 	}
+	tree0 := proctree.Descendants(os.Getpid())
 	closeExec := func() {
+		// Before the browser closes: once reaped, the driver's and
+		// Chromium's CPU merge into this process's RUSAGE_CHILDREN.
+		tree := proctree.Descendants(os.Getpid())
+		r.sum.DriverCPU, r.sum.BrowserCPU = max(tree.Driver-tree0.Driver, 0), max(tree.Browser-tree0.Browser, 0)
 		exec.DropWarm(r.runID)
 		exec.Close()
 	}

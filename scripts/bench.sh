@@ -89,11 +89,14 @@ def run(name, *extra):
                          capture_output=True, text=True, check=True).stdout
     a = resource.getrusage(resource.RUSAGE_CHILDREN)
     s = json.loads(out)["summary"]
-    return (a.ru_utime - b.ru_utime) + (a.ru_stime - b.ru_stime), s["branches"]["executed"], s["cpu_ms"] / 1e3
+    return (a.ru_utime - b.ru_utime) + (a.ru_stime - b.ru_stime), s["branches"]["executed"], s["cpu_ms"] / 1e3, s
 res = {name: run(name, *extra) for name, extra in (("looked", ()), ("all", ("--screenshots", "all")))}
-for name, (cpu, n, own) in res.items():
+for name, (cpu, n, own, s) in res.items():
     print("  screenshots %-6s %5.1f CPU-s (orchestrator process %4.1f) for %d branches: %4.0f ms per branch step"
           % (name, cpu, own, n, 1000 * cpu / n))
+    drv, brw = s.get("driver_cpu_ms", 0), s.get("browser_cpu_ms", 0)
+    print("    per branch step: orchestrator and demo site %4.0f ms, Playwright driver %4.0f ms, Chromium %4.0f ms, the rest %4.0f ms"
+          % (1000 * own / n, drv / n, brw / n, max(1000 * cpu - 1000 * own - drv - brw, 0) / n))
 per = {k: v[0] / v[1] for k, v in res.items()}
 print("  looked / all: %.2f (target: 120 ms per branch step)" % (per["looked"] / per["all"]))
 PY
