@@ -135,6 +135,32 @@ func (t *Target) Describe() string {
 	}
 }
 
+// Selector names the target by the first strategy it carries, in the
+// healing cascade's order (testid=plan-team, role=button "Pay", #seats):
+// the same target in every run that plans it so, whoever planned it.
+// "(no selector)" for a target that carries none; "" for nil.
+func (t *Target) Selector() string {
+	switch {
+	case t == nil:
+		return ""
+	case t.TestID != "":
+		return "testid=" + t.TestID
+	case t.AriaLabel != "":
+		return "aria-label=" + t.AriaLabel
+	case t.Role != "" && t.Name != "":
+		return fmt.Sprintf("role=%s %q", t.Role, t.Name)
+	case t.ID != "":
+		return "#" + t.ID
+	case t.Field != "":
+		return "field=" + t.Field
+	case t.Text != "":
+		return fmt.Sprintf("text=%q", t.Text)
+	case t.CSS != "":
+		return "css=" + t.CSS
+	}
+	return "(no selector)"
+}
+
 // Describe renders the action for people, without secret values.
 func (a Action) Describe() string {
 	if a.Label != "" {

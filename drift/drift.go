@@ -241,26 +241,8 @@ func (u *stepUse) merge(o stepUse) {
 }
 
 // Selector names a target by the first strategy it carries, in the
-// cascade's order.
-func Selector(t *branch.Target) string {
-	switch {
-	case t.TestID != "":
-		return "testid=" + t.TestID
-	case t.AriaLabel != "":
-		return "aria-label=" + t.AriaLabel
-	case t.Role != "" && t.Name != "":
-		return fmt.Sprintf("role=%s %q", t.Role, t.Name)
-	case t.ID != "":
-		return "#" + t.ID
-	case t.Field != "":
-		return "field=" + t.Field
-	case t.Text != "":
-		return fmt.Sprintf("text=%q", t.Text)
-	case t.CSS != "":
-		return "css=" + t.CSS
-	}
-	return "(no selector)"
-}
+// cascade's order (branch.Target.Selector).
+func Selector(t *branch.Target) string { return t.Selector() }
 
 func (t *Target) add(ri eventlog.RunInfo, u stepUse) {
 	t.Uses += u.count

@@ -154,27 +154,10 @@ func Target(a branch.Action) string {
 	if a.Kind == branch.KindNavigate {
 		return Page(a.URL)
 	}
-	t := a.Target
-	if t == nil {
+	if a.Target == nil {
 		return ""
 	}
-	switch {
-	case t.TestID != "":
-		return "testid=" + t.TestID
-	case t.AriaLabel != "":
-		return "aria-label=" + t.AriaLabel
-	case t.Role != "" && t.Name != "":
-		return fmt.Sprintf("role=%s %q", t.Role, t.Name)
-	case t.ID != "":
-		return "#" + t.ID
-	case t.Field != "":
-		return "field=" + t.Field
-	case t.Text != "":
-		return fmt.Sprintf("text=%q", t.Text)
-	case t.CSS != "":
-		return "css=" + t.CSS
-	}
-	return ""
+	return a.Target.Selector()
 }
 
 // Measured is one executed step of a run, to fold in.
