@@ -134,8 +134,7 @@ type Engine struct {
 	ctx   context.Context
 	stop  context.CancelFunc
 
-	rtMu sync.Mutex
-	rt   *browser.Runtime
+	browser *browser.Keeper
 
 	mu   sync.Mutex
 	jobs map[string]*job
@@ -184,7 +183,7 @@ func Start(ctx context.Context, o Options) (*Engine, error) {
 		return nil, fmt.Errorf("engine: starting the embedded NATS server: %w", err)
 	}
 	ectx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	e := &Engine{dd: o.DataDir, opts: o, log: log, nats: srv, lock: lock, queue: make(chan *job, o.Queue), done: make(chan struct{}),
+	e := &Engine{dd: o.DataDir, opts: o, log: log, nats: srv, lock: lock, browser: browser.NewKeeper(o.Browser, log), queue: make(chan *job, o.Queue), done: make(chan struct{}),
 		ctx: ectx, stop: stop, jobs: map[string]*job{}}
 	if _, err := e.runtime(ctx); err != nil {
 		srv.Shutdown()
@@ -200,36 +199,14 @@ func Start(ctx context.Context, o Options) (*Engine, error) {
 func (e *Engine) DataDir() string { return e.dd }
 
 // runtime returns the running browser, launching it again when it died.
-func (e *Engine) runtime(ctx context.Context) (*browser.Runtime, error) {
-	e.rtMu.Lock()
-	defer e.rtMu.Unlock()
-	if e.rt != nil && e.rt.Err() == nil {
-		return e.rt, nil
-	}
-	if e.rt != nil {
-		e.log.Warn("relaunching Chromium", "reason", e.rt.Err())
-		e.rt.Close()
-		e.rt = nil
-	}
-	rt, err := browser.Launch(ctx, e.opts.Browser)
-	if err != nil {
-		return nil, err
-	}
-	e.rt = rt
-	return rt, nil
-}
+func (e *Engine) runtime(ctx context.Context) (*browser.Runtime, error) { return e.browser.Get(ctx) }
 
 // Close stops taking runs, interrupts the one running (it records that it
 // was interrupted), and stops the parts.
 func (e *Engine) Close() error {
 	e.stop()
 	<-e.done
-	e.rtMu.Lock()
-	if e.rt != nil {
-		e.rt.Close()
-		e.rt = nil
-	}
-	e.rtMu.Unlock()
+	e.browser.Close()
 	e.nats.Shutdown()
 	return e.lock.Release()
 }

@@ -66,8 +66,7 @@ type Executor struct {
 	opts Options
 	log  *slog.Logger
 
-	mu sync.Mutex
-	rt *browser.Runtime
+	browser *browser.Keeper // unless opts.Runtime
 
 	warmMu sync.Mutex
 	warm   []*warmSession // least recently kept first
@@ -156,7 +155,7 @@ func NewExecutor(ctx context.Context, opts Options) (*Executor, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e := &Executor{opts: opts, log: log}
+	e := &Executor{opts: opts, log: log, browser: browser.NewKeeper(opts.Browser, log)}
 	if _, err := e.runtime(ctx); err != nil {
 		return nil, err
 	}
@@ -171,34 +170,13 @@ func (e *Executor) runtime(ctx context.Context) (*browser.Runtime, error) {
 	if e.opts.Runtime != nil {
 		return e.opts.Runtime(ctx)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.rt != nil && e.rt.Err() == nil {
-		return e.rt, nil
-	}
-	if e.rt != nil {
-		e.log.Warn("relaunching Chromium", "reason", e.rt.Err())
-		e.rt.Close()
-	}
-	rt, err := browser.Launch(ctx, e.opts.Browser)
-	if err != nil {
-		return nil, err
-	}
-	e.rt = rt
-	return rt, nil
+	return e.browser.Get(ctx)
 }
 
 // Close closes the kept sessions and the browser.
 func (e *Executor) Close() error {
 	e.DropWarm("")
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.rt == nil {
-		return nil
-	}
-	err := e.rt.Close()
-	e.rt = nil
-	return err
+	return e.browser.Close()
 }
 
 // Handle decodes a delivered job, executes it and encodes the result
