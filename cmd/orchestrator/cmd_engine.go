@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
-	"github.com/multiverse-orchestrator/multiverse/dashboard"
 	"github.com/multiverse-orchestrator/multiverse/engine"
 	"github.com/multiverse-orchestrator/multiverse/flow"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -26,9 +23,7 @@ import (
 func cmdEngine(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("engine", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "the data dir the engine's runs record themselves in (and its JetStream store)")
-	addr := fs.String("addr", "127.0.0.1:8621", "listen address; a non-loopback one needs a token")
-	tokenFlag := fs.String("token", "", "require this token on every request (Authorization: Bearer TOKEN); visible to other users in ps: prefer --token-file or "+tokenEnv)
-	tokenFile := fs.String("token-file", "", "read the token from this file (its first "+fmt.Sprint(maxTokenBytes)+" bytes, trimmed); instead of --token")
+	lf := registerListen(fs, "127.0.0.1:8621", "Authorization: Bearer TOKEN")
 	chromium := fs.String("chromium", "", "Chromium executable (default: MULTIVERSE_CHROMIUM, then system paths)")
 	driver := fs.String("driver", "", "Playwright driver directory (default: PLAYWRIGHT_DRIVER_PATH, then .cache/playwright-driver)")
 	headful := fs.Bool("headful", false, "show the browser windows")
@@ -42,19 +37,13 @@ func cmdEngine(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseNone(fs, args, stderr); err != nil {
 		return err
 	}
-	token, err := serveToken(*tokenFlag, *tokenFile, os.Getenv)
+	token, err := lf.token()
 	if err != nil {
 		return err
 	}
-	if err := dashboard.CheckAddr(*addr, token); err != nil {
-		return badInput("--addr: %v", err)
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("%w: engine: %s is taken (another engine or service listens there): pass --addr 127.0.0.1:0 for a free port, or another port", orchestrator.ErrBadInput, *addr)
-	}
+	ln, err := lf.listen("engine", "engine")
 	if err != nil {
-		return fmt.Errorf("engine: %w", err)
+		return err
 	}
 	e, err := engine.Start(ctx, engine.Options{DataDir: *dataDir, Browser: browser.Options{ChromiumPath: *chromium, DriverDir: *driver, Headful: *headful},
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})

@@ -28,9 +28,7 @@ import (
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	dataDir := fs.String("data-dir", orchestrator.DefaultDataDir, "data dir")
-	addr := fs.String("addr", "127.0.0.1:8620", "listen address; a non-loopback one needs a token")
-	tokenFlag := fs.String("token", "", "require this token on every request (Authorization: Bearer TOKEN or ?token=TOKEN); visible to other users in ps: prefer --token-file or "+tokenEnv)
-	tokenFile := fs.String("token-file", "", "read the token from this file (its first "+fmt.Sprint(maxTokenBytes)+" bytes, trimmed); instead of --token")
+	lf := registerListen(fs, "127.0.0.1:8620", "Authorization: Bearer TOKEN or ?token=TOKEN")
 	bundleFile := fs.String("bundle", "", "browse this bundle file instead of a data dir")
 	chromium := fs.String("chromium", "", "Chromium executable (for replays)")
 	driver := fs.String("driver", "", "Playwright driver directory (for replays)")
@@ -42,12 +40,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseNone(fs, args, stderr); err != nil {
 		return err
 	}
-	token, err := serveToken(*tokenFlag, *tokenFile, os.Getenv)
+	token, err := lf.token()
 	if err != nil {
 		return err
-	}
-	if err := dashboard.CheckAddr(*addr, token); err != nil {
-		return badInput("--addr: %v", err)
 	}
 	st, closeFn, err := serveStores(ctx, *dataDir, *bundleFile)
 	if err != nil {
@@ -63,12 +58,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return badInput("%v", err)
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("%w: serve: %s is taken (another dashboard or service listens there): pass --addr 127.0.0.1:0 for a free port, or another port", orchestrator.ErrBadInput, *addr)
-	}
+	ln, err := lf.listen("serve", "dashboard")
 	if err != nil {
-		return fmt.Errorf("serve: %w", err)
+		return err
 	}
 	what := "data dir " + *dataDir
 	if *bundleFile != "" {
@@ -79,6 +71,49 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stdout, "every request needs the token: open the page with ?token=TOKEN")
 	}
 	return listenUntilDone(ctx, ln, srv.Handler())
+}
+
+// listenFlags are the address and token flags of a command that serves
+// HTTP (serve, engine).
+type listenFlags struct {
+	addr, tok, tokFile *string
+}
+
+// registerListen adds --addr (default addr), --token and --token-file;
+// how says how a request carries the token.
+func registerListen(fs *flag.FlagSet, addr, how string) *listenFlags {
+	return &listenFlags{
+		addr:    fs.String("addr", addr, "listen address; a non-loopback one needs a token"),
+		tok:     fs.String("token", "", "require this token on every request ("+how+"); visible to other users in ps: prefer --token-file or "+tokenEnv),
+		tokFile: fs.String("token-file", "", "read the token from this file (its first "+fmt.Sprint(maxTokenBytes)+" bytes, trimmed); instead of --token"),
+	}
+}
+
+// token is the token the flags give (serveToken), after checking that a
+// non-loopback address has one.
+func (l *listenFlags) token() (string, error) {
+	token, err := serveToken(*l.tok, *l.tokFile, os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	if err := dashboard.CheckAddr(*l.addr, token); err != nil {
+		return "", badInput("--addr: %v", err)
+	}
+	return token, nil
+}
+
+// listen listens on --addr; an address taken is bad input naming what
+// else may listen there (what: "dashboard", "engine").
+func (l *listenFlags) listen(cmd, what string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", *l.addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("%w: %s: %s is taken (another %s or service listens there): pass --addr 127.0.0.1:0 for a free port, or another port",
+			orchestrator.ErrBadInput, cmd, *l.addr, what)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	return ln, nil
 }
 
 // tokenEnv is the environment variable serve reads its token from when
