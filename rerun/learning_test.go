@@ -10,15 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/multiverse-orchestrator/multiverse/artifacts"
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
 	"github.com/multiverse-orchestrator/multiverse/learn"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
-	"github.com/multiverse-orchestrator/multiverse/replay"
 	"github.com/multiverse-orchestrator/multiverse/rerun"
-	"github.com/multiverse-orchestrator/multiverse/scrub"
 	"github.com/multiverse-orchestrator/multiverse/sites/patterns"
 	"github.com/multiverse-orchestrator/multiverse/task"
 )
@@ -133,20 +130,8 @@ func TestLearnedFasterWay(t *testing.T) {
 
 	// A full rerun of the second run, from its recording, reads the record
 	// it read (version 1), not the data dir's (now version 2).
-	el, err := eventlog.OpenReadOnly(ctx, filepath.Join(dir, "events.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer el.Close()
-	store, err := artifacts.OpenFS(filepath.Join(dir, "artifacts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := scrub.ReadKey(dir, second.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := rerun.Run(ctx, rerun.Options{Source: replay.Source{Events: el, Store: store}, RunID: second.RunID, Mode: rerun.ModeFull,
+	src, key := sourceOf(t, dir, second.RunID)
+	rep, err := rerun.Run(ctx, rerun.Options{Source: src, RunID: second.RunID, Mode: rerun.ModeFull,
 		Task: routesTask(t, srv.URL, true), ScrubKey: key, Workers: 2, OutDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("full rerun of the second run: %v\n%s", err, report(rep))

@@ -67,7 +67,15 @@ func recordDemo(t *testing.T) *recorded {
 		go trip.Serve(ln)
 		t.Cleanup(func() { trip.Close() })
 	}
-	el, err := eventlog.OpenReadOnly(ctx, filepath.Join(dir, "events.db"))
+	src, key := sourceOf(t, dir, sum.RunID)
+	return &recorded{dir: dir, sum: sum, task: tk, src: src, key: key, trips: trips}
+}
+
+// sourceOf opens data dir dir's records read only, until the test ends,
+// and reads run runID's scrubbing key.
+func sourceOf(t *testing.T, dir, runID string) (replay.Source, []byte) {
+	t.Helper()
+	el, err := eventlog.OpenReadOnly(context.Background(), filepath.Join(dir, "events.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +84,11 @@ func recordDemo(t *testing.T) *recorded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := scrub.ReadKey(dir, sum.RunID)
+	key, err := scrub.ReadKey(dir, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &recorded{dir: dir, sum: sum, task: tk, src: replay.Source{Events: el, Store: store}, key: key, trips: trips}
+	return replay.Source{Events: el, Store: store}, key
 }
 
 func (r *recorded) rerun(t *testing.T, o rerun.Options) (*rerun.Report, error) {
