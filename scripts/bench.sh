@@ -19,7 +19,7 @@
 #      demo task run cold against submitted to a warm engine
 #   5. distributed: branch throughput with 1, 2 and 4 worker processes, and
 #      orchestrator CPU per 1,000 branches
-#   6. the gym: success per widget family of the default search and of a
+#   6. the gym (6b: timed on a warm engine's parts): success per widget family of the default search and of a
 #      sequential greedy agent on the same episodes (GYM_SEEDS, default 10),
 #      tuning and frozen evaluation families apart, each part's total
 set -euo pipefail
@@ -320,3 +320,6 @@ echo "==    tuning and evaluation families apart (the planner is never changed t
 echo "==    (first: a person's solution of every pattern family, explicit actions in Chromium, sees each page's success verdict)"
 GYM_SEEDS=3 go test -count=1 -run '^TestPatternsAreFair$' ./sites/gym/ >/dev/null && echo "pattern families: fair on 3 seeds" || { echo "pattern families: a solution failed (go test -run TestPatternsAreFair -v ./sites/gym/)"; }
 go run ./tools/gymbench -seeds "${GYM_SEEDS:-10}"
+echo "== 6b. Gym on a warm engine's parts: the same episodes (3 seeds) with one NATS server and one Chromium kept"
+echo "==     for all, so the time is the episodes' own: search against the greedy agent on those solved in 1-3 actions"
+go run ./tools/gymbench -seeds 3 -warm | tail -1

@@ -7,7 +7,13 @@
 // to pass the evaluation families, so their part is the measure of
 // generality.
 //
-//	gymbench [-seeds 10] [-part tuning|evaluation|all] [-families tabs,radio] [-json]
+// It also times the episodes both modes solved whose search winner took
+// one to three actions after the start page: the search's time against
+// the greedy agent's. With -warm every episode runs with one NATS server
+// and one Chromium kept for all (as a warm engine's runs do), so that the
+// time is the episodes' own, not the parts' start-up.
+//
+//	gymbench [-seeds 10] [-part tuning|evaluation|all] [-families tabs,radio] [-warm] [-json]
 package main
 
 import (
@@ -24,6 +30,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/multiverse-orchestrator/multiverse/browser"
+	"github.com/multiverse-orchestrator/multiverse/bus"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/sites/gym"
 	"github.com/multiverse-orchestrator/multiverse/task"
@@ -59,6 +67,19 @@ type Row struct {
 	Ambiguous bool           `json:"ambiguous,omitempty"`
 	Seeds     int            `json:"seeds"`
 	Solved    map[string]int `json:"solved"` // by mode
+	// Seconds is the wall clock of the family's episodes, by mode.
+	Seconds map[string]float64 `json:"seconds"`
+}
+
+// Short is the time of the episodes both modes solved whose search
+// winner took one to three actions after the start page, by mode, and
+// the search's as a multiple of the greedy agent's.
+type Short struct {
+	Episodes         int                `json:"episodes"`
+	Seconds          map[string]float64 `json:"seconds"`
+	SearchOverGreedy float64            `json:"search_over_greedy,omitempty"`
+	// Warm: the episodes ran with the parts kept running (-warm).
+	Warm bool `json:"warm"`
 }
 
 // Total is the success over a set of families, by mode.
@@ -79,6 +100,15 @@ type Report struct {
 	All              Total            `json:"all"`
 	Ambiguous        Total            `json:"ambiguous"`
 	SearchOverGreedy *float64         `json:"search_over_greedy,omitempty"`
+	Short            Short            `json:"short"`
+}
+
+// outcome is how one episode ended in one mode.
+type outcome struct {
+	ok      bool
+	why     string
+	seconds float64
+	actions int // the winner's actions after the start page
 }
 
 func main() {
@@ -96,6 +126,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	verbose := fs.Bool("v", false, "print each episode")
 	keep := fs.String("keep", "", "keep each episode's data dir under this directory (to read its events)")
 	part := fs.String("part", "all", "families to run: tuning, evaluation or all")
+	warm := fs.Bool("warm", false, "keep one NATS server and one Chromium for every episode, as a warm engine does")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -116,30 +147,52 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	go srv.Serve(ln)
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
+	var parts *orchestrator.Parts
+	if *warm {
+		p, stop, err := warmParts(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		parts = p
+	}
 	var rows []Row
+	short := Short{Seconds: map[string]float64{}, Warm: *warm}
 	for _, f := range fams {
-		row := Row{Family: f, Part: partOf(f), Pattern: !gym.Original(f), Ambiguous: gym.Ambiguous(f), Seeds: *seeds, Solved: map[string]int{}}
+		row := Row{Family: f, Part: partOf(f), Pattern: !gym.Original(f), Ambiguous: gym.Ambiguous(f), Seeds: *seeds, Solved: map[string]int{}, Seconds: map[string]float64{}}
 		for seed := int64(1); seed <= int64(*seeds); seed++ {
 			e, err := gym.New(f, seed)
 			if err != nil {
 				return err
 			}
+			got := map[string]outcome{}
 			for _, m := range modes {
-				ok, why, err := episode(ctx, base, e, m, *keep)
+				o, err := episode(ctx, base, e, m, *keep, parts)
 				if err != nil {
 					return fmt.Errorf("%s seed %d (%s): %w", f, seed, m.Name, err)
 				}
-				if ok {
+				got[m.Name] = o
+				row.Seconds[m.Name] += o.seconds
+				if o.ok {
 					row.Solved[m.Name]++
 				}
 				if *verbose {
-					fmt.Fprintf(os.Stderr, "%-14s %3d %-7s %-5v %s\n", f, seed, m.Name, ok, why)
+					fmt.Fprintf(os.Stderr, "%-14s %3d %-7s %-5v %5.2fs %s\n", f, seed, m.Name, o.ok, o.seconds, o.why)
 				}
+			}
+			if s, g := got["search"], got["greedy"]; s.ok && g.ok && s.actions >= 1 && s.actions <= 3 {
+				short.Episodes++
+				short.Seconds["search"] += s.seconds
+				short.Seconds["greedy"] += g.seconds
 			}
 		}
 		rows = append(rows, row)
 	}
 	rep := report(rows)
+	if g := short.Seconds["greedy"]; g > 0 {
+		short.SearchOverGreedy = short.Seconds["search"] / g
+	}
+	rep.Short = short
 	if *asJSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
@@ -250,33 +303,63 @@ search: %s
 `, e.Family, e.Seed, q(base+e.Path), e.Seed, q(e.Goal), q(gym.SuccessSelector), q(gym.FailureSelector), m.Search)
 }
 
-// episode runs one episode in one mode and says whether the goal was
-// reached, and how the run ended.
-func episode(ctx context.Context, base string, e gym.Episode, m mode, keep string) (bool, string, error) {
+// episode runs one episode in one mode (with parts, when not nil) and
+// says whether the goal was reached, how the run ended, how long it took
+// and how many actions its winner took after the start page.
+func episode(ctx context.Context, base string, e gym.Episode, m mode, keep string, parts *orchestrator.Parts) (outcome, error) {
 	t, err := task.Parse("gym.yaml", []byte(taskText(base, e, m)))
 	if err != nil {
-		return false, "", err
+		return outcome{}, err
 	}
 	dir, err := os.MkdirTemp(keep, "gymbench-")
 	if err != nil {
-		return false, "", err
+		return outcome{}, err
 	}
 	if keep == "" {
 		defer os.RemoveAll(dir)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: t, DataDir: dir, Workers: t.Search.Workers, NoScreenshots: true})
+	start := time.Now()
+	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: t, DataDir: dir, Workers: t.Search.Workers, NoScreenshots: true, Parts: parts})
+	o := outcome{seconds: time.Since(start).Seconds()}
 	switch {
 	case err == nil:
-		return true, fmt.Sprintf("%d branches", sum.Branches.Executed), nil
-	case errors.Is(err, orchestrator.ErrNoBoundary), errors.Is(err, orchestrator.ErrGoalNotReached), errors.Is(err, orchestrator.ErrGoalFailed):
-		if keep != "" {
-			return false, err.Error() + " (data dir " + dir + ", run " + sum.RunID + ")", nil
+		o.ok, o.why = true, fmt.Sprintf("%d branches", sum.Branches.Executed)
+		if sum.Winner != nil {
+			o.actions = len(sum.Winner.Steps) - 1
 		}
-		return false, err.Error(), nil
+		return o, nil
+	case errors.Is(err, orchestrator.ErrNoBoundary), errors.Is(err, orchestrator.ErrGoalNotReached), errors.Is(err, orchestrator.ErrGoalFailed):
+		o.why = err.Error()
+		if keep != "" {
+			o.why += " (data dir " + dir + ", run " + sum.RunID + ")"
+		}
+		return o, nil
 	}
-	return false, "", err
+	return o, err
+}
+
+// warmParts starts the parts every episode shares with -warm: an
+// embedded NATS server (its store in a directory of its own) and a
+// Chromium kept running.
+func warmParts(ctx context.Context) (*orchestrator.Parts, func(), error) {
+	dir, err := os.MkdirTemp("", "gymbench-nats-")
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := bus.StartEmbedded(ctx, bus.ServerConfig{StoreDir: dir, Host: "127.0.0.1"})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	k := browser.NewKeeper(browser.Options{}, nil)
+	if _, err := k.Get(ctx); err != nil {
+		srv.Shutdown()
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return &orchestrator.Parts{NATS: srv, Runtime: k.Get}, func() { k.Close(); srv.Shutdown(); os.RemoveAll(dir) }, nil
 }
 
 // printTable prints the tuning and then the evaluation families, a row
@@ -325,6 +408,14 @@ func printTable(out io.Writer, rep Report) {
 		fmt.Fprintf(out, "* ambiguous: several candidates look alike and only trying tells the right one; search/greedy = %s\n", ratio)
 	}
 	fmt.Fprintln(out, "evaluation families are frozen: the planner is never changed to pass them (sites/gym/split.go)")
+	if sh := rep.Short; sh.Episodes > 0 {
+		how := "each run starting its own NATS server and Chromium"
+		if sh.Warm {
+			how = "NATS and Chromium kept running (-warm)"
+		}
+		fmt.Fprintf(out, "episodes both solved in 1 to 3 actions: %d; search %.1fs, greedy %.1fs: search/greedy %.2f (%s)\n",
+			sh.Episodes, sh.Seconds["search"], sh.Seconds["greedy"], sh.SearchOverGreedy, how)
+	}
 }
 
 func pct(k, n int) string {
