@@ -109,7 +109,8 @@ type Report struct {
 	Started   time.Time `json:"started,omitzero"`
 	Ended     time.Time `json:"ended,omitzero"`
 	// FirstActionMS is the time from the run's start to its first
-	// branch's result (the start page opened and observed).
+	// action: the start page's branch sent to a worker (the preflight,
+	// the bus connection, the workers and the run's manifest before it).
 	FirstActionMS int64                 `json:"first_action_ms,omitempty"`
 	Summary       *orchestrator.Summary `json:"summary,omitempty"`
 	// Playback is a playback's report once it ended.

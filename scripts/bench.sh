@@ -280,7 +280,7 @@ for n in ("engine1", "engine2"):
     w, s = load(n)
     rid = s["run_id"]
     rep = json.load(open(f"{d}/engine/engine/{rid}.json"))
-    print("on the engine (%s): %.2fs for the command, %.2fs in the run, %d branches; the first branch answered %d ms after the run started"
+    print("on the engine (%s): %.2fs for the command, %.2fs in the run, %d branches; its first action started %d ms after the run started"
           % (n, w, s["elapsed_ms"] / 1e3, s["branches"]["executed"], rep.get("first_action_ms", 0)))
     print("  engine / cold, the command's wall clock: %.2f" % (w / cold))
 PY

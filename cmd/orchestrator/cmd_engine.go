@@ -171,7 +171,7 @@ func printStatus(w io.Writer, r engine.Report) {
 	if !r.Started.IsZero() {
 		fmt.Fprintf(w, "  started   %s", r.Started.Format(time.RFC3339))
 		if r.FirstActionMS > 0 {
-			fmt.Fprintf(w, "; the first branch answered after %d ms", r.FirstActionMS)
+			fmt.Fprintf(w, "; its first action started after %d ms", r.FirstActionMS)
 		}
 		fmt.Fprintln(w)
 	}
