@@ -161,6 +161,9 @@ type Parts struct {
 	// Runtime returns the running browser, relaunching one that died; the
 	// run never closes it.
 	Runtime func(ctx context.Context) (*browser.Runtime, error)
+	// Selectors remembers the task selectors the browser found valid:
+	// a later run checks only the others (nil: every run checks all).
+	Selectors *ValidSelectors
 }
 
 // Executor runs branch jobs for in-process workers: it returns the wire

@@ -61,7 +61,7 @@ func (r *run) newExecutor(ctx context.Context, client *bus.Client) (Executor, br
 	}
 	rt, err := exec.Runtime(ctx)
 	if err == nil {
-		err = checkSelectors(ctx, rt, r.t)
+		err = checkSelectors(ctx, rt, r.t, r.validSelectors())
 	}
 	if err != nil {
 		closeExec()
@@ -149,6 +149,15 @@ func (w *inprocWorkers) stop(log *slog.Logger) {
 func workerName() string {
 	h, _ := os.Hostname()
 	return fmt.Sprintf("%s/%d/inproc", h, os.Getpid())
+}
+
+// validSelectors is the warm engine's record of valid selectors, nil
+// without one.
+func (r *run) validSelectors() *ValidSelectors {
+	if r.cfg.Parts == nil {
+		return nil
+	}
+	return r.cfg.Parts.Selectors
 }
 
 // partsRuntime is the warm engine's browser, nil without one.

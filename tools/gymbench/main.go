@@ -359,7 +359,7 @@ func warmParts(ctx context.Context) (*orchestrator.Parts, func(), error) {
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	return &orchestrator.Parts{NATS: srv, Runtime: k.Get}, func() { k.Close(); srv.Shutdown(); os.RemoveAll(dir) }, nil
+	return &orchestrator.Parts{NATS: srv, Runtime: k.Get, Selectors: &orchestrator.ValidSelectors{}}, func() { k.Close(); srv.Shutdown(); os.RemoveAll(dir) }, nil
 }
 
 // printTable prints the tuning and then the evaluation families, a row
