@@ -14,6 +14,7 @@ import (
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
+	"github.com/multiverse-orchestrator/multiverse/internal/httpguard"
 )
 
 // Server serves the dashboard over Stores. It is safe for concurrent use.
@@ -85,10 +86,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="multiverse"`)
 			writeError(w, http.StatusUnauthorized, errors.New("a token is required: Authorization: Bearer TOKEN or ?token=TOKEN"))
 			return
-		case s.token == "" && !loopbackHost(r.Host):
+		case s.token == "" && !httpguard.LoopbackHost(r.Host):
 			writeError(w, http.StatusForbidden, fmt.Errorf("host %q is not loopback", r.Host))
 			return
-		case r.Method != http.MethodGet && r.Method != http.MethodHead && !sameOrigin(r):
+		case r.Method != http.MethodGet && r.Method != http.MethodHead && !httpguard.SameOrigin(r):
 			writeError(w, http.StatusForbidden, errors.New("cross-origin request refused"))
 			return
 		}
@@ -106,26 +107,6 @@ func (s *Server) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
 }
 
-// sameOrigin accepts a request without Origin (not a browser's
-// cross-site form) or whose Origin names the host it was sent to.
-func sameOrigin(r *http.Request) bool {
-	o := r.Header.Get("Origin")
-	return o == "" || o == "http://"+r.Host || o == "https://"+r.Host
-}
-
-func loopbackHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // CheckAddr checks a listen address: host:port with an IP or "localhost"
 // as host. Without a token only a loopback host is accepted
 // (ErrNonLoopback); an empty host means every interface.
@@ -137,7 +118,7 @@ func CheckAddr(addr, token string) error {
 	if port == "" {
 		return fmt.Errorf("dashboard: address %q has no port", addr)
 	}
-	if token == "" && !loopbackHost(host) {
+	if token == "" && !httpguard.LoopbackHost(host) {
 		return fmt.Errorf("%w: %s (give a token: --token-file, MULTIVERSE_TOKEN or --token; or listen on 127.0.0.1)", ErrNonLoopback, addr)
 	}
 	return nil

@@ -11,12 +11,27 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
-// ErrUnreachable: no engine answers at the address.
+// ErrUnreachable: no engine answers at the address (exit
+// orchestrator.ExitEnvironment).
 var ErrUnreachable = errors.New("engine: not reachable")
+
+// unreachableError is ErrUnreachable with its exit code.
+type unreachableError struct{ msg string }
+
+func (e *unreachableError) Error() string { return e.msg }
+
+func (e *unreachableError) Unwrap() []error {
+	return []error{ErrUnreachable, &orchestrator.CodedError{Code: orchestrator.ExitEnvironment, Msg: e.msg}}
+}
+
+func unreachable(format string, a ...any) error {
+	return &unreachableError{msg: fmt.Sprintf(format, a...)}
+}
 
 // Client speaks to an engine's API.
 type Client struct {
@@ -64,7 +79,7 @@ func (c *Client) do(ctx context.Context, method, path string, body any) (*http.R
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, c.base, err)
+		return nil, unreachable("engine: not reachable: %s: %v", c.base, err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -74,7 +89,7 @@ func (c *Client) do(ctx context.Context, method, path string, body any) (*http.R
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, c.base, err)
+		return nil, unreachable("engine: not reachable at %s: %v", c.base, err)
 	}
 	if resp.StatusCode >= 300 {
 		defer resp.Body.Close()
@@ -120,18 +135,54 @@ func (c *Client) Status(ctx context.Context, id string) (Report, error) {
 	return r, nil
 }
 
+// Cancel asks the engine to stop the run and returns its report as it
+// stands.
+func (c *Client) Cancel(ctx context.Context, id string) (Report, error) {
+	resp, err := c.do(ctx, http.MethodPost, "/api/engine/runs/"+url.PathEscape(id)+"/cancel", struct{}{})
+	if err != nil {
+		return Report{}, err
+	}
+	defer resp.Body.Close()
+	var r Report
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return Report{}, fmt.Errorf("engine at %s: the report: %w", c.base, err)
+	}
+	return r, nil
+}
+
 // Watch follows the run until it ended, calling progress (when not nil)
-// at each change, and returns its last report.
+// at each change, and returns its last report. When ctx ends first (the
+// person pressed Ctrl-C), it cancels the run on the engine and returns an
+// error wrapping orchestrator.ErrInterrupted: stopping the command stops
+// the run, as it does a run started here.
 func (c *Client) Watch(ctx context.Context, id string, progress func(orchestrator.Progress)) (Report, error) {
+	rep, err := c.watch(ctx, id, progress)
+	if err != nil && ctx.Err() != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if last, cerr := c.Cancel(cctx, id); cerr == nil {
+			rep = last
+		}
+		return rep, fmt.Errorf("%w: run %s was cancelled on the engine", orchestrator.ErrInterrupted, id)
+	}
+	return rep, err
+}
+
+func (c *Client) watch(ctx context.Context, id string, progress func(orchestrator.Progress)) (Report, error) {
 	resp, err := c.do(ctx, http.MethodGet, "/api/engine/runs/"+url.PathEscape(id)+"/watch", nil)
 	if err != nil {
 		return Report{}, err
 	}
 	defer resp.Body.Close()
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/x-ndjson") {
-		var r Report // a run the engine no longer holds: its stored report
-		err := json.NewDecoder(resp.Body).Decode(&r)
-		return r, err
+		var r Report // a run that already ended: its stored report
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+			return r, fmt.Errorf("engine at %s: the report: %w", c.base, err)
+		}
+		if !r.Done() {
+			return r, unreachable("engine at %s: run %s is %s, and the engine no longer follows it (it stopped meanwhile)", c.base, id, r.State)
+		}
+		return r, nil
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), maxReport)
@@ -152,16 +203,20 @@ func (c *Client) Watch(ctx context.Context, id string, progress func(orchestrato
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return last, fmt.Errorf("%w: the watch of run %s ended: %v", ErrUnreachable, id, err)
+		return last, unreachable("engine at %s: the watch of run %s ended: %v", c.base, id, err)
 	}
-	return last, fmt.Errorf("%w: the watch of run %s ended before the run", ErrUnreachable, id)
+	return last, unreachable("engine at %s: the watch of run %s ended before the run", c.base, id)
 }
 
 // Err is the error of an ended run as its report says (nil for exit 0),
-// carrying its exit code (orchestrator.ExitCode reads it).
+// carrying its exit code (orchestrator.ExitCode reads it); for a run that
+// has not ended, an internal error.
 func (r Report) Err() error {
 	if r.ExitCode == 0 && r.State == StateCompleted {
 		return nil
+	}
+	if !r.Done() {
+		return &orchestrator.CodedError{Code: orchestrator.ExitInternal, Msg: fmt.Sprintf("run %s is %s: it has not ended", r.ID, r.State)}
 	}
 	msg := r.Error
 	if msg == "" {

@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"time"
 
@@ -64,6 +65,12 @@ var ErrNotFound = errors.New("engine: no such run")
 // ErrBadRequest wraps what is wrong with a request (its task file, a
 // flag's value).
 var ErrBadRequest = errors.New("engine: bad request")
+
+// ErrClosed: the engine stopped taking runs.
+var ErrClosed = errors.New("engine: closed")
+
+// ErrQueueFull: Options.Queue runs wait already.
+var ErrQueueFull = errors.New("engine: the queue is full")
 
 // Options configure Start.
 type Options struct {
@@ -139,8 +146,10 @@ type Engine struct {
 	// selectors are the task selectors the engine's browser found valid.
 	selectors orchestrator.ValidSelectors
 
-	mu   sync.Mutex
-	jobs map[string]*job
+	mu     sync.Mutex
+	jobs   map[string]*job // queued and running; an ended one is read from its file
+	closed bool
+	once   sync.Once
 }
 
 // job is a submitted run or playback.
@@ -149,9 +158,12 @@ type job struct {
 	t        *task.Task
 	flow     *flow.Flow
 	playOpts playback.Options
-	mu       sync.Mutex
-	rep      Report
-	prog     orchestrator.Progress
+	// ctx is the job's own, ended by Cancel or the engine's Close.
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	rep    Report
+	prog   orchestrator.Progress
 	// changed is closed and replaced whenever rep or prog change.
 	changed chan struct{}
 }
@@ -205,13 +217,21 @@ func (e *Engine) DataDir() string { return e.dd }
 func (e *Engine) runtime(ctx context.Context) (*browser.Runtime, error) { return e.browser.Get(ctx) }
 
 // Close stops taking runs, interrupts the one running (it records that it
-// was interrupted), and stops the parts.
+// was interrupted), fails the queued ones, and stops the parts. Watchers
+// see each run's last report before Close returns. It is idempotent.
 func (e *Engine) Close() error {
-	e.stop()
-	<-e.done
-	e.browser.Close()
-	e.nats.Shutdown()
-	return e.lock.Release()
+	var err error
+	e.once.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		e.mu.Unlock()
+		e.stop()
+		<-e.done
+		e.browser.Close()
+		e.nats.Shutdown()
+		err = e.lock.Release()
+	})
+	return err
 }
 
 // Submit loads the request's task and queues its run; the report it
@@ -236,24 +256,40 @@ func (e *Engine) Submit(req Request) (Report, error) {
 		}
 		j.flow, j.playOpts, j.rep.Kind, j.rep.Task = f, opts, KindPlay, f.Name
 	}
-	if e.ctx.Err() != nil {
-		return Report{}, fmt.Errorf("engine: closed")
-	}
+	j.ctx, j.cancel = context.WithCancel(e.ctx)
 	rep := j.rep // the loop owns j once it is queued
 	e.mu.Lock()
-	e.jobs[rep.ID] = j
-	e.mu.Unlock()
+	defer e.mu.Unlock()
+	if e.closed {
+		j.cancel()
+		return Report{}, ErrClosed
+	}
 	e.store(rep)
 	select {
 	case e.queue <- j:
+		e.jobs[rep.ID] = j
 	default:
-		e.mu.Lock()
-		delete(e.jobs, rep.ID)
-		e.mu.Unlock()
+		j.cancel()
 		os.Remove(reportPath(e.dd, rep.ID))
-		return Report{}, fmt.Errorf("engine: %d runs wait already", cap(e.queue))
+		return Report{}, fmt.Errorf("%w: %d runs wait already", ErrQueueFull, cap(e.queue))
 	}
 	return rep, nil
+}
+
+// Cancel stops the run of that id: a queued one never starts, a running
+// one is interrupted as Ctrl-C interrupts a run (it records that it was,
+// and a commit under way is left to recovery as after a crash). It
+// returns the run's report as it stands; ErrNotFound for an id the
+// engine never had, and an ended run's report for one that ended.
+func (e *Engine) Cancel(ctx context.Context, id string) (Report, error) {
+	e.mu.Lock()
+	j := e.jobs[id]
+	e.mu.Unlock()
+	if j == nil {
+		return Stored(ctx, e.dd, id)
+	}
+	j.cancel()
+	return j.report(), nil
 }
 
 // loadTask loads and configures the request's task as `orchestrator run`
@@ -274,11 +310,11 @@ func loadTask(req Request) (*task.Task, error) {
 		t = st
 	}
 	if req.Seed != "" {
-		var s uint64
-		if _, err := fmt.Sscan(req.Seed, &s); err != nil {
+		seed, err := strconv.ParseUint(req.Seed, 0, 64)
+		if err != nil {
 			return nil, fmt.Errorf("%w: seed %q is not a non-negative whole number", ErrBadRequest, req.Seed)
 		}
-		t.Seed, t.SeedSet = s, true
+		t.Seed, t.SeedSet = seed, true
 	}
 	switch req.Screenshots {
 	case "":
@@ -305,13 +341,23 @@ func (e *Engine) loop() {
 			e.drain()
 			return
 		case j := <-e.queue:
-			e.serve(j)
+			if e.ctx.Err() != nil || j.ctx.Err() != nil {
+				e.neverStarted(j)
+			} else {
+				e.serve(j)
+			}
+			e.mu.Lock()
+			delete(e.jobs, j.rep.ID) // ended: its file answers from now on
+			e.mu.Unlock()
+			j.cancel()
 		}
 	}
 }
 
-// serve runs or plays j. A panic fails j (exit ExitInternal, the panic
-// in its error and the log) and leaves the engine serving the next.
+// serve runs or plays j. A panic in the engine's own goroutine (the
+// run's control loop) fails j (exit ExitInternal, the panic in its error
+// and the log) and leaves the engine serving the next; one in a goroutine
+// the run started ends the process, as it would a run started apart.
 func (e *Engine) serve(j *job) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -335,14 +381,27 @@ func (e *Engine) drain() {
 	for {
 		select {
 		case j := <-e.queue:
-			j.update(func(r *Report) {
-				r.State, r.ExitCode, r.Error, r.Ended = StateFailed, orchestrator.ExitInterrupted, "the engine stopped before the run started", time.Now().UTC()
-			})
-			e.store(j.report())
+			e.neverStarted(j)
+			e.mu.Lock()
+			delete(e.jobs, j.rep.ID)
+			e.mu.Unlock()
 		default:
 			return
 		}
 	}
+}
+
+// neverStarted fails a job cancelled, or left by the engine's Close,
+// before it started (exit 130).
+func (e *Engine) neverStarted(j *job) {
+	why := "the run was cancelled before it started"
+	if e.ctx.Err() != nil {
+		why = "the engine stopped before the run started"
+	}
+	j.update(func(r *Report) {
+		r.State, r.ExitCode, r.Error, r.Ended = StateFailed, orchestrator.ExitInterrupted, why, time.Now().UTC()
+	})
+	e.store(j.report())
 }
 
 // run runs one job with the warm parts.
@@ -364,7 +423,7 @@ func (e *Engine) run(j *job) {
 			}
 			j.progress(p)
 		}}
-	sum, err := orchestrator.Run(e.ctx, cfg)
+	sum, err := orchestrator.Run(j.ctx, cfg)
 	j.update(func(r *Report) {
 		r.Ended, r.Summary, r.ExitCode = time.Now().UTC(), sum, orchestrator.ExitCode(err)
 		r.State = StateCompleted

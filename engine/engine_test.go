@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -100,6 +101,44 @@ func TestEngineRunsWarm(t *testing.T) {
 	}
 	if !found[ids[0]] || !found[ids[1]] {
 		t.Fatalf("the data dir's runs %v do not hold both engine runs %v", runs, ids)
+	}
+
+	// A run cancelled while it waits never starts; the one before it ends
+	// as it would.
+	first, err := c.Submit(ctx, engine.Request{TaskFile: below, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := c.Submit(ctx, engine.Request{TaskFile: below, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Cancel(ctx, second.ID); err != nil {
+		t.Fatal(err)
+	}
+	if end, err := c.Watch(ctx, second.ID, nil); err != nil || end.State != engine.StateFailed || end.ExitCode != orchestrator.ExitInterrupted {
+		t.Fatalf("a run cancelled while queued ended %+v (%v), want failed, exit %d", end, err, orchestrator.ExitInterrupted)
+	}
+	if end, err := c.Watch(ctx, first.ID, nil); err != nil || end.State != engine.StateCompleted {
+		t.Fatalf("the run before the cancelled one ended %+v (%v)", end, err)
+	}
+
+	// A request a page of another site could send: a form post, JSON from
+	// another origin. Both are refused, token or not.
+	for _, h := range []map[string]string{{"Content-Type": "text/plain"}, {"Content-Type": "application/json", "Origin": "http://evil.test"}} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/engine/runs", strings.NewReader(`{"task_file":"`+below+`"}`))
+		req.Header.Set("Authorization", "Bearer s3cret")
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("a post with %v: %s, want 403", h, resp.Status)
+		}
 	}
 
 	// A flow played on the engine: the same warm browser, its own id.

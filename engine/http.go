@@ -4,42 +4,75 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 
+	"github.com/multiverse-orchestrator/multiverse/internal/httpguard"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 )
 
 // maxRequest bounds a submitted request's body.
 const maxRequest = 1 << 20
 
-// Handler serves the engine's API, every request needing token when it is
-// not "" (Authorization: Bearer TOKEN):
+// Handler serves the engine's API:
 //
-//	POST /api/engine/runs             submit a Request: 202 and the Report (queued)
-//	GET  /api/engine/runs/{id}        the run's Report (404 when unknown)
-//	GET  /api/engine/runs/{id}/watch  NDJSON: a Message at each change, the last one the ended run's report
-//	GET  /api/engine/health           the engine's data dir
+//	POST /api/engine/runs              submit a Request (JSON): 202 and the Report (queued)
+//	GET  /api/engine/runs/{id}         the run's Report (404 when unknown)
+//	POST /api/engine/runs/{id}/cancel  cancel the run: the Report as it stands
+//	GET  /api/engine/runs/{id}/watch   NDJSON, a Message at each change, the last one the ended
+//	                                   run's report; for a run that already ended, its Report as JSON
+//	GET  /api/engine/health            the engine's data dir
+//
+// With a token, every request needs it (Authorization: Bearer TOKEN);
+// without one, only a loopback Host is answered (a page of another site
+// cannot reach the engine through DNS rebinding). A request that is not a
+// GET must be JSON from the same origin: a page of another site can
+// neither post a form to the engine nor send it JSON without a CORS
+// preflight, which the engine never answers.
 func (e *Engine) Handler(token string) http.Handler {
 	m := http.NewServeMux()
 	m.HandleFunc("POST /api/engine/runs", e.serveSubmit)
 	m.HandleFunc("GET /api/engine/runs/{id}", e.serveStatus)
+	m.HandleFunc("POST /api/engine/runs/{id}/cancel", e.serveCancel)
 	m.HandleFunc("GET /api/engine/runs/{id}/watch", e.serveWatch)
 	m.HandleFunc("GET /api/engine/health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"data_dir": e.dd, "nats": e.nats.ClientURL()})
 	})
-	if token == "" {
-		return m
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-			writeJSON(w, http.StatusUnauthorized, errorBody{Error: "this engine needs its token (Authorization: Bearer TOKEN)"})
-			return
+		switch {
+		case token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1:
+			writeJSON(w, http.StatusUnauthorized, errorBody{Error: "this engine needs its token (Authorization: Bearer TOKEN)", Code: orchestrator.ExitBadInput})
+		case token == "" && !httpguard.LoopbackHost(r.Host):
+			writeJSON(w, http.StatusForbidden, errorBody{Error: fmt.Sprintf("engine: host %q is not loopback", r.Host), Code: orchestrator.ExitBadInput})
+		case r.Method != http.MethodGet && (!httpguard.SameOrigin(r) || !isJSON(r)):
+			writeJSON(w, http.StatusForbidden, errorBody{Error: "engine: a request that is not a GET must be JSON (Content-Type: application/json) from the same origin",
+				Code: orchestrator.ExitBadInput})
+		default:
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			m.ServeHTTP(w, r)
 		}
-		m.ServeHTTP(w, r)
 	})
+}
+
+func isJSON(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/json"
+}
+
+func (e *Engine) serveCancel(w http.ResponseWriter, r *http.Request) {
+	rep, err := e.Cancel(r.Context(), r.PathValue("id"))
+	switch {
+	case errors.Is(err, ErrNotFound):
+		writeJSON(w, http.StatusNotFound, errorBody{Error: err.Error(), Code: orchestrator.ExitBadInput})
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, errorBody{Error: err.Error(), Code: orchestrator.ExitInternal})
+	default:
+		writeJSON(w, http.StatusAccepted, rep)
+	}
 }
 
 // Message is one line of a watch: the run's progress, or its report when
@@ -73,7 +106,7 @@ func (e *Engine) serveSubmit(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, ErrBadRequest):
 		writeJSON(w, http.StatusBadRequest, errorBody{Error: err.Error(), Code: orchestrator.ExitBadInput})
-	case err != nil:
+	case err != nil: // closed, or the queue is full
 		writeJSON(w, http.StatusServiceUnavailable, errorBody{Error: err.Error(), Code: orchestrator.ExitEnvironment})
 	default:
 		writeJSON(w, http.StatusAccepted, rep)

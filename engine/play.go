@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +54,18 @@ func loadFlow(req Request) (*flow.Flow, playback.Options, error) {
 		return nil, o, fmt.Errorf("%w: timing %q: want fast or recorded", ErrBadRequest, p.Timing)
 	}
 	for k, v := range p.Values {
+		known, secret := false, false
+		for i, a := range f.Actions {
+			if k == strconv.Itoa(i+1) || a.Input != "" && k == a.Input {
+				known, secret = true, secret || a.Secret
+			}
+		}
+		switch {
+		case !known:
+			return nil, o, fmt.Errorf("%w: value %s: the flow has no action %s and no input %s", ErrBadRequest, k, k, k)
+		case secret && !strings.HasPrefix(v, "env:"):
+			return nil, o, fmt.Errorf("%w: value %s: a secret is supplied by environment reference only (env:NAME)", ErrBadRequest, k)
+		}
 		if name, isEnv := strings.CutPrefix(v, "env:"); isEnv {
 			val, ok := os.LookupEnv(name)
 			if !ok {
@@ -92,16 +106,26 @@ func (e *Engine) playFlow(j *job) (*playback.Report, error) {
 		return nil, fmt.Errorf("%w: %v", orchestrator.ErrBadInput, err)
 	}
 	so.Env.IgnoreHTTPSErrors = j.req.Play.IgnoreHTTPSErrors
-	rt, err := e.runtime(e.ctx)
+	rt, err := e.runtime(j.ctx)
 	if err != nil {
 		return nil, err
 	}
-	sess, err := rt.NewSession(e.ctx, so)
+	sess, err := rt.NewSession(j.ctx, so)
 	if err != nil {
-		return nil, err
+		return nil, interrupted(j.ctx, err)
 	}
 	defer sess.Close()
-	return playback.Play(e.ctx, sess, j.flow, opts)
+	rep, err := playback.Play(j.ctx, sess, j.flow, opts)
+	return rep, interrupted(j.ctx, err)
+}
+
+// interrupted is err, marked as an interruption (exit 130) when ctx
+// ended (the job was cancelled, or the engine closed).
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w: %v", orchestrator.ErrInterrupted, err)
+	}
+	return err
 }
 
 // dirShots stores playback screenshots in a directory made on first use.
