@@ -100,3 +100,15 @@ func DecodeResult(b []byte) (*Result, error) {
 	}
 	return &r, nil
 }
+
+// Healed counts the actions the worker executed (not replayed) whose
+// target the healing cascade found.
+func (r *Result) Healed() int {
+	n := 0
+	for _, st := range r.Steps {
+		if !st.Replayed && st.Status == branch.StatusHealed {
+			n++
+		}
+	}
+	return n
+}

@@ -74,9 +74,10 @@ type Snapshot struct {
 // Stall is the record of the stall rule (search.stall_limit: a branch
 // that went that many expansions without progress is pruned) on a site.
 type Stall struct {
-	// Reached counts the runs whose search reached the boundary or the
-	// goal; Longest is the most expansions without progress that a
-	// branch on the way to it went, over those runs.
+	// Reached counts the runs in a row, the latest, whose search reached
+	// the boundary or the goal (a run that did not starts it over);
+	// Longest is the most expansions without progress that a branch on
+	// the way to it went, over those runs.
 	Reached int `json:"reached"`
 	Longest int `json:"longest"`
 	// Pruned counts the branches the rule pruned, over every run.
@@ -198,6 +199,11 @@ func (s *Snapshot) Fold(run Run) *Snapshot {
 	if run.Reached {
 		next.Stall.Reached++
 		next.Stall.Longest = max(next.Stall.Longest, run.Longest)
+	} else {
+		// The site may now need longer ways than the record says: the
+		// calibration starts over (a lowered stall limit could otherwise
+		// never learn that).
+		next.Stall.Reached, next.Stall.Longest = 0, 0
 	}
 	idx := map[string]int{}
 	for i := range next.Steps {

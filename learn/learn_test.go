@@ -79,8 +79,13 @@ func TestFold(t *testing.T) {
 			}
 		}
 	}
-	if longest, runs := d.StallOnTheWay(); longest != 1 || runs != 1 || s.Stall.Pruned != 3 {
-		t.Errorf("stall record %+v, on the way %d in %d runs; want longest 1 in 1 run, 3 pruned", s.Stall, longest, runs)
+	// R2 did not reach the boundary: the calibration starts over.
+	if longest, runs := d.StallOnTheWay(); longest != 0 || runs != 0 || s.Stall.Pruned != 3 {
+		t.Errorf("stall record %+v, on the way %d in %d runs; want none after a run that did not reach, 3 pruned", s.Stall, longest, runs)
+	}
+	r3 := s.Fold(Run{ID: "R3", Reached: true, Longest: 2})
+	if longest, runs := r3.Expect().StallOnTheWay(); longest != 2 || runs != 1 {
+		t.Errorf("after a run that reached with a stall of 2: %d in %d runs", longest, runs)
 	}
 	if (&Snapshot{}).Expect().MedianMS() != 0 {
 		t.Error("an empty snapshot expects a duration")

@@ -64,6 +64,9 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 	if err != nil {
 		return nil, err
 	}
+	// However the search ends (a winner, none, out of time, the site
+	// gone), what its branches measured is the site's: the slow runs too.
+	defer r.foldLearning(search)
 	root := search.Root()
 	r.logSearch(search.Drain())
 	r.rec.flush(ctx)
@@ -99,7 +102,6 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 		}
 	}
 	r.countBranches(search)
-	r.foldLearning(ctx, search)
 	if len(decision.Winners) == 0 {
 		return nil, r.noWinner(decision, search)
 	}

@@ -2,17 +2,32 @@ package orchestrator
 
 import (
 	"context"
+	"net/url"
 	"path/filepath"
 
 	"github.com/multiverse-orchestrator/multiverse/branch"
 	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/eventlog/payload"
+	"github.com/multiverse-orchestrator/multiverse/internal/httpguard"
 	"github.com/multiverse-orchestrator/multiverse/learn"
 	"github.com/multiverse-orchestrator/multiverse/planner"
+	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
 // LearnDir is where a data dir keeps what runs on each site measured.
 func LearnDir(dataDir string) string { return filepath.Join(dataDir, "learn") }
+
+// LearnSite is the name a task's site has in the learning store: its
+// site key (task.SiteKey), except on a loopback host, where any app a
+// developer or a test serves shares the key whatever its port: there the
+// task's digest is part of the name, so two apps never mix their records.
+func LearnSite(t *task.Task) string {
+	site := t.SiteKey()
+	if u, err := url.Parse(t.Origin()); err == nil && httpguard.LoopbackHost(u.Host) {
+		site += " task " + t.Digest()[:16]
+	}
+	return site
+}
 
 // learning is what the run learned from and for its site.
 type learning struct {
@@ -33,7 +48,7 @@ func (r *run) readLearning(ctx context.Context) {
 	if r.cfg.Learned != nil {
 		r.learning = learning{snap: r.cfg.Learned, pinned: true}
 	} else if r.t.Search.Learns() {
-		snap, err := learn.Open(LearnDir(r.dd)).Get(ctx, r.t.SiteKey())
+		snap, err := learn.Open(LearnDir(r.dd)).Get(ctx, LearnSite(r.t))
 		if err != nil {
 			r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "learning", "error": err.Error()})
 			return
@@ -69,7 +84,7 @@ func (r *run) learnInto(search *planner.Search) {
 // not an ablation try) that ran, with its duration and the strategy that
 // healed its target; whether the search reached the boundary and the
 // longest stall on the way; the branches the stall rule pruned.
-func (r *run) foldLearning(ctx context.Context, search *planner.Search) {
+func (r *run) foldLearning(search *planner.Search) {
 	if r.learning.snap == nil || r.learning.pinned {
 		return
 	}

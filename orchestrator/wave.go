@@ -170,7 +170,7 @@ func (r *run) take(ctx context.Context, client *bus.Client, search *planner.Sear
 	r.mirror(ctx, res)
 	w.got[m.BranchID] = planner.Outcome{OK: res.Status == job.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg,
 		Step: res.ErrStep, Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Held: causedHeld(res), Actions: len(res.Steps), Intent: res.Intent,
-		Healed: healedSteps(res)}
+		Healed: res.Healed()}
 	r.progress(search, len(w.want)-len(w.got), "explore")
 }
 
@@ -185,18 +185,6 @@ func (r *run) specFor(n *planner.Node) *job.Spec {
 	s := *r.spec
 	s.Screenshots = false
 	return &s
-}
-
-// healedSteps counts the actions of res the worker executed (not
-// replayed) whose target the healing cascade found.
-func healedSteps(res *job.Result) int {
-	n := 0
-	for _, st := range res.Steps {
-		if !st.Replayed && st.Status == branch.StatusHealed {
-			n++
-		}
-	}
-	return n
 }
 
 // causedHeld is the request the branch's last action asked for and its

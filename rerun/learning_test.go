@@ -111,7 +111,7 @@ func TestLearnedFasterWay(t *testing.T) {
 	if got := way(t, first, dir); got != slow || first.Learning == nil || first.Learning.Version != 0 || first.Learning.Wrote != 1 {
 		t.Fatalf("first learning run: way %s, learning %+v; want %s, read version 0, wrote 1", got, first.Learning, slow)
 	}
-	snap, err := learn.Open(orchestrator.LearnDir(dir)).Get(ctx, task.SiteKey(srv.URL))
+	snap, err := learn.Open(orchestrator.LearnDir(dir)).Get(ctx, orchestrator.LearnSite(routesTask(t, srv.URL, true)))
 	if err != nil {
 		t.Fatal(err)
 	}

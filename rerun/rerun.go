@@ -219,10 +219,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	cfg.Substitutions = subs
 	cfg.CommitVolatile = recordedVolatile(orig)
-	if cfg.Learned, err = pinnedLearning(ctx, o, m); err != nil {
+	if cfg.Learned, err = pinnedLearning(ctx, o, m, t); err != nil {
 		return nil, err
 	}
-	if cfg.Learned != nil {
+	if m.Learning != nil {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the site's record the run read: version %d, %d steps (pinned)", cfg.Learned.Version, len(cfg.Learned.Steps)))
 	}
 	rep.Swaps = append(rep.Swaps, said...)
@@ -361,12 +361,14 @@ func configFor(o Options, m payload.RunStart, t *task.Task, rep *Report) (orches
 }
 
 // pinnedLearning is the record of the site the run's search read, from
-// the artifact its manifest names (nil when it read none): a rerun's
-// search reads the same, so its decisions can be the same.
-func pinnedLearning(ctx context.Context, o Options, m payload.RunStart) (*learn.Snapshot, error) {
+// the artifact its manifest names: a rerun's search reads the same, so its
+// decisions can be the same. A run that read none (learning off, a run
+// older than learning) is rerun with an empty record, never with what
+// the rerun's own data dir holds.
+func pinnedLearning(ctx context.Context, o Options, m payload.RunStart, t *task.Task) (*learn.Snapshot, error) {
 	l := m.Learning
 	if l == nil {
-		return nil, nil
+		return learn.Empty(orchestrator.LearnSite(t)), nil
 	}
 	if l.Artifact == "" {
 		return nil, fmt.Errorf("%w: run %s read version %d of its site's record, which it did not keep", replay.ErrNotRecorded, o.RunID, l.Version)

@@ -162,7 +162,7 @@ func Evaluate(s *Site, strategy string, opts EvalOptions) (Outcome, error) {
 			free[w] += ms
 			makespan = max(makespan, free[w])
 			search.Complete(n, planner.Outcome{OK: res.Status == job.ResultOK, Code: res.ErrCode, Msg: res.ErrMsg, Step: res.ErrStep,
-				Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: actions, Intent: res.Intent})
+				Obs: res.Obs, AtBoundary: res.AtBoundary, Blocked: res.Blocked, Actions: actions, Intent: res.Intent, Healed: res.Healed()})
 		}
 		simMS += makespan
 		d := search.EndWave(context.Background()) // the simulated search asks no model

@@ -44,9 +44,14 @@ func Descendants(pid int) CPU {
 		children[pr.ppid] = append(children[pr.ppid], p)
 	}
 	var out CPU
+	seen := map[int]bool{pid: true} // a pid reused while /proc was read cannot loop
 	var walk func(p int, browser bool)
 	walk = func(p int, browser bool) {
 		for _, c := range children[p] {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
 			pr := procs[c]
 			b := browser || isBrowser(pr.comm)
 			switch {
