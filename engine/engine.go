@@ -416,7 +416,7 @@ func (e *Engine) run(j *job) {
 	var first sync.Once
 	cfg := orchestrator.Config{Task: j.t, DataDir: e.dd, Workers: workers, Browser: e.opts.Browser, Logger: e.log,
 		NoCache: j.req.NoCache, Cold: j.req.Cold, RunID: j.rep.ID, FailureBundles: 5,
-		Parts: &orchestrator.Parts{NATS: e.nats, Runtime: e.runtime, Selectors: &e.selectors},
+		Parts: &orchestrator.Parts{HoldsLock: true, NATS: e.nats, Runtime: e.runtime, Selectors: &e.selectors},
 		Progress: func(p orchestrator.Progress) {
 			if p.Phase == "explore" && p.Executed > 0 {
 				first.Do(func() { j.update(func(r *Report) { r.FirstActionMS = time.Since(start).Milliseconds() }) })

@@ -151,10 +151,11 @@ type Config struct {
 }
 
 // Parts are the heavy parts of a run a warm engine starts once and keeps
-// for every run it is given. The engine holds the data dir's lock while
-// it lives (one writer per data dir, its runs one after another): a run
-// with Parts takes none.
+// for every run it is given.
 type Parts struct {
+	// HoldsLock says the caller holds the data dir's lock (an engine does
+	// while it lives, its runs one after another): the run takes none.
+	HoldsLock bool
 	// NATS is the running embedded server (its store in the run's data
 	// dir): the run connects to it instead of starting its own.
 	NATS *bus.Server

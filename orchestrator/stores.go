@@ -25,7 +25,8 @@ type stores struct {
 
 // openStores creates the data dir (DefaultDataDir when cfg.DataDir is
 // ""), takes its lock (lockDataDir; a warm engine's run takes none: its
-// engine holds the lock while it lives) and opens its stores.
+// engine holds the lock while it lives, Parts.HoldsLock) and opens its
+// stores.
 func openStores(ctx context.Context, cfg Config) (*stores, error) {
 	dir := cfg.DataDir
 	if dir == "" {
@@ -38,7 +39,7 @@ func openStores(ctx context.Context, cfg Config) (*stores, error) {
 		return nil, fmt.Errorf("%w: data dir %s: %v", ErrBadInput, dir, err)
 	}
 	var lock *dirlock.Lock // an engine's run: the engine holds the lock for its life
-	if cfg.Parts == nil {
+	if cfg.Parts == nil || !cfg.Parts.HoldsLock {
 		l, err := lockDataDir(ctx, dir, cfg)
 		if err != nil {
 			return nil, err
