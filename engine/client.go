@@ -108,37 +108,24 @@ func (c *Client) do(ctx context.Context, method, path string, body any) (*http.R
 
 // Submit submits a run and returns its report (queued, with its id).
 func (c *Client) Submit(ctx context.Context, req Request) (Report, error) {
-	resp, err := c.do(ctx, http.MethodPost, "/api/engine/runs", req)
-	if err != nil {
-		return Report{}, err
-	}
-	defer resp.Body.Close()
-	var r Report
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return Report{}, fmt.Errorf("engine at %s: the report: %w", c.base, err)
-	}
-	return r, nil
+	return c.report(ctx, http.MethodPost, "/api/engine/runs", req)
 }
 
 // Status returns the run's report; an error matching ErrNotFound when the
 // engine knows no such run.
 func (c *Client) Status(ctx context.Context, id string) (Report, error) {
-	resp, err := c.do(ctx, http.MethodGet, "/api/engine/runs/"+url.PathEscape(id), nil)
-	if err != nil {
-		return Report{}, err
-	}
-	defer resp.Body.Close()
-	var r Report
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return Report{}, fmt.Errorf("engine at %s: the report: %w", c.base, err)
-	}
-	return r, nil
+	return c.report(ctx, http.MethodGet, "/api/engine/runs/"+url.PathEscape(id), nil)
 }
 
 // Cancel asks the engine to stop the run and returns its report as it
 // stands.
 func (c *Client) Cancel(ctx context.Context, id string) (Report, error) {
-	resp, err := c.do(ctx, http.MethodPost, "/api/engine/runs/"+url.PathEscape(id)+"/cancel", struct{}{})
+	return c.report(ctx, http.MethodPost, "/api/engine/runs/"+url.PathEscape(id)+"/cancel", struct{}{})
+}
+
+// report makes a request the engine answers with a Report.
+func (c *Client) report(ctx context.Context, method, path string, body any) (Report, error) {
+	resp, err := c.do(ctx, method, path, body)
 	if err != nil {
 		return Report{}, err
 	}

@@ -65,14 +65,7 @@ func isJSON(r *http.Request) bool {
 
 func (e *Engine) serveCancel(w http.ResponseWriter, r *http.Request) {
 	rep, err := e.Cancel(r.Context(), r.PathValue("id"))
-	switch {
-	case errors.Is(err, ErrNotFound):
-		writeJSON(w, http.StatusNotFound, errorBody{Error: err.Error(), Code: orchestrator.ExitBadInput})
-	case err != nil:
-		writeJSON(w, http.StatusInternalServerError, errorBody{Error: err.Error(), Code: orchestrator.ExitInternal})
-	default:
-		writeJSON(w, http.StatusAccepted, rep)
-	}
+	writeReport(w, http.StatusAccepted, rep, err)
 }
 
 // Message is one line of a watch: the run's progress, or its report when
@@ -115,13 +108,19 @@ func (e *Engine) serveSubmit(w http.ResponseWriter, r *http.Request) {
 
 func (e *Engine) serveStatus(w http.ResponseWriter, r *http.Request) {
 	rep, err := e.Status(r.Context(), r.PathValue("id"))
+	writeReport(w, http.StatusOK, rep, err)
+}
+
+// writeReport answers with rep (status ok), or with err: 404 for a run
+// the engine does not know.
+func writeReport(w http.ResponseWriter, ok int, rep Report, err error) {
 	switch {
 	case errors.Is(err, ErrNotFound):
 		writeJSON(w, http.StatusNotFound, errorBody{Error: err.Error(), Code: orchestrator.ExitBadInput})
 	case err != nil:
 		writeJSON(w, http.StatusInternalServerError, errorBody{Error: err.Error(), Code: orchestrator.ExitInternal})
 	default:
-		writeJSON(w, http.StatusOK, rep)
+		writeJSON(w, ok, rep)
 	}
 }
 
