@@ -48,7 +48,8 @@ type ServerConfig struct {
 
 // Server is a running embedded NATS server with JetStream enabled.
 type Server struct {
-	ns *server.Server
+	ns       *server.Server
+	storeDir string
 	// full ends, with a cause wrapping ErrStorageFull, the first time the
 	// server cannot store a message for lack of space.
 	full context.Context
@@ -118,7 +119,7 @@ func StartEmbedded(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	ns.Start()
 	for {
 		if ns.ReadyForConnections(25 * time.Millisecond) {
-			return &Server{ns: ns, full: logger.full}, nil
+			return &Server{ns: ns, storeDir: cfg.StoreDir, full: logger.full}, nil
 		}
 		select {
 		case ferr := <-logger.fatal:
@@ -135,6 +136,9 @@ func StartEmbedded(ctx context.Context, cfg ServerConfig) (*Server, error) {
 // ClientURL returns the URL clients use to reach the server, with the port
 // actually bound (useful when Port was 0).
 func (s *Server) ClientURL() string { return s.ns.ClientURL() }
+
+// StoreDir is the directory of the server's JetStream file store.
+func (s *Server) StoreDir() string { return s.storeDir }
 
 // StorageFull returns a channel closed the first time the server could
 // not store a message for lack of space; [Server.StorageErr] says why.

@@ -38,7 +38,7 @@ func (r *run) connectBus(ctx context.Context) (_ *busConn, err error) {
 	}()
 	if p := r.cfg.Parts; conn.url == "" && p != nil && p.NATS != nil {
 		conn.url, r.nats = p.NATS.ClientURL(), p.NATS
-		r.sum.Paths.NATS = filepath.Join(r.dd, "nats")
+		r.sum.Paths.NATS = p.NATS.StoreDir()
 	} else if conn.url == "" {
 		srv, err := r.startEmbedded(ctx)
 		if err != nil {

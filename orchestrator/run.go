@@ -156,8 +156,8 @@ type Parts struct {
 	// HoldsLock says the caller holds the data dir's lock (an engine does
 	// while it lives, its runs one after another): the run takes none.
 	HoldsLock bool
-	// NATS is the running embedded server (its store in the run's data
-	// dir): the run connects to it instead of starting its own.
+	// NATS is the running embedded server: the run connects to it instead
+	// of starting its own (an engine's keeps its store in the data dir).
 	NATS *bus.Server
 	// Runtime returns the running browser, relaunching one that died; the
 	// run never closes it.
