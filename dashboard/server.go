@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
@@ -82,7 +80,7 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case s.token != "" && !s.authorized(r):
+		case s.token != "" && !httpguard.Authorized(r, s.token, true):
 			w.Header().Set("WWW-Authenticate", `Bearer realm="multiverse"`)
 			writeError(w, http.StatusUnauthorized, errors.New("a token is required: Authorization: Bearer TOKEN or ?token=TOKEN"))
 			return
@@ -97,14 +95,6 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		w.Header().Set("Referrer-Policy", "no-referrer")
 		next.ServeHTTP(w, r)
 	})
-}
-
-func (s *Server) authorized(r *http.Request) bool {
-	got := r.URL.Query().Get("token")
-	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
-		got = strings.TrimPrefix(h, "Bearer ")
-	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
 }
 
 // CheckAddr checks a listen address: host:port with an IP or "localhost"

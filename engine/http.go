@@ -1,14 +1,12 @@
 package engine
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
-	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/internal/httpguard"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -42,9 +40,8 @@ func (e *Engine) Handler(token string) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"data_dir": e.dd, "nats": e.nats.ClientURL()})
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		switch {
-		case token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1:
+		case token != "" && !httpguard.Authorized(r, token, false):
 			writeJSON(w, http.StatusUnauthorized, errorBody{Error: "this engine needs its token (Authorization: Bearer TOKEN)", Code: orchestrator.ExitBadInput})
 		case token == "" && !httpguard.LoopbackHost(r.Host):
 			writeJSON(w, http.StatusForbidden, errorBody{Error: fmt.Sprintf("engine: host %q is not loopback", r.Host), Code: orchestrator.ExitBadInput})

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -54,12 +53,7 @@ func loadFlow(req Request) (*flow.Flow, playback.Options, error) {
 		return nil, o, fmt.Errorf("%w: timing %q: want fast or recorded", ErrBadRequest, p.Timing)
 	}
 	for k, v := range p.Values {
-		known, secret := false, false
-		for i, a := range f.Actions {
-			if k == strconv.Itoa(i+1) || a.Input != "" && k == a.Input {
-				known, secret = true, secret || a.Secret
-			}
-		}
+		known, secret := playback.Names(f, k)
 		switch {
 		case !known:
 			return nil, o, fmt.Errorf("%w: value %s: the flow has no action %s and no input %s", ErrBadRequest, k, k, k)
@@ -100,7 +94,7 @@ func (e *Engine) play(j *job) {
 
 func (e *Engine) playFlow(j *job) (*playback.Report, error) {
 	opts := j.playOpts
-	opts.Shots = dirShots(filepath.Join(e.dd, "playback", j.rep.ID))
+	opts.Shots = playback.DirShots(filepath.Join(e.dd, "playback", j.rep.ID))
 	so, err := playback.SessionOptions(j.flow, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", orchestrator.ErrBadInput, err)
@@ -126,17 +120,6 @@ func interrupted(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: %v", orchestrator.ErrInterrupted, err)
 	}
 	return err
-}
-
-// dirShots stores playback screenshots in a directory made on first use.
-type dirShots string
-
-func (d dirShots) Save(name string, png []byte) (string, error) {
-	if err := os.MkdirAll(string(d), 0o755); err != nil {
-		return "", err
-	}
-	p := filepath.Join(string(d), name)
-	return p, os.WriteFile(p, png, 0o644)
 }
 
 // FlowJSON is a flow as a Request carries it.

@@ -27,8 +27,6 @@ package learn
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -294,16 +292,6 @@ func (s *Snapshot) Encode() ([]byte, error) {
 		return nil, fmt.Errorf("learn: encoding: %w", err)
 	}
 	return append(b, '\n'), nil
-}
-
-// Digest is the sha256 of the canonical encoding, in hex.
-func (s *Snapshot) Digest() string {
-	b, err := s.Encode()
-	if err != nil {
-		return ""
-	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
 }
 
 // Decode reads a snapshot from b, the content of name (named in errors).

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +44,18 @@ type Session interface {
 // Shots stores a screenshot under a name and returns where it is.
 type Shots interface {
 	Save(name string, png []byte) (string, error)
+}
+
+// DirShots stores screenshots in a directory, made on first use.
+type DirShots string
+
+// Save writes png as name in the directory and returns its path.
+func (d DirShots) Save(name string, png []byte) (string, error) {
+	if err := os.MkdirAll(string(d), 0o755); err != nil {
+		return "", err
+	}
+	p := filepath.Join(string(d), name)
+	return p, os.WriteFile(p, png, 0o644)
 }
 
 // OnError says what playback does after a failed action.
@@ -287,6 +301,19 @@ func (p *player) prepare(i int, a flow.Action) (branch.Action, branch.Code, stri
 
 // supplied is the value opts gives action i, by its 1-based index or its
 // input name (the index wins), for an action that needs one.
+// Names reports whether key names a value Options.Values can supply for
+// f (an action's 1-based index, or an input an action types), and whether
+// one of the actions it names is secret (a secret's value is supplied by
+// environment reference only, never written on a command line or sent).
+func Names(f *flow.Flow, key string) (known, secret bool) {
+	for i, a := range f.Actions {
+		if key == strconv.Itoa(i+1) || a.Input != "" && key == a.Input {
+			known, secret = true, secret || a.Secret
+		}
+	}
+	return known, secret
+}
+
 func supplied(values map[string]string, i int, a flow.Action) (string, bool) {
 	if !a.Redacted && a.Input == "" {
 		return "", false

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/browser"
@@ -73,11 +74,6 @@ func cmdEngine(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// engineFlags is how run speaks to an engine.
-type engineFlags struct {
-	addr string
-}
-
 // runOnEngine submits the task file at path to the engine, follows it to
 // its end and prints its summary as a run here would.
 func (f *runFlags) runOnEngine(ctx context.Context, path string, stdout, stderr io.Writer) (string, *orchestrator.Summary, error) {
@@ -92,12 +88,12 @@ func (f *runFlags) runOnEngine(ctx context.Context, path string, stdout, stderr 
 	if f.noShots {
 		req.Screenshots = "none"
 	}
-	c := engine.NewClient(f.engine.addr, os.Getenv(tokenEnv))
+	c := engine.NewClient(f.engine, os.Getenv(tokenEnv))
 	rep, err := c.Submit(ctx, req)
 	if err != nil {
 		return filepath.Base(path), nil, err
 	}
-	fmt.Fprintf(stderr, "orchestrator: run %s submitted to the engine at %s (orchestrator status %s)\n", rep.ID, f.engine.addr, rep.ID)
+	fmt.Fprintf(stderr, "orchestrator: run %s submitted to the engine at %s (orchestrator status %s)\n", rep.ID, f.engine, rep.ID)
 	var progress func(orchestrator.Progress)
 	if !f.json && !f.quiet && isTTY(stderr) {
 		progress = newProgressLine(stderr).update
@@ -116,18 +112,18 @@ func (f *runFlags) runOnEngine(ctx context.Context, path string, stdout, stderr 
 // --engine they are refused rather than silently ignored.
 var engineOnly = []string{"data-dir", "nats", "nats-listen", "chromium", "driver", "headful", "replicas", "resolve", "llm", "cassettes", "wait-lock", "failure-bundles"}
 
-// checkEngineFlags refuses, with --engine, a flag the engine decides.
-func checkEngineFlags(fs *flag.FlagSet) error {
+// refuseFlags refuses the first flag of names set on the command line,
+// saying why (flags a warm engine decides: with --engine they would be
+// ignored silently otherwise).
+func refuseFlags(fs *flag.FlagSet, names []string, why string) error {
 	var bad string
 	fs.Visit(func(fl *flag.Flag) {
-		for _, n := range engineOnly {
-			if fl.Name == n && bad == "" {
-				bad = n
-			}
+		if bad == "" && slices.Contains(names, fl.Name) {
+			bad = fl.Name
 		}
 	})
 	if bad != "" {
-		return badInput("--%s with --engine: the engine runs with its own (set it where the engine starts)", bad)
+		return badInput("--%s with --engine: %s", bad, why)
 	}
 	return nil
 }
@@ -209,23 +205,6 @@ func printStatus(w io.Writer, r engine.Report) {
 
 // playEngineOnly are play's flags that configure what an engine owns.
 var playEngineOnly = []string{"chromium", "driver", "resolve", "auth", "shots"}
-
-// checkPlayEngineFlags refuses, with play --engine, a flag the engine
-// decides (or, for --auth, a login only a local playback makes).
-func checkPlayEngineFlags(fs *flag.FlagSet) error {
-	var bad string
-	fs.Visit(func(fl *flag.Flag) {
-		for _, n := range playEngineOnly {
-			if fl.Name == n && bad == "" {
-				bad = n
-			}
-		}
-	})
-	if bad != "" {
-		return badInput("--%s with --engine: the engine plays with its own browser and keeps the screenshots in its data dir; play here for --auth", bad)
-	}
-	return nil
-}
 
 // playOnEngine submits the flow to the engine, follows the playback to
 // its end and prints its report as a playback here would.

@@ -69,7 +69,7 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if *engineAddr != "" {
-		if err := checkPlayEngineFlags(fs); err != nil {
+		if err := refuseFlags(fs, playEngineOnly, "the engine plays with its own browser and keeps the screenshots in its data dir; play here for --auth"); err != nil {
 			return err
 		}
 		return playOnEngine(ctx, *engineAddr, f, sets, opts, bf.insecure, *asJSON, stdout, stderr)
@@ -82,7 +82,7 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if dir == "" {
 		dir = filepath.Join(*dataDir, "playback", id)
 	}
-	opts.Shots = dirShots(dir)
+	opts.Shots = playback.DirShots(dir)
 	if !*asJSON {
 		opts.Progress = func(r playback.Result) { fmt.Fprintln(stderr, resultLine(r)) }
 	}
@@ -258,12 +258,7 @@ func playValues(sets []string, f *flow.Flow, readEnv bool) (map[string]string, e
 		if !ok || k == "" {
 			return nil, badInput("--set %q: want INDEX=VALUE or INPUT=VALUE", s)
 		}
-		secret, known := false, false
-		for i, a := range f.Actions {
-			if k == strconv.Itoa(i+1) || (a.Input != "" && k == a.Input) {
-				known, secret = true, secret || a.Secret
-			}
-		}
+		known, secret := playback.Names(f, k)
 		if !known {
 			return nil, badInput("--set %s: the flow has no action %s and no input %s", k, k, k)
 		}
@@ -281,17 +276,6 @@ func playValues(sets []string, f *flow.Flow, readEnv bool) (map[string]string, e
 		out[k] = v
 	}
 	return out, nil
-}
-
-// dirShots stores playback screenshots in a directory made on first use.
-type dirShots string
-
-func (d dirShots) Save(name string, png []byte) (string, error) {
-	if err := os.MkdirAll(string(d), 0o755); err != nil {
-		return "", err
-	}
-	p := filepath.Join(string(d), name)
-	return p, os.WriteFile(p, png, 0o644)
 }
 
 func resultLine(r playback.Result) string {

@@ -50,7 +50,7 @@ type runFlags struct {
 	// waitLock is how long to wait for a data dir another run holds.
 	waitLock time.Duration
 	// engine, when set, submits the tasks to a warm engine.
-	engine engineFlags
+	engine string
 }
 
 // resolveFlag collects repeated --resolve host=IP flags.
@@ -142,7 +142,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var f runFlags
 	f.register(fs)
 	fs.StringVar(&f.startURL, "start-url", "", "override the task's start_url (the same site at another address)")
-	fs.StringVar(&f.engine.addr, "engine", "", "submit the tasks to the warm engine at HOST:PORT (orchestrator engine) instead of starting NATS and Chromium here")
+	fs.StringVar(&f.engine, "engine", "", "submit the tasks to the warm engine at HOST:PORT (orchestrator engine) instead of starting NATS and Chromium here")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: orchestrator run TASK.yaml... [flags]\n\n"+
 			"Runs each task in turn (one JUnit report with a case per task under --junit); the exit code is\n"+
@@ -156,8 +156,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(pos) == 0 {
 		return wrongArgs(fs, stderr, pos, "TASK.yaml, the task file to run")
 	}
-	if f.engine.addr != "" {
-		if err := checkEngineFlags(fs); err != nil {
+	if f.engine != "" {
+		if err := refuseFlags(fs, engineOnly, "the engine runs with its own (set it where the engine starts)"); err != nil {
 			return err
 		}
 		if f.workers == 0 {
@@ -188,7 +188,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // runOne runs the task file at path and prints its summary; the name is
 // the task's (the file's when it did not load).
 func (f *runFlags) runOne(ctx context.Context, path string, stdout, stderr io.Writer) (string, *orchestrator.Summary, error) {
-	if f.engine.addr != "" {
+	if f.engine != "" {
 		return f.runOnEngine(ctx, path, stdout, stderr)
 	}
 	t, cfg, err := f.prepare(path, stderr)

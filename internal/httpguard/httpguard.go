@@ -1,15 +1,30 @@
 // Package httpguard holds the checks the local HTTP servers (the
-// dashboard, the warm engine) make before they answer: a loopback Host
+// dashboard, the warm engine) make before they answer: their token, a
+// loopback Host
 // when no token is required (so a page of another site cannot reach them
 // through DNS rebinding), and the same origin for a request that is not a
 // GET (so a page of another site cannot post to them).
 package httpguard
 
 import (
+	"crypto/subtle"
 	"net"
 	"net/http"
 	"strings"
 )
+
+// Authorized reports whether r carries token: as Authorization: Bearer
+// TOKEN, or, when query, as ?token=TOKEN (a page a person opens).
+func Authorized(r *http.Request, token string, query bool) bool {
+	var got string
+	if query {
+		got = r.URL.Query().Get("token")
+	}
+	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
+		got = strings.TrimPrefix(h, "Bearer ")
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
 
 // SameOrigin accepts a request without Origin (not a browser's
 // cross-site form) or whose Origin names the host it was sent to.
