@@ -29,7 +29,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -316,12 +318,11 @@ func loadTask(req Request) (*task.Task, error) {
 		}
 		t.Seed, t.SeedSet = seed, true
 	}
-	switch req.Screenshots {
-	case "":
-	case task.ScreenshotsLooked, task.ScreenshotsAll, task.ScreenshotsNone:
+	if req.Screenshots != "" {
+		if !slices.Contains(task.ScreenshotPolicies, req.Screenshots) {
+			return nil, fmt.Errorf("%w: screenshots %q: want %s", ErrBadRequest, req.Screenshots, strings.Join(task.ScreenshotPolicies, ", "))
+		}
 		t.Capture.Screenshots = req.Screenshots
-	default:
-		return nil, fmt.Errorf("%w: screenshots %q: want looked, all or none", ErrBadRequest, req.Screenshots)
 	}
 	if req.Workers < 0 || req.Workers > task.MaxWorkers {
 		return nil, fmt.Errorf("%w: workers %d: want 0 (the task's) to %d", ErrBadRequest, req.Workers, task.MaxWorkers)
@@ -346,11 +347,31 @@ func (e *Engine) loop() {
 			} else {
 				e.serve(j)
 			}
-			e.mu.Lock()
-			delete(e.jobs, j.rep.ID) // ended: its file answers from now on
-			e.mu.Unlock()
-			j.cancel()
+			e.forget(j)
 		}
+	}
+}
+
+// forget drops an ended job: its file answers from now on.
+func (e *Engine) forget(j *job) {
+	e.mu.Lock()
+	delete(e.jobs, j.rep.ID)
+	e.mu.Unlock()
+	j.cancel()
+}
+
+// set changes j's report and stores it.
+func (e *Engine) set(j *job, f func(*Report)) {
+	j.update(f)
+	e.store(j.report())
+}
+
+// ended records how a run or playback ended: completed for err nil,
+// else failed with err's message and exit code.
+func ended(r *Report, err error) {
+	r.Ended, r.ExitCode, r.State = time.Now().UTC(), orchestrator.ExitCode(err), StateCompleted
+	if err != nil {
+		r.State, r.Error = StateFailed, err.Error()
 	}
 }
 
@@ -362,17 +383,15 @@ func (e *Engine) serve(j *job) {
 	defer func() {
 		if p := recover(); p != nil {
 			e.log.Error("a run panicked", "run", j.rep.ID, "panic", p, "stack", string(debug.Stack()))
-			j.update(func(r *Report) {
-				r.State, r.ExitCode, r.Ended = StateFailed, orchestrator.ExitInternal, time.Now().UTC()
-				r.Error = fmt.Sprintf("engine: the run panicked: %v", p)
-			})
-			e.store(j.report())
+			e.set(j, func(r *Report) { ended(r, fmt.Errorf("engine: the run panicked: %v", p)) })
 		}
 	}()
+	start := time.Now()
+	e.set(j, func(r *Report) { r.State, r.Started = StateRunning, start.UTC() })
 	if j.flow != nil {
 		e.play(j)
 	} else {
-		e.run(j)
+		e.run(j, start)
 	}
 }
 
@@ -382,9 +401,7 @@ func (e *Engine) drain() {
 		select {
 		case j := <-e.queue:
 			e.neverStarted(j)
-			e.mu.Lock()
-			delete(e.jobs, j.rep.ID)
-			e.mu.Unlock()
+			e.forget(j)
 		default:
 			return
 		}
@@ -398,17 +415,11 @@ func (e *Engine) neverStarted(j *job) {
 	if e.ctx.Err() != nil {
 		why = "the engine stopped before the run started"
 	}
-	j.update(func(r *Report) {
-		r.State, r.ExitCode, r.Error, r.Ended = StateFailed, orchestrator.ExitInterrupted, why, time.Now().UTC()
-	})
-	e.store(j.report())
+	e.set(j, func(r *Report) { ended(r, fmt.Errorf("%w: %s", orchestrator.ErrInterrupted, why)) })
 }
 
 // run runs one job with the warm parts.
-func (e *Engine) run(j *job) {
-	start := time.Now()
-	j.update(func(r *Report) { r.State, r.Started = StateRunning, start.UTC() })
-	e.store(j.report())
+func (e *Engine) run(j *job, start time.Time) {
 	workers := j.req.Workers
 	if workers == 0 {
 		workers = -1
@@ -424,14 +435,7 @@ func (e *Engine) run(j *job) {
 			j.progress(p)
 		}}
 	sum, err := orchestrator.Run(j.ctx, cfg)
-	j.update(func(r *Report) {
-		r.Ended, r.Summary, r.ExitCode = time.Now().UTC(), sum, orchestrator.ExitCode(err)
-		r.State = StateCompleted
-		if err != nil {
-			r.State, r.Error = StateFailed, err.Error()
-		}
-	})
-	e.store(j.report())
+	e.set(j, func(r *Report) { r.Summary = sum; ended(r, err) })
 }
 
 func (j *job) report() Report {
@@ -442,18 +446,22 @@ func (j *job) report() Report {
 
 func (j *job) update(f func(*Report)) {
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	f(&j.rep)
-	close(j.changed)
-	j.changed = make(chan struct{})
-	j.mu.Unlock()
+	j.changedLocked()
 }
 
 func (j *job) progress(p orchestrator.Progress) {
 	j.mu.Lock()
+	defer j.mu.Unlock()
 	j.prog = p
+	j.changedLocked()
+}
+
+// changedLocked wakes the watchers; j.mu is held.
+func (j *job) changedLocked() {
 	close(j.changed)
 	j.changed = make(chan struct{})
-	j.mu.Unlock()
 }
 
 // watch returns the job's report, its progress and a channel closed at

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/flow"
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
@@ -72,24 +71,15 @@ func loadFlow(req Request) (*flow.Flow, playback.Options, error) {
 	return f, o, nil
 }
 
-// play plays a job's flow in a session of the warm browser.
+// play plays a job's flow in a session of the warm browser. A playback
+// with a failed or skipped action fails (exit orchestrator.ExitVerify),
+// as `orchestrator play` does.
 func (e *Engine) play(j *job) {
-	start := time.Now()
-	j.update(func(r *Report) { r.State, r.Started = StateRunning, start.UTC() })
-	e.store(j.report())
 	rep, err := e.playFlow(j)
-	j.update(func(r *Report) {
-		r.Ended, r.Playback = time.Now().UTC(), rep
-		r.State, r.ExitCode = StateCompleted, 0
-		switch {
-		case err != nil:
-			r.State, r.Error, r.ExitCode = StateFailed, err.Error(), orchestrator.ExitCode(err)
-		case !rep.OK():
-			r.State, r.ExitCode = StateFailed, orchestrator.ExitVerify
-			r.Error = fmt.Sprintf("playback %s: %d of %d actions failed, %d skipped", r.ID, rep.Failed, rep.Total, rep.Skipped+rep.NotRun)
-		}
-	})
-	e.store(j.report())
+	if err == nil && !rep.OK() {
+		err = fmt.Errorf("%w: playback %s: %d of %d actions failed, %d skipped", orchestrator.ErrVerify, j.rep.ID, rep.Failed, rep.Total, rep.Skipped+rep.NotRun)
+	}
+	e.set(j, func(r *Report) { r.Playback = rep; ended(r, err) })
 }
 
 func (e *Engine) playFlow(j *job) (*playback.Report, error) {
