@@ -50,7 +50,7 @@ func (r *run) readLearning(ctx context.Context) {
 	} else if r.t.Search.Learns() {
 		snap, err := learn.Open(LearnDir(r.dd)).Get(ctx, LearnSite(r.t))
 		if err != nil {
-			r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "learning", "error": err.Error()})
+			r.learningError(err)
 			return
 		}
 		r.learning = learning{snap: snap}
@@ -60,9 +60,9 @@ func (r *run) readLearning(ctx context.Context) {
 	snap := r.learning.snap
 	ref := &payload.Learning{Site: snap.Site, Version: snap.Version, Steps: len(snap.Steps), Pinned: r.learning.pinned}
 	if b, err := snap.Encode(); err != nil {
-		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "learning", "error": err.Error()})
+		r.learningError(err)
 	} else if d, err := r.store.Put(ctx, b); err != nil {
-		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "learning", "error": err.Error()})
+		r.learningError(err)
 	} else {
 		ref.Artifact = string(d)
 	}
@@ -70,8 +70,14 @@ func (r *run) readLearning(ctx context.Context) {
 	r.sum.Learning = &LearningInfo{Version: snap.Version, Steps: len(snap.Steps), Pinned: r.learning.pinned}
 }
 
+// learningError records what went wrong with the site's record as an
+// error event; the run goes on.
+func (r *run) learningError(err error) {
+	r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "learning", "error": err.Error()})
+}
+
 // learnInto makes search read the run's snapshot, when it has one that
-// holds a step.
+// some run wrote (version 1 or later).
 func (r *run) learnInto(search *planner.Search) {
 	if s := r.learning.snap; s != nil && s.Version > 0 {
 		search.Learn(s.Expect())
@@ -125,7 +131,7 @@ func (r *run) foldLearning(search *planner.Search) {
 	}
 	next := r.learning.snap.Fold(run)
 	if err := learn.Open(LearnDir(r.dd)).Put(next); err != nil {
-		r.rec.add(zeroTime, 0, eventlog.KindError, "", map[string]any{"where": "learning", "error": err.Error()})
+		r.learningError(err)
 		return
 	}
 	r.sum.Learning.Wrote = next.Version
