@@ -580,7 +580,7 @@ func (s *Session) advance(ctx context.Context, d time.Duration) error {
 	s.mu.Lock()
 	started := len(s.net) > before || s.inflight > 0
 	s.mu.Unlock()
-	if !started {
+	if !started && !s.drainSent(ctx) {
 		// Timers fired without touching the network: the page is settled.
 		return nil
 	}

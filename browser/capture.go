@@ -65,6 +65,7 @@ func (s *Session) listen() {
 		s.byReq[req] = rec
 		s.inflight++
 		s.lastBusy = time.Now()
+		s.sent.saw(rec.raw)
 		s.mu.Unlock()
 	})
 	// A response's body is asked for the moment its headers arrive: the
@@ -189,14 +190,16 @@ func (s *Session) navigated() string {
 }
 
 // waitQuiet waits until no request is in flight and none started for the
-// quiet window, or until deadline. A request an earlier step left open
+// quiet window, and the page sent none the session has not seen
+// (drainSent), or until deadline. A request an earlier step left open
 // longer than an action's timeout (a long poll, the slow request of a slow
 // step, one of a page navigated away from) does not hold this step.
 func (s *Session) waitQuiet(ctx context.Context, deadline time.Time) error {
 	const quiet = 25 * time.Millisecond
+	var drained time.Time // when the page's list was last taken
 	for {
 		s.mu.Lock()
-		busy := false
+		busy := s.sent.owes(time.Now())
 		old := time.Since(s.born).Milliseconds() - s.opts.Env.ActionTimeout.Milliseconds()
 		for _, rec := range s.byReq {
 			if isStream(rec) {
@@ -207,10 +210,15 @@ func (s *Session) waitQuiet(ctx context.Context, deadline time.Time) error {
 				break
 			}
 		}
-		since := time.Since(s.lastBusy)
+		since, last := time.Since(s.lastBusy), s.lastBusy
 		s.mu.Unlock()
 		if !busy && since >= quiet {
-			return nil
+			if !drained.IsZero() && !last.After(drained) {
+				return nil // and the page sent nothing unseen since
+			}
+			drained = time.Now()
+			s.drainSent(ctx)
+			continue
 		}
 		if time.Now().After(deadline) {
 			return errNetworkBusy

@@ -56,6 +56,7 @@ type observeResult struct {
 	Ready       string              `json:"ready"`
 	Title       string              `json:"title"`
 	Live        any                 `json:"live"`
+	Sent        []string            `json:"sent"`
 }
 
 // Observe looks at the page after the last step: URL, title, hashes,
@@ -152,6 +153,7 @@ func (s *Session) observe(ctx context.Context, spec ObserveSpec) (Snapshot, erro
 	}
 	live, dropped := s.stepLive()
 	s.observed = s.step
+	s.awaitSent(ctx, res.Sent)
 	s.markLate()
 	recs := s.recsSince(s.step)
 	if spec.InOrderDigest {

@@ -803,6 +803,7 @@ const observeScript = `(arg) => {
     ready: document.readyState,
     title: document.title,
     live: window.__mvLive ? window.__mvLive.take() : null,
+    sent: (() => { const k = Symbol.for('multiverse.sent'); const l = window[k] || []; window[k] = []; return l; })(),
   };
 }`
 
@@ -931,6 +932,16 @@ const userRequestScript = `(() => {
   Object.defineProperty(window, KEY, { value: [], writable: true, configurable: true });
   const userEvent = ` + userEventJS + `;
   const byUser = () => { try { return userEvent(window.event); } catch (x) { return false; } };
+  // Every request sent is listed too, its URL as the browser sends it
+  // (the session waits for those it has not seen: drainSent).
+  const SENT = Symbol.for('multiverse.sent');
+  Object.defineProperty(window, SENT, { value: [], writable: true, configurable: true });
+  const sent = (url) => {
+    try {
+      const u = new URL(String(url), location.href); u.hash = '';
+      if ((u.protocol === 'http:' || u.protocol === 'https:') && window[SENT].length < 200) window[SENT].push(u.href);
+    } catch (x) {}
+  };
   const note = (method, url) => {
     try { if (byUser() && window[KEY].length < 100) window[KEY].push([String(method || 'GET').toUpperCase(), new URL(String(url), location.href).href]); } catch (x) {}
   };
@@ -939,7 +950,7 @@ const userRequestScript = `(() => {
   if (window.fetch) {
     window.fetch = new Proxy(window.fetch, { apply(target, self, args) {
       try { const r = args[0]; const init = args[1] || {};
-        note(init.method || (r && r.method) || 'GET', (r && r.url) || r); } catch (x) {}
+        note(init.method || (r && r.method) || 'GET', (r && r.url) || r); sent((r && r.url) || r); } catch (x) {}
       return Reflect.apply(target, self, args);
     } });
   }
@@ -947,6 +958,6 @@ const userRequestScript = `(() => {
   if (XHR) {
     const open = XHR.open, send = XHR.send, M = Symbol('m');
     XHR.open = new Proxy(open, { apply(target, self, args) { try { self[M] = [args[0], args[1]]; } catch (x) {} return Reflect.apply(target, self, args); } });
-    XHR.send = new Proxy(send, { apply(target, self, args) { if (self[M]) note(self[M][0], self[M][1]); return Reflect.apply(target, self, args); } });
+    XHR.send = new Proxy(send, { apply(target, self, args) { if (self[M]) { note(self[M][0], self[M][1]); sent(self[M][1]); } return Reflect.apply(target, self, args); } });
   }
 })();`

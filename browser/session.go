@@ -172,7 +172,10 @@ type Session struct {
 	byReq    map[playwright.Request]*netRec
 	inflight int
 	lastBusy time.Time
-	blocked  map[string]int // method+" "+url -> times blocked
+	// sent matches the requests the page reported sending with those
+	// seen (drainSent).
+	sent    sentLedger
+	blocked map[string]int // method+" "+url -> times blocked
 	// held are the requests held instead of sent; writes is set once
 	// state-changing requests may go out.
 	held   []branch.Held
