@@ -90,10 +90,15 @@ func (s *Spec) ResolveInput(name string) (string, error) {
 
 // Job asks a worker to execute one branch.
 type Job struct {
-	V          int           `json:"v"`
-	RunID      string        `json:"run_id"`
-	BranchID   string        `json:"branch_id"`
-	ParentID   string        `json:"parent_id,omitempty"`
+	V        int    `json:"v"`
+	RunID    string `json:"run_id"`
+	BranchID string `json:"branch_id"`
+	ParentID string `json:"parent_id,omitempty"`
+	// Heir says the job is the child chosen to continue its parent's live
+	// session (the one routed to the worker that kept it): a worker gives
+	// the session to no other child, so which branch ran warm is the
+	// same from run to run.
+	Heir       bool          `json:"heir,omitempty"`
 	Plan       branch.Plan   `json:"plan"`
 	PlanDigest string        `json:"plan_digest"`
 	Deadline   task.Duration `json:"branch_timeout"`

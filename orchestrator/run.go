@@ -121,13 +121,18 @@ type Config struct {
 	// recorded run: a replay.World's Serve with the job's branch id and
 	// plan). It returns the address of an HTTP proxy for the job's
 	// session and a release func called when the session closes. Such a
-	// run never speaks to the site: no preflight, every branch replays
-	// its whole plan in a fresh session (as with Cold), and it must
+	// run never speaks to the site: no preflight; a branch replays its
+	// whole plan in a fresh session unless Continue lets it continue its
+	// parent's; and it must
 	// explore only (ExploreOnly, or a task without commit; DryCommit
 	// runs the committer's preflight in the same world) and have no
 	// auth.login; it needs the browser executor, not Executor, and a data
 	// dir without pending commits of the task's site and flow.
 	Network func(ctx context.Context, j *job.Job) (proxy string, release func(), err error)
+	// Continue, with Network, re-points a kept session's proxy to a child
+	// branch's job (replay.World.Continue), so that the child continues
+	// its parent's live session as in a run against the site.
+	Continue func(ctx context.Context, proxy string, j *job.Job) error
 	// Parts, when set, are parts a warm engine keeps running for its runs:
 	// the run uses them instead of starting its own, and leaves them
 	// running.

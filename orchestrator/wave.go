@@ -63,8 +63,9 @@ func (r *run) runWave(ctx context.Context, client *bus.Client, results <-chan bu
 }
 
 // prepareWave encodes the wave's jobs. A child goes to the worker that
-// kept its parent's live context: one child per parent, as a kept context
-// continues once.
+// kept its parent's live context: one child per parent, the first in the
+// wave's order (its heir, job.Job.Heir), as a kept context continues
+// once.
 func (r *run) prepareWave(ctx context.Context, nodes []*planner.Node) (*wave, []outJob, error) {
 	if r.reruns == nil {
 		r.reruns = map[string]int{}
@@ -79,7 +80,7 @@ func (r *run) prepareWave(ctx context.Context, nodes []*planner.Node) (*wave, []
 			usedParent[n.ParentID] = true
 			route = p.WarmRoute
 		}
-		j := &job.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Plan: n.Plan, PlanDigest: n.Digest,
+		j := &job.Job{RunID: r.runID, BranchID: n.ID, ParentID: n.ParentID, Heir: route != "", Plan: n.Plan, PlanDigest: n.Digest,
 			Deadline: r.t.Budgets.BranchWallClock, Spec: r.specFor(n)}
 		data, err := j.Encode()
 		if err != nil {

@@ -43,10 +43,10 @@ func (r *run) newExecutor(ctx context.Context, client *bus.Client) (Executor, br
 	}
 	keep := worker.DefaultKeepWarm(r.workers)
 	if r.cfg.Cold {
-		keep = 0 // (with Network the executor never keeps sessions either)
+		keep = 0 // (with Network and no Continue the executor keeps none either)
 	}
 	exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.trail.store(r.store), Browser: r.cfg.Browser, LoginState: client.FetchState,
-		Logger: r.log, KeepWarm: keep, Network: r.cfg.Network, Runtime: r.partsRuntime()})
+		Logger: r.log, KeepWarm: keep, Network: r.cfg.Network, Continue: r.cfg.Continue, Runtime: r.partsRuntime()})
 	if err != nil {
 		return nil, browser.Fingerprint{}, nil, err
 	}

@@ -18,6 +18,11 @@ import (
 // ErrWorldClosed: Serve was called after Close.
 var ErrWorldClosed = errors.New("replay: the recorded world is closed")
 
+// ErrNotServed is World.Continue's error for a session it cannot
+// continue: no live Serve at the address, or a plan that does not extend
+// the served one by one action.
+var ErrNotServed = errors.New("replay: not a served session to continue")
+
 // ErrScrubKey: WorldOptions.Scrub does not hold the key the run scrubbed
 // its records with, so no request carrying personal data would match.
 var ErrScrubKey = errors.New("replay: the scrubber is not the run's")
@@ -66,6 +71,7 @@ type World struct {
 	bundles  map[string]*worldBundle
 	misses   []Miss
 	sessions map[*worldSession]func()
+	byAddr   map[string]*worldSession // live sessions by proxy address
 	closed   bool
 }
 
@@ -144,7 +150,7 @@ func OpenWorld(ctx context.Context, src Source, runID string, opts WorldOptions)
 	}
 	w := &World{src: src, rr: rr, origin: rr.rs.Origin, taskDigest: rr.rs.TaskDigest, sc: sc,
 		byDigest: map[string]string{}, common: map[string]*commonReply{},
-		bundles: map[string]*worldBundle{}, sessions: map[*worldSession]func(){}}
+		bundles: map[string]*worldBundle{}, sessions: map[*worldSession]func(){}, byAddr: map[string]*worldSession{}}
 	ids := make([]string, 0, len(rr.forks))
 	for id := range rr.forks {
 		ids = append(ids, id)
@@ -221,20 +227,16 @@ func (w *World) Serve(ctx context.Context, branchID string, plan branch.Plan) (a
 	if w.isClosed() {
 		return "", nil, ErrWorldClosed
 	}
-	s := &worldSession{w: w, branchID: branchID, digest: plan.Digest(w.taskDigest, w.origin), steps: len(plan),
-		matcher: bundle.NewMatcher(w.origin)}
+	v := &served{branchID: branchID, digest: plan.Digest(w.taskDigest, w.origin), steps: len(plan),
+		matcher: bundle.NewMatcher(w.origin), swaps: w.swapsUnder(plan)}
 	if k, orig := w.prefix(plan); k > 0 {
 		b, index, err := w.bundle(ctx, orig)
 		if err != nil {
 			return "", nil, fmt.Errorf("replay: branch %s: the bundle of recorded branch %s: %w", branchID, orig, err)
 		}
-		s.recorded, s.b, s.index = k, b, index
+		v.recorded, v.b, v.index = k, b, index
 	}
-	for _, r := range w.swaps {
-		if w.startsWith(plan, r.under) {
-			s.swaps = append(s.swaps, r)
-		}
-	}
+	s := &worldSession{w: w, cur: v}
 	s.proxy = proxy{sc: w.sc, answer: s.answer}
 	addr, closeFn, err := s.proxy.listen()
 	if err != nil {
@@ -249,13 +251,72 @@ func (w *World) Serve(ctx context.Context, branchID string, plan branch.Plan) (a
 		return "", nil, ErrWorldClosed
 	}
 	w.sessions[s] = stop
+	w.byAddr[addr] = s
 	w.mu.Unlock()
 	return addr, func() {
 		w.mu.Lock()
 		delete(w.sessions, s)
+		delete(w.byAddr, addr)
 		w.mu.Unlock()
 		stop()
 	}, nil
+}
+
+// Continue re-points the proxy at addr (a Serve of the session's parent
+// branch, still live) to a child of that branch: branchID runs plan, the
+// parent's plan and one more action, in the parent's live session
+// instead of replaying the prefix in a fresh one. When the run recorded
+// more of plan than of the parent's, the proxy serves the recording of
+// the longest recorded prefix from then on, its requests matched as if
+// the session had made those of the recording's first len(plan)-1 steps:
+// the child's action is answered as it was at capture whether the
+// recorded child ran warm or replayed its prefix. It fails with
+// ErrNotServed for an address no live Serve gave, and when plan does not
+// extend the served plan.
+func (w *World) Continue(ctx context.Context, addr, branchID string, plan branch.Plan) error {
+	w.mu.Lock()
+	s := w.byAddr[addr]
+	closed := w.closed
+	w.mu.Unlock()
+	if closed {
+		return ErrWorldClosed
+	}
+	if s == nil {
+		return fmt.Errorf("%w: no live session at %s", ErrNotServed, addr)
+	}
+	was := s.current()
+	if len(plan) != was.steps+1 || plan[:was.steps].Digest(w.taskDigest, w.origin) != was.digest {
+		return fmt.Errorf("%w: branch %s: a plan of %d steps does not continue one of %d", ErrNotServed, branchID, len(plan), was.steps)
+	}
+	v := &served{branchID: branchID, digest: plan.Digest(w.taskDigest, w.origin), steps: len(plan),
+		recorded: was.recorded, b: was.b, index: was.index, matcher: was.matcher, swaps: w.swapsUnder(plan)}
+	if k, orig := w.prefix(plan); k > was.recorded {
+		b, index, err := w.bundle(ctx, orig)
+		if err != nil {
+			return fmt.Errorf("replay: branch %s: the bundle of recorded branch %s: %w", branchID, orig, err)
+		}
+		v.recorded, v.b, v.index, v.matcher = k, b, index, bundle.NewMatcher(w.origin)
+		for i := range b.Network {
+			if e := &b.Network[i]; e.Step < len(plan) {
+				v.matcher.Next(e.Method, e.URL, e.RequestBodySHA256)
+			}
+		}
+	}
+	s.mu.Lock()
+	s.cur = v
+	s.mu.Unlock()
+	return nil
+}
+
+// swapsUnder returns the swaps under a prefix of plan (Swap.Under).
+func (w *World) swapsUnder(plan branch.Plan) []swapRule {
+	var out []swapRule
+	for _, r := range w.swaps {
+		if w.startsWith(plan, r.under) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // prefix returns the length of plan's longest prefix the run executed and
@@ -326,10 +387,19 @@ func (w *World) isClosed() bool {
 	return w.closed
 }
 
-// worldSession answers the requests of one branch session.
+// worldSession answers the requests of one branch session. Continue
+// changes what it serves between two actions.
 type worldSession struct {
 	proxy
-	w        *World
+	w *World
+
+	mu  sync.Mutex
+	cur *served // replaced whole, never changed
+}
+
+// served is what a world session serves: one branch's plan and the
+// recording of its longest recorded prefix.
+type served struct {
 	branchID string
 	digest   string
 	steps    int // len(plan)
@@ -340,42 +410,49 @@ type worldSession struct {
 	swaps    []swapRule
 }
 
+func (s *worldSession) current() *served {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
 // answer serves a request from the session's bundle, then (for a plan the
 // run never executed) from the run-wide index, or refuses it as a Miss.
 func (s *worldSession) answer(ctx context.Context, method, url, bodySHA string) *reply {
-	key := s.matcher.Next(method, url, bodySHA)
+	v := s.current()
+	key := v.matcher.Next(method, url, bodySHA)
 	u := bundle.NormalizeURL(url, s.w.origin)
-	if e := s.index[key]; e != nil {
+	if e := v.index[key]; e != nil {
 		if failed(*e) {
-			s.miss(e.Step, method, url, true)
+			s.miss(v, e.Step, method, url, true)
 			return nil
 		}
-		body, _ := s.b.Body(e.BodySHA256)
-		return s.reply(e.Step, method, u, e, body)
+		body, _ := v.b.Body(e.BodySHA256)
+		return v.reply(e.Step, method, u, e, body)
 	}
-	if s.recorded == s.steps {
-		s.miss(s.steps, method, url, false) // an executed plan is served strictly
+	if v.recorded == v.steps {
+		s.miss(v, v.steps, method, url, false) // an executed plan is served strictly
 		return nil
 	}
 	c := s.w.common[tripleKey(method, u, bodySHA)]
 	if c == nil || !c.agree || failed(c.entry) {
-		s.miss(s.steps, method, url, c != nil && c.agree)
+		s.miss(v, v.steps, method, url, c != nil && c.agree)
 		return nil
 	}
 	var body []byte
 	if d := c.entry.BodySHA256; d != "" {
 		var err error
 		if body, err = s.w.src.Store.Get(ctx, artifacts.Digest(d)); err != nil {
-			s.miss(s.steps, method, url, false) // the body is gone from the store
+			s.miss(v, v.steps, method, url, false) // the body is gone from the store
 			return nil
 		}
 	}
-	return s.reply(s.steps, method, u, &c.entry, body)
+	return v.reply(v.steps, method, u, &c.entry, body)
 }
 
 // reply is the recorded response e to a request of step, or its
 // replacement by the first swap that matches.
-func (s *worldSession) reply(step int, method, normalizedURL string, e *bundle.Entry, body []byte) *reply {
+func (s *served) reply(step int, method, normalizedURL string, e *bundle.Entry, body []byte) *reply {
 	out := &reply{status: e.Status, header: e.ResponseHeaders, body: body}
 	for _, r := range s.swaps {
 		if !r.matches(method, normalizedURL, step) {
@@ -400,10 +477,10 @@ func (s *worldSession) reply(step int, method, normalizedURL string, e *bundle.E
 	return out
 }
 
-func (s *worldSession) miss(step int, method, url string, atCapture bool) {
+func (s *worldSession) miss(v *served, step int, method, url string, atCapture bool) {
 	s.w.mu.Lock()
-	s.w.misses = append(s.w.misses, Miss{BranchID: s.branchID, PlanDigest: s.digest, Step: step, Method: method, URL: url,
-		AtCapture: atCapture, RecordedSteps: s.recorded})
+	s.w.misses = append(s.w.misses, Miss{BranchID: v.branchID, PlanDigest: v.digest, Step: step, Method: method, URL: url,
+		AtCapture: atCapture, RecordedSteps: v.recorded})
 	s.w.mu.Unlock()
 }
 

@@ -404,3 +404,64 @@ func TestParseSwap(t *testing.T) {
 		})
 	}
 }
+
+// TestWorldContinue: a session served for a branch goes on serving its
+// child (World.Continue), as a kept browser session continues its
+// parent's: the child's requests are answered from the child's recording,
+// matched as if the session had made its prefix's recorded requests, and
+// its misses name the child. A plan that does not extend the served one
+// by one action, or an address no live Serve gave, is ErrNotServed.
+func TestWorldContinue(t *testing.T) {
+	src := writeWorldRun(t)
+	w := openWorld(t, src, WorldOptions{})
+	ctx := context.Background()
+	addr, release, err := w.Serve(ctx, "a", planA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	p, _ := url.Parse(addr)
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(p), DisableKeepAlives: true}}
+	get := func(path string) got {
+		resp, err := client.Get(worldOrigin + path)
+		if err != nil {
+			return refused
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return got{resp.StatusCode, string(b)}
+	}
+	// A's step, as the parent's session made it (its script not asked).
+	expect(t, get, []call{{"/", ok("home")}})
+	if err := w.Continue(ctx, addr, "c", planB); err != nil {
+		t.Fatalf("continue A to B: %v", err)
+	}
+	expect(t, get, []call{{"/pricing", ok("pricing")}, {"/api/plans", ok("plans v1")},
+		// B's recording holds one / (its prefix's): the session is past it.
+		{"/", refused}})
+	if m := w.Misses(); len(m) != 1 || m[0].BranchID != "c" || m[0].Step != 2 || m[0].RecordedSteps != 2 {
+		t.Errorf("misses %+v, want one of branch c at step 2", m)
+	}
+	// D was forked and never executed: B's recording goes on serving,
+	// then the run-wide index.
+	if err := w.Continue(ctx, addr, "d", planD); err != nil {
+		t.Fatalf("continue B to D: %v", err)
+	}
+	expect(t, get, []call{{"/docs", ok("docs")}})
+	for _, bad := range []struct {
+		addr string
+		plan branch.Plan
+	}{
+		{addr, planC},                 // not an extension of D
+		{addr, planA},                 // shorter
+		{"http://127.0.0.1:1", planB}, // no live session there
+	} {
+		if err := w.Continue(ctx, bad.addr, "x", bad.plan); !errors.Is(err, ErrNotServed) {
+			t.Errorf("continue %s with %d steps: %v, want ErrNotServed", bad.addr, len(bad.plan), err)
+		}
+	}
+	release()
+	if err := w.Continue(ctx, addr, "e", append(planD, click("pay"))); !errors.Is(err, ErrNotServed) {
+		t.Errorf("continue a released session: %v, want ErrNotServed", err)
+	}
+}

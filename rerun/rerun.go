@@ -156,6 +156,11 @@ type Report struct {
 	Misses   []replay.Miss `json:"misses,omitempty"`
 	Swaps    []string      `json:"swaps,omitempty"`
 	Notes    []string      `json:"notes,omitempty"`
+	// Branches is how many branches the rerun executed, Warm how many of
+	// them continued their parent's session instead of replaying their
+	// plan.
+	Branches int `json:"branches"`
+	Warm     int `json:"warm_branches"`
 }
 
 // CommitPreview is what the committer's preflight said in the rerun.
@@ -239,6 +244,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.Swaps = append(rep.Swaps, s.String())
 	}
 	cfg.Network = func(ctx context.Context, j *job.Job) (string, func(), error) { return w.Serve(ctx, j.BranchID, j.Plan) }
+	cfg.Continue = func(ctx context.Context, proxy string, j *job.Job) error {
+		return w.Continue(ctx, proxy, j.BranchID, j.Plan)
+	}
 	sum, runErr := orchestrator.Run(ctx, cfg)
 	rep.Misses = uniqueMisses(w.Misses())
 	rep.ExitCode = orchestrator.ExitCode(runErr)
@@ -249,6 +257,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, runErr // the rerun never started: nothing to compare
 	}
 	rep.RerunID, rep.Status = sum.RunID, sum.Status
+	rep.Branches, rep.Warm = sum.Branches.Executed, sum.Warm
 	if runErr != nil {
 		rep.Status = "failed"
 	}
@@ -320,8 +329,9 @@ func taskFor(o Options, m payload.RunStart) (*task.Task, error) {
 }
 
 // configFor is the orchestrator configuration of the rerun: explore-only
-// with the committer's dry preflight, no plan cache, cold branches in the
-// recorded world; a full rerun pins what the manifest recorded.
+// with the committer's dry preflight, no plan cache, in the recorded
+// world, a child continuing its parent's session where the worker kept it
+// (World.Continue); a full rerun pins what the manifest recorded.
 func configFor(o Options, m payload.RunStart, t *task.Task, rep *Report) (orchestrator.Config, error) {
 	if o.Mode == ModeFull {
 		c := *t
@@ -334,7 +344,7 @@ func configFor(o Options, m payload.RunStart, t *task.Task, rep *Report) (orches
 		t = &c
 	}
 	cfg := orchestrator.Config{Task: t, DataDir: o.OutDir, Workers: o.Workers, Browser: o.Browser, Logger: o.Logger, Progress: o.Progress,
-		ExploreOnly: true, DryCommit: t.HasCommit(), NoCache: true, Cold: true, NoScreenshots: true, FailureBundles: 0,
+		ExploreOnly: true, DryCommit: t.HasCommit(), NoCache: true, NoScreenshots: true, FailureBundles: 0,
 		Reproduces: &payload.Reproduction{RunID: o.RunID, Mode: string(o.Mode), DataDir: o.SourceDir}}
 	if cfg.Workers == 0 {
 		cfg.Workers = -1

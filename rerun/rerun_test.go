@@ -131,6 +131,12 @@ func TestRerunDemo(t *testing.T) {
 	if !full.Compared.Same || full.Compared.Original < 40 || len(full.Misses) > 0 {
 		t.Fatalf("full rerun did not reproduce the decisions:\n%s", report(full))
 	}
+	// Children continue their parents' sessions in the recorded world as
+	// in the run: a rerun is not all cold.
+	if full.Warm == 0 || full.Branches == 0 {
+		t.Errorf("full rerun: %d of %d branches warm (the run: %d of %d)", full.Warm, full.Branches, r.sum.Warm, r.sum.Branches.Executed)
+	}
+	t.Logf("warm branches: rerun %d of %d, run %d of %d", full.Warm, full.Branches, r.sum.Warm, r.sum.Branches.Executed)
 	if full.Status != "dry-run" || full.Commit == nil || full.Commit.Key != r.sum.Commit.Key {
 		t.Fatalf("full rerun: status %q, commit %+v; the run committed under %s", full.Status, full.Commit, r.sum.Commit.Key)
 	}

@@ -46,10 +46,15 @@ type Options struct {
 	// replay.World): it returns the address of an HTTP proxy for the
 	// job's session ("http://127.0.0.1:PORT") and a release func, called
 	// once the session is closed. Such sessions accept the proxy's own
-	// certificates for HTTPS, and are never kept warm nor continued: each
-	// job replays its whole plan in a fresh session. An error is the
+	// certificates for HTTPS. Without Continue they are never kept warm:
+	// each job replays its whole plan in a fresh session. An error is the
 	// job's failed result (branch.CodeBadJob), not a redelivery.
 	Network func(ctx context.Context, j *job.Job) (proxy string, release func(), err error)
+	// Continue, with Network, lets a child continue its parent's kept
+	// session: it re-points the parent's proxy (Network's address) to the
+	// child's job (replay.World.Continue). An error makes the child
+	// replay its plan in a fresh session instead.
+	Continue func(ctx context.Context, proxy string, j *job.Job) error
 	// Runtime, when set, is the running browser the executor uses instead
 	// of launching its own (a warm engine's, which relaunches one that
 	// died): the executor never closes it.
@@ -81,68 +86,97 @@ type warmSession struct {
 	plan        []byte // canonical plan the session executed
 	login       int    // the run's login version the session started from
 	sess        *browser.Session
+	// proxy and release are the session's recorded network (Network),
+	// released when the session closes.
+	proxy   string
+	release func()
+}
+
+// close closes the session, then releases its network.
+func (w *warmSession) close() {
+	w.sess.Close()
+	if w.release != nil {
+		w.release()
+	}
 }
 
 // takeWarm returns the live session of the job's parent, if this executor
-// holds it; the caller owns it from then on.
-func (e *Executor) takeWarm(j *job.Job) *browser.Session {
-	if j.ParentID == "" || e.opts.KeepWarm <= 0 || e.opts.Network != nil {
+// holds it and the job is the parent's heir; the caller owns it from then
+// on.
+func (e *Executor) takeWarm(ctx context.Context, j *job.Job) *warmSession {
+	if j.ParentID == "" || !j.Heir || !e.keeps() {
 		return nil
 	}
 	prefix := j.Plan[:len(j.Plan)-1].Canonical()
 	e.warmMu.Lock()
-	defer e.warmMu.Unlock()
-	for i, w := range e.warm {
+	var w *warmSession
+	for i, ws := range e.warm {
 		// A session from before the run logged in again holds the
 		// session that expired: it is not continued.
-		if w.run == j.RunID && w.branch == j.ParentID && string(w.plan) == string(prefix) && w.login == j.Spec.Login {
+		if ws.run == j.RunID && ws.branch == j.ParentID && string(ws.plan) == string(prefix) && ws.login == j.Spec.Login {
 			e.warm = append(e.warm[:i], e.warm[i+1:]...)
-			return w.sess
+			w = ws
+			break
 		}
 	}
-	return nil
+	e.warmMu.Unlock()
+	if w != nil && e.opts.Network != nil {
+		if err := e.opts.Continue(ctx, w.proxy, j); err != nil {
+			e.log.Warn("a kept session's recorded network cannot continue: the branch replays its plan", "branch", j.BranchID, "err", err)
+			w.close()
+			return nil
+		}
+	}
+	return w
+}
+
+// keeps reports whether the executor keeps finished sessions for their
+// children: on a recorded network only when it can continue them.
+func (e *Executor) keeps() bool {
+	return e.opts.KeepWarm > 0 && (e.opts.Network == nil || e.opts.Continue != nil)
 }
 
 // keepWarm parks a finished branch's session for its children, evicting
 // the oldest beyond KeepWarm and any session of another run.
-func (e *Executor) keepWarm(j *job.Job, sess *browser.Session) {
+func (e *Executor) keepWarm(j *job.Job, w *warmSession) {
+	w.run, w.branch, w.plan, w.login = j.RunID, j.BranchID, j.Plan.Canonical(), j.Spec.Login
 	e.warmMu.Lock()
-	var drop []*browser.Session
+	var drop []*warmSession
 	kept := e.warm[:0]
-	for _, w := range e.warm {
-		if w.run != j.RunID {
-			drop = append(drop, w.sess)
+	for _, o := range e.warm {
+		if o.run != j.RunID {
+			drop = append(drop, o)
 			continue
 		}
-		kept = append(kept, w)
+		kept = append(kept, o)
 	}
-	e.warm = append(kept, &warmSession{run: j.RunID, branch: j.BranchID, plan: j.Plan.Canonical(), login: j.Spec.Login, sess: sess})
+	e.warm = append(kept, w)
 	for len(e.warm) > e.opts.KeepWarm {
-		drop = append(drop, e.warm[0].sess)
+		drop = append(drop, e.warm[0])
 		e.warm = e.warm[1:]
 	}
 	e.warmMu.Unlock()
-	for _, s := range drop {
-		s.Close()
+	for _, o := range drop {
+		o.close()
 	}
 }
 
 // DropWarm closes every kept session (of one run, or all when run is "").
 func (e *Executor) DropWarm(run string) {
 	e.warmMu.Lock()
-	var drop []*browser.Session
+	var drop []*warmSession
 	kept := e.warm[:0]
 	for _, w := range e.warm {
 		if run == "" || w.run == run {
-			drop = append(drop, w.sess)
+			drop = append(drop, w)
 		} else {
 			kept = append(kept, w)
 		}
 	}
 	e.warm = kept
 	e.warmMu.Unlock()
-	for _, s := range drop {
-		s.Close()
+	for _, w := range drop {
+		w.close()
 	}
 }
 
@@ -234,10 +268,12 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 	// state, without replaying the prefix.
 	last := len(j.Plan) - 1
 	from := 0
-	sess := e.takeWarm(j)
-	if sess != nil {
-		res.Reused, from = true, last
+	w := e.takeWarm(ctx, j)
+	var sess *browser.Session
+	if w != nil {
+		sess, res.Reused, from = w.sess, true, last
 	} else {
+		w = &warmSession{}
 		so, err := browser.SessionOptionsFor(j.Spec, e.opts.Store)
 		if err != nil {
 			res.Status, res.ErrCode, res.ErrMsg = job.ResultFailed, branch.CodeBadJob, err.Error()
@@ -251,7 +287,6 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 			so.State = st
 			so.Scrub = j.Spec.ScrubberWith(st.Secrets())
 		}
-		release := func() {}
 		if e.opts.Network != nil {
 			addr, rel, err := e.opts.Network(bctx, j)
 			if err != nil {
@@ -263,27 +298,28 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 			}
 			// Every request of the session goes to the proxy, which
 			// answers HTTPS with certificates of its own.
-			so.Proxy, so.Env.IgnoreHTTPSErrors, release = addr, true, rel
+			so.Proxy, so.Env.IgnoreHTTPSErrors, w.proxy, w.release = addr, true, addr, rel
 		}
 		if sess, err = rt.NewSession(bctx, so); err != nil {
-			release()
+			if w.release != nil {
+				w.release()
+			}
 			if ctx.Err() != nil {
 				return nil, false, ctx.Err()
 			}
 			return nil, false, err
 		}
+		w.sess = sess
 		if err := sess.AddCookies(j.Spec.Cookies); err != nil {
-			sess.Close()
-			release()
+			w.close()
 			return nil, false, err
 		}
-		defer release() // deferred first: runs after the session is closed
 	}
 	defer func() {
 		if kept {
-			e.keepWarm(j, sess)
+			e.keepWarm(j, w)
 		} else {
-			sess.Close()
+			w.close()
 		}
 	}()
 	res.Timing.Context = time.Since(start).Milliseconds()
@@ -361,7 +397,7 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 	}
 	if res.Status == "" {
 		res.Status = job.ResultOK
-		kept = e.opts.KeepWarm > 0 && e.opts.Network == nil && !res.AtBoundary && !sess.Aborted()
+		kept = e.keeps() && !res.AtBoundary && !sess.Aborted()
 	}
 	res.Held = sess.Held()
 	for _, h := range res.Held {

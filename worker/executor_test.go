@@ -86,7 +86,7 @@ func TestWarmContinuationMatchesColdReplay(t *testing.T) {
 		t.Fatal("bad plan")
 	}
 	branchJob := func(id, parent string, n int) *job.Job {
-		return &job.Job{RunID: "run", BranchID: id, ParentID: parent, Plan: p[:n], Spec: sp}
+		return &job.Job{RunID: "run", BranchID: id, ParentID: parent, Heir: parent != "", Plan: p[:n], Spec: sp}
 	}
 	cold, err := ex.Execute(ctx, branchJob("cold", "", 5), 1)
 	if err != nil || cold.Status != job.ResultOK {
@@ -219,7 +219,7 @@ func TestNetworkServesEverySession(t *testing.T) {
 	if err != nil || parent.Status != job.ResultOK {
 		t.Fatalf("parent: %v %+v", err, parent)
 	}
-	child, err := ex.Execute(ctx, &job.Job{RunID: "run", BranchID: "child", ParentID: "parent", Plan: p, Spec: spec(origin)}, 1)
+	child, err := ex.Execute(ctx, &job.Job{RunID: "run", BranchID: "child", ParentID: "parent", Heir: true, Plan: p, Spec: spec(origin)}, 1)
 	if err != nil || child.Status != job.ResultOK || child.Reused || len(child.Steps) != 2 {
 		t.Fatalf("child: %v %+v; want both steps in a fresh session", err, child)
 	}
