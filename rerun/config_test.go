@@ -43,8 +43,8 @@ func TestFullRerunPinsTheManifest(t *testing.T) {
 		if r := cfg.Reproduces; r == nil || *r != (payload.Reproduction{RunID: "01RUN", Mode: string(c.mode), DataDir: "/data"}) {
 			t.Errorf("%s rerun: its manifest says it reproduces %+v", c.mode, r)
 		}
-		if !cfg.ExploreOnly || !cfg.Cold || !cfg.NoCache {
-			t.Errorf("%s rerun config %+v: a rerun explores only, cold, without the plan cache", c.mode, cfg)
+		if !cfg.ExploreOnly || cfg.Cold || !cfg.NoCache {
+			t.Errorf("%s rerun config %+v: a rerun explores only, without the plan cache, its children continuing their parents' sessions", c.mode, cfg)
 		}
 	}
 	if given.Weights.Progress != 0.5 {

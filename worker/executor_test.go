@@ -102,6 +102,12 @@ func TestWarmContinuationMatchesColdReplay(t *testing.T) {
 	if err != nil || parent.Status != job.ResultOK || !parent.Reused {
 		t.Fatalf("parent: %v %+v", err, parent)
 	}
+	// A sibling that is not the parent's heir leaves the context to it.
+	other := branchJob("other", "parent", 5)
+	other.Heir = false
+	if res, err := ex.Execute(ctx, other, 1); err != nil || res.Reused {
+		t.Fatalf("a sibling other than the heir took the parent's context: %v %+v", err, res)
+	}
 	warm, err := ex.Execute(ctx, branchJob("child", "parent", 5), 1)
 	if err != nil || warm.Status != job.ResultOK {
 		t.Fatalf("warm: %v %+v", err, warm)
