@@ -47,19 +47,32 @@ func short(d string) string {
 	return d
 }
 
-// Decisions lists a run's decisions in the order its log holds them. An
-// event of a decision kind whose payload does not decode is an error
-// naming its sequence number.
+// Decisions lists a run's decisions in the order its log holds them,
+// without the plan minimization's tries (forks with Removed steps, and
+// what was decided of them). An event of a decision kind whose payload
+// does not decode is an error naming its sequence number.
 func Decisions(evs []eventlog.Event) ([]Decision, error) {
 	plan := map[string]string{} // branch id -> plan digest
+	tries := map[string]bool{}  // the minimization's tries, by branch id
 	var out []Decision
 	for _, e := range evs {
+		if e.BranchID != "" && tries[e.BranchID] {
+			continue
+		}
 		var d Decision
 		switch e.Kind {
 		case eventlog.KindBranchFork:
 			f, err := payload.Decode[payload.BranchFork](e)
 			if err != nil {
 				return nil, fmt.Errorf("rerun: event #%d: %w", e.Seq, err)
+			}
+			if len(f.Removed) > 0 {
+				// A try of the winner's plan without some steps, after
+				// the search: a rerun explores without the plan cache,
+				// so it minimizes nothing, and the tries are not the
+				// search's decisions.
+				tries[e.BranchID] = true
+				continue
 			}
 			plan[e.BranchID] = f.PlanDigest
 			d = Decision{Kind: "fork", Plan: f.PlanDigest, Parent: plan[f.Parent], What: fmt.Sprintf("%s (prior %.3f)", f.Action, f.Prior)}

@@ -57,6 +57,15 @@ func TestCompareAcrossRuns(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, b2.String())
 		}
 	}
+	// The plan minimization's tries after the search are left out: a
+	// rerun minimizes nothing.
+	minimized := append(run([3]string{"M0", "M1", "M2"}, "duplicate_state", 0.5),
+		ev(11, eventlog.KindBranchFork, "M3", map[string]any{"parent": "M0", "plan_digest": "d3", "action": "click A", "removed": []int{2}}),
+		ev(12, eventlog.KindMetricUpdate, "M3", map[string]any{"score": map[string]any{"j": 0.2, "progress": 0.2}}),
+		ev(13, eventlog.KindBranchPruned, "M3", map[string]any{"rule": "step_needed", "state": "pruned", "plan_digest": "d3"}))
+	if m, err := Decisions(minimized); err != nil || !Compare(a, m).Same {
+		t.Fatalf("a run that minimized its winner's plan: %v %v", m, err)
+	}
 	short := Compare(a, a[:5])
 	if short.Same || short.First != 5 || short.Got != nil {
 		t.Fatalf("a rerun that stopped early: %+v", short)
