@@ -140,6 +140,11 @@ func session(t *testing.T, w *World, branchID string, plan branch.Plan) func(pat
 		t.Fatal(err)
 	}
 	t.Cleanup(release)
+	return through(addr)
+}
+
+// through returns a func sending GET path through the proxy at addr.
+func through(addr string) func(path string) got {
 	p, _ := url.Parse(addr)
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(p), DisableKeepAlives: true}}
 	return func(path string) got {
@@ -420,17 +425,7 @@ func TestWorldContinue(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
-	p, _ := url.Parse(addr)
-	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(p), DisableKeepAlives: true}}
-	get := func(path string) got {
-		resp, err := client.Get(worldOrigin + path)
-		if err != nil {
-			return refused
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return got{resp.StatusCode, string(b)}
-	}
+	get := through(addr)
 	// A's step, as the parent's session made it (its script not asked).
 	expect(t, get, []call{{"/", ok("home")}})
 	if err := w.Continue(ctx, addr, "c", planB); err != nil {
