@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -140,6 +141,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	}
 	checkCommitted(t, s, dir, first)
 	checkEvents(t, dir, first.RunID)
+	checkTreeCPU(t, first)
 
 	second, err := runDemo(t, s, dir)
 	if err != nil {
@@ -155,6 +157,26 @@ func TestDemoEndToEnd(t *testing.T) {
 	}
 	if third.Winner.PlanDigest != first.Winner.PlanDigest || !equal(first.Explored, third.Explored) {
 		t.Errorf("a different port changed the search: winner %s vs %s", third.Winner.PlanDigest, first.Winner.PlanDigest)
+	}
+}
+
+// checkTreeCPU asserts that the run counted its driver's and Chromium's
+// CPU, and split Chromium's by process type without losing any (a
+// process that exited moves its time to the type of the one that reaped
+// it, so a type can gain what another lost, never less in all).
+func checkTreeCPU(t *testing.T, sum *orchestrator.Summary) {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		return // no /proc: nothing is counted
+	}
+	var split int64
+	for _, ms := range sum.BrowserCPUByType {
+		split += ms
+	}
+	d := split - sum.BrowserCPU.Milliseconds()
+	if sum.DriverCPU <= 0 || sum.BrowserCPU <= 0 || sum.BrowserCPUByType["renderer"] <= 0 || sum.BrowserCPUByType["browser"] <= 0 ||
+		d < -int64(len(sum.BrowserCPUByType)) {
+		t.Errorf("CPU: driver %s, Chromium %s split %v (sum %d ms)", sum.DriverCPU, sum.BrowserCPU, sum.BrowserCPUByType, split)
 	}
 }
 

@@ -77,6 +77,9 @@ type Summary struct {
 	// browser closed (0 where there is no /proc): with CPU, the run's
 	// whole process tree.
 	DriverCPU, BrowserCPU time.Duration `json:"-"`
+	// BrowserCPUByType splits BrowserCPU by Chromium's process type
+	// (proctree.CPU.BrowserByType), in ms.
+	BrowserCPUByType map[string]int64 `json:"browser_cpu_ms_by_type,omitempty"`
 	// MaxConcurrent is the largest number of branches whose action spans
 	// overlapped in time.
 	MaxConcurrent int `json:"max_concurrent_branches"`

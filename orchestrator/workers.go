@@ -56,6 +56,14 @@ func (r *run) newExecutor(ctx context.Context, client *bus.Client) (Executor, br
 		// Chromium's CPU merge into this process's RUSAGE_CHILDREN.
 		tree := proctree.Descendants(os.Getpid())
 		r.sum.DriverCPU, r.sum.BrowserCPU = max(tree.Driver-tree0.Driver, 0), max(tree.Browser-tree0.Browser, 0)
+		for typ, d := range tree.BrowserByType {
+			if ms := (d - tree0.BrowserByType[typ]).Milliseconds(); ms > 0 {
+				if r.sum.BrowserCPUByType == nil {
+					r.sum.BrowserCPUByType = map[string]int64{}
+				}
+				r.sum.BrowserCPUByType[typ] = ms
+			}
+		}
 		exec.DropWarm(r.runID)
 		exec.Close()
 	}

@@ -99,6 +99,8 @@ for name, (reaped, s) in res.items():
     per[name] = tree / n
     print("  screenshots %-6s %5.1f CPU-s for %d branches: %4.0f ms per branch step (orchestrator and site %3.0f, driver %3.0f, Chromium %3.0f); RUSAGE_CHILDREN %4.0f ms"
           % (name, tree / 1e3, n, tree / n, own / n, drv / n, brw / n, 1000 * reaped / n))
+    by = s.get("browser_cpu_ms_by_type") or {}
+    print("    Chromium per branch step by process: " + ", ".join("%s %.0f ms" % (t, ms / n) for t, ms in sorted(by.items(), key=lambda x: -x[1])))
 print("  looked / all: %.2f (target: 120 ms per branch step)" % (per["looked"] / per["all"]))
 PY
 echo "browser work per operation (demo site, no latency; machine CPU, so run on a quiet machine):"

@@ -2,7 +2,9 @@
 // /proc, grouped by what they are: the Playwright driver (node) and the
 // browser (Chromium's processes). A run reads it before it closes the
 // browser, so that the driver's and Chromium's shares of its CPU can be
-// told apart (once reaped they merge into the run's RUSAGE_CHILDREN).
+// told apart (once reaped they merge into the run's RUSAGE_CHILDREN), and
+// Chromium's split by process type (its main process, renderers, the GPU
+// process, utilities).
 //
 // Each live descendant counts its own time and that of its children it
 // already reaped (cutime, cstime): every process of the tree is counted
@@ -26,6 +28,12 @@ type CPU struct {
 	Driver  time.Duration // node: the Playwright driver
 	Browser time.Duration // Chromium's processes
 	Other   time.Duration
+	// BrowserByType splits Browser by Chromium's process type: "browser"
+	// (the main process), "renderer", "gpu-process", "utility" (the
+	// network service and the like). A renderer that exited was reaped by
+	// Chromium's zygote: its time, and the zygote's own (a few ms), count
+	// as "renderer".
+	BrowserByType map[string]time.Duration
 }
 
 // proc is one process as /proc/PID/stat says.
@@ -57,6 +65,10 @@ func Descendants(pid int) CPU {
 			switch {
 			case b:
 				out.Browser += pr.cpu
+				if out.BrowserByType == nil {
+					out.BrowserByType = map[string]time.Duration{}
+				}
+				out.BrowserByType[chromiumType(readCmdline(c))] += pr.cpu
 			case pr.comm == "node":
 				out.Driver += pr.cpu
 			default:
@@ -67,6 +79,27 @@ func Descendants(pid int) CPU {
 	}
 	walk(pid, false)
 	return out
+}
+
+// chromiumType is the process type a Chromium command line names
+// (--type=...), "browser" for none; a zygote counts as "renderer" (it
+// reaps the renderers that exit). Chromium rewrites its children's
+// command lines into one space-separated string, so both forms are read.
+func chromiumType(cmdline string) string {
+	for _, arg := range strings.FieldsFunc(cmdline, func(r rune) bool { return r == 0 || r == ' ' }) {
+		if t, ok := strings.CutPrefix(arg, "--type="); ok {
+			if t == "zygote" {
+				return "renderer"
+			}
+			return t
+		}
+	}
+	return "browser"
+}
+
+func readCmdline(pid int) string {
+	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	return string(b)
 }
 
 func isBrowser(comm string) bool {

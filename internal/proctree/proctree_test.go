@@ -27,6 +27,21 @@ func TestParseStat(t *testing.T) {
 	}
 }
 
+func TestChromiumType(t *testing.T) {
+	for in, want := range map[string]string{
+		"/usr/lib/chromium/chromium-headless-shell\x00--headless\x00--remote-debugging-pipe":                       "browser",
+		"/usr/lib/chromium/chromium-headless-shell --type=renderer --headless=old --no-sandbox":                    "renderer",
+		"/usr/lib/chromium/chromium-headless-shell\x00--type=gpu-process\x00--no-sandbox":                          "gpu-process",
+		"/usr/lib/chromium/chromium-headless-shell --type=utility --utility-sub-type=network.mojom.NetworkService": "utility",
+		"/usr/lib/chromium/chromium-headless-shell --type=zygote --no-sandbox":                                     "renderer",
+		"": "browser",
+	} {
+		if got := chromiumType(in); got != want {
+			t.Errorf("chromiumType(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestDescendants: a child that burns CPU is counted under Other while
 // it lives.
 func TestDescendants(t *testing.T) {
