@@ -83,6 +83,11 @@ type Options struct {
 	Logger  *slog.Logger
 	// Queue bounds the runs waiting to start (default 64).
 	Queue int
+	// PlayEnv names the environment variables a submitted flow's values
+	// may read (env:NAME); a flow naming another is refused. None by
+	// default: whoever may submit must not read the engine's environment
+	// into a page of their choosing.
+	PlayEnv []string
 }
 
 // Request is a run to submit: a task file's, or a flow's playback.
@@ -252,7 +257,7 @@ func (e *Engine) Submit(req Request) (Report, error) {
 		}
 		j.t, j.rep.Kind, j.rep.TaskFile, j.rep.Task = t, KindRun, req.TaskFile, t.Name
 	default:
-		f, opts, err := loadFlow(req)
+		f, opts, err := loadFlow(req, e.opts.PlayEnv)
 		if err != nil {
 			return Report{}, err
 		}

@@ -48,7 +48,7 @@ func TestEngineRunsWarm(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	e, err := engine.Start(ctx, engine.Options{DataDir: filepath.Join(dir, "data")})
+	e, err := engine.Start(ctx, engine.Options{DataDir: filepath.Join(dir, "data"), PlayEnv: []string{"MULTIVERSE_NO_SUCH_VAR"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,8 @@ func TestEngineRunsWarm(t *testing.T) {
 	if _, err := c.Cancel(ctx, second.ID); err != nil {
 		t.Fatal(err)
 	}
-	if end, err := c.Watch(ctx, second.ID, nil); err != nil || end.State != engine.StateFailed || end.ExitCode != orchestrator.ExitInterrupted {
+	if end, err := c.Watch(ctx, second.ID, nil); err != nil || end.State != engine.StateFailed || end.ExitCode != orchestrator.ExitInterrupted ||
+		!end.Started.IsZero() || !strings.Contains(end.Error, "cancelled before it started") {
 		t.Fatalf("a run cancelled while queued ended %+v (%v), want failed, exit %d", end, err, orchestrator.ExitInterrupted)
 	}
 	if end, err := c.Watch(ctx, first.ID, nil); err != nil || end.State != engine.StateCompleted {
@@ -162,6 +163,12 @@ func TestEngineRunsWarm(t *testing.T) {
 	if _, err := c.Submit(ctx, engine.Request{Flow: raw, Play: engine.PlayOptions{Values: map[string]string{"1": "env:MULTIVERSE_NO_SUCH_VAR"}}}); !errors.Is(err, engine.ErrBadRequest) ||
 		!strings.Contains(err.Error(), "environment has no MULTIVERSE_NO_SUCH_VAR") {
 		t.Fatalf("a value from an environment variable the engine lacks: %v", err)
+	}
+	// A name the engine was not started with is refused, set or not.
+	t.Setenv("MULTIVERSE_ENGINE_SECRET", "s3cret")
+	if _, err := c.Submit(ctx, engine.Request{Flow: raw, Play: engine.PlayOptions{Values: map[string]string{"1": "env:MULTIVERSE_ENGINE_SECRET"}}}); !errors.Is(err, engine.ErrBadRequest) ||
+		!strings.Contains(err.Error(), "MULTIVERSE_ENGINE_SECRET is not one") {
+		t.Fatalf("a value from an environment variable the engine does not let flows read: %v", err)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")

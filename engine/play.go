@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/multiverse-orchestrator/multiverse/flow"
@@ -30,8 +31,8 @@ type PlayOptions struct {
 
 // loadFlow reads a request's flow and play options: the flow as
 // flow.Parse reads it, every env: value found in the engine's
-// environment.
-func loadFlow(req Request) (*flow.Flow, playback.Options, error) {
+// environment, among the names the engine lets flows read (env).
+func loadFlow(req Request, env []string) (*flow.Flow, playback.Options, error) {
 	f, err := flow.Parse("the request's flow", req.Flow)
 	if err != nil {
 		return nil, playback.Options{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
@@ -45,11 +46,8 @@ func loadFlow(req Request) (*flow.Flow, playback.Options, error) {
 	if o.Timing == "" {
 		o.Timing = playback.Fast
 	}
-	switch {
-	case o.OnError != playback.Continue && o.OnError != playback.SkipDependent && o.OnError != playback.Stop:
-		return nil, o, fmt.Errorf("%w: on_error %q: want continue, skip_dependent or stop", ErrBadRequest, p.OnError)
-	case o.Timing != playback.Fast && o.Timing != playback.Recorded:
-		return nil, o, fmt.Errorf("%w: timing %q: want fast or recorded", ErrBadRequest, p.Timing)
+	if err := o.Check(); err != nil {
+		return nil, o, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	for k, v := range p.Values {
 		known, secret := playback.Names(f, k)
@@ -60,6 +58,9 @@ func loadFlow(req Request) (*flow.Flow, playback.Options, error) {
 			return nil, o, fmt.Errorf("%w: value %s: a secret is supplied by environment reference only (env:NAME)", ErrBadRequest, k)
 		}
 		if name, isEnv := strings.CutPrefix(v, "env:"); isEnv {
+			if !slices.Contains(env, name) {
+				return nil, o, fmt.Errorf("%w: value %s=env:%s: the engine lets flows read only the environment variables it was started with (--play-env NAME), and %s is not one", ErrBadRequest, k, name, name)
+			}
 			val, ok := os.LookupEnv(name)
 			if !ok {
 				return nil, o, fmt.Errorf("%w: value %s=env:%s: the engine's environment has no %s", ErrBadRequest, k, name, name)

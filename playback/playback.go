@@ -299,8 +299,6 @@ func (p *player) prepare(i int, a flow.Action) (branch.Action, branch.Code, stri
 	return ba, "", ""
 }
 
-// supplied is the value opts gives action i, by its 1-based index or its
-// input name (the index wins), for an action that needs one.
 // Names reports whether key names a value Options.Values can supply for
 // f (an action's 1-based index, or an input an action types), and whether
 // one of the actions it names is secret (a secret's value is supplied by
@@ -314,6 +312,8 @@ func Names(f *flow.Flow, key string) (known, secret bool) {
 	return known, secret
 }
 
+// supplied is the value opts gives action i, by its 1-based index or its
+// input name (the index wins), for an action that needs one.
 func supplied(values map[string]string, i int, a flow.Action) (string, bool) {
 	if !a.Redacted && a.Input == "" {
 		return "", false
@@ -511,4 +511,24 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Check reports the first option out of range: an on-error mode or a
+// timing playback does not know, a viewport side outside 100 to 10000
+// (or one side without the other), a start URL that is not absolute.
+func (o Options) Check() error {
+	switch {
+	case o.OnError != Continue && o.OnError != SkipDependent && o.OnError != Stop:
+		return fmt.Errorf("on_error %q: want continue, skip_dependent or stop", o.OnError)
+	case o.Timing != Fast && o.Timing != Recorded:
+		return fmt.Errorf("timing %q: want fast or recorded", o.Timing)
+	case (o.Width != 0 || o.Height != 0) && (o.Width < 100 || o.Height < 100 || o.Width > 10000 || o.Height > 10000):
+		return fmt.Errorf("viewport %dx%d: want each side from 100 to 10000", o.Width, o.Height)
+	}
+	if o.StartURL != "" {
+		if u, err := url.Parse(o.StartURL); err != nil || u.Scheme == "" || u.Host == "" {
+			return fmt.Errorf("start_url %q is not an absolute URL", o.StartURL)
+		}
+	}
+	return nil
 }

@@ -316,3 +316,27 @@ func TestVocabulary(t *testing.T) {
 		t.Errorf("report counts: executed %d skipped %d screenshots %v ok %v", rep.Executed, rep.Skipped, rep.Screenshots, rep.OK())
 	}
 }
+
+func TestOptionsCheck(t *testing.T) {
+	ok := Options{OnError: Continue, Timing: Fast}
+	for _, c := range []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"defaults", func(*Options) {}, ""},
+		{"a viewport and a start URL", func(o *Options) { o.Width, o.Height, o.StartURL = 1280, 800, "https://shop.test/" }, ""},
+		{"an unknown on_error", func(o *Options) { o.OnError = "retry" }, `on_error "retry"`},
+		{"an unknown timing", func(o *Options) { o.Timing = "slow" }, `timing "slow"`},
+		{"a tiny viewport", func(o *Options) { o.Width, o.Height = 50, 800 }, "viewport 50x800"},
+		{"one side only", func(o *Options) { o.Width = 1280 }, "viewport 1280x0"},
+		{"a relative start URL", func(o *Options) { o.StartURL = "/checkout" }, `start_url "/checkout"`},
+	} {
+		o := ok
+		c.edit(&o)
+		err := o.Check()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}

@@ -29,11 +29,16 @@ func cmdEngine(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	chromium := fs.String("chromium", "", "Chromium executable (default: MULTIVERSE_CHROMIUM, then system paths)")
 	driver := fs.String("driver", "", "Playwright driver directory (default: PLAYWRIGHT_DRIVER_PATH, then .cache/playwright-driver)")
 	headful := fs.Bool("headful", false, "show the browser windows")
+	var playEnv []string
+	fs.Func("play-env", "an environment variable a submitted flow's values may read as env:NAME (repeatable; none by default)", func(s string) error {
+		playEnv = append(playEnv, s)
+		return nil
+	})
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: orchestrator engine [--data-dir DIR] [--addr 127.0.0.1:8621] [--token-file FILE | --token T]\n\n"+
 			"Keeps the embedded NATS server and Chromium running and runs the tasks submitted to it\n"+
 			"(orchestrator run --engine ADDR TASK.yaml) one after another; orchestrator status ID reports on each.\n"+
-			"A task's secrets are read from the engine's environment.\n\nflags:")
+			"A task's secrets are read from the engine's environment; a flow's env:NAME values only for the names given with --play-env.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := parseNone(fs, args, stderr); err != nil {
@@ -48,7 +53,7 @@ func cmdEngine(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	e, err := engine.Start(ctx, engine.Options{DataDir: *dataDir, Browser: browser.Options{ChromiumPath: *chromium, DriverDir: *driver, Headful: *headful},
-		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), PlayEnv: playEnv})
 	if err != nil {
 		ln.Close()
 		return err

@@ -133,32 +133,17 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // playOptions checks the mode flags.
 func playOptions(onError, timing, viewport, startURL string) (playback.Options, error) {
-	var o playback.Options
-	switch m := playback.OnError(onError); m {
-	case playback.Continue, playback.SkipDependent, playback.Stop:
-		o.OnError = m
-	default:
-		return o, badInput("--on-error %q: want continue, skip_dependent or stop", onError)
-	}
-	switch m := playback.Timing(timing); m {
-	case playback.Fast, playback.Recorded:
-		o.Timing = m
-	default:
-		return o, badInput("--timing %q: want fast or recorded", timing)
-	}
+	o := playback.Options{OnError: playback.OnError(onError), Timing: playback.Timing(timing), StartURL: startURL}
 	if viewport != "" {
 		w, h, ok := strings.Cut(viewport, "x")
 		o.Width, _ = strconv.Atoi(w)
 		o.Height, _ = strconv.Atoi(h)
-		if !ok || o.Width < 100 || o.Height < 100 || o.Width > 10000 || o.Height > 10000 {
+		if !ok || o.Width == 0 || o.Height == 0 {
 			return o, badInput("--viewport %q: want WIDTHxHEIGHT, e.g. 1280x800", viewport)
 		}
 	}
-	if startURL != "" {
-		if u := strings.SplitN(startURL, "://", 2); len(u) != 2 || u[1] == "" {
-			return o, badInput("--start-url %q is not an absolute URL", startURL)
-		}
-		o.StartURL = startURL
+	if err := o.Check(); err != nil {
+		return o, badInput("%v", err)
 	}
 	return o, nil
 }
