@@ -153,9 +153,6 @@ func Target(a branch.Action) string {
 	if a.Kind == branch.KindNavigate {
 		return Page(a.URL)
 	}
-	if a.Target == nil {
-		return ""
-	}
 	return a.Target.Selector()
 }
 
@@ -182,6 +179,10 @@ type Run struct {
 	Longest int
 	// StallPruned counts the branches the stall rule pruned.
 	StallPruned int
+	// Interrupted: the run was stopped (a person, its engine) before its
+	// search ended, so whether it would have reached the boundary is
+	// unknown: the stall calibration is left as it was.
+	Interrupted bool
 }
 
 // Fold returns the next version of s with a run in. The run's steps of
@@ -194,10 +195,11 @@ func (s *Snapshot) Fold(run Run) *Snapshot {
 		next.Runs = slices.Clone(next.Runs[len(next.Runs)-MaxRuns:])
 	}
 	next.Stall.Pruned += max(run.StallPruned, 0)
-	if run.Reached {
+	switch {
+	case run.Reached:
 		next.Stall.Reached++
 		next.Stall.Longest = max(next.Stall.Longest, run.Longest)
-	} else {
+	case !run.Interrupted:
 		// The site may now need longer ways than the record says: the
 		// calibration starts over (a lowered stall limit could otherwise
 		// never learn that).

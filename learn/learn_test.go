@@ -87,6 +87,14 @@ func TestFold(t *testing.T) {
 	if longest, runs := r3.Expect().StallOnTheWay(); longest != 2 || runs != 1 {
 		t.Errorf("after a run that reached with a stall of 2: %d in %d runs", longest, runs)
 	}
+	// A run stopped before its search ended leaves the calibration;
+	// one that ended without reaching starts it over.
+	if longest, runs := r3.Fold(Run{ID: "R4", Interrupted: true}).Expect().StallOnTheWay(); longest != 2 || runs != 1 {
+		t.Errorf("after an interrupted run: %d in %d runs, want 2 in 1", longest, runs)
+	}
+	if longest, runs := r3.Fold(Run{ID: "R4"}).Expect().StallOnTheWay(); longest != 0 || runs != 0 {
+		t.Errorf("after a run that did not reach: %d in %d runs, want none", longest, runs)
+	}
 	if (&Snapshot{}).Expect().MedianMS() != 0 {
 		t.Error("an empty snapshot expects a duration")
 	}

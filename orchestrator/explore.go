@@ -66,7 +66,9 @@ func (r *run) explore(ctx context.Context, client *bus.Client, results <-chan bu
 	}
 	// However the search ends (a winner, none, out of time, the site
 	// gone), what its branches measured is the site's: the slow runs too.
-	defer r.foldLearning(search)
+	// A run a person stopped (ctx, not the budget's ectx) says nothing of
+	// whether its search would have reached the boundary.
+	defer func() { r.foldLearning(search, ctx.Err() != nil) }()
 	root := search.Root()
 	r.logSearch(search.Drain())
 	r.rec.flush(ctx)

@@ -90,11 +90,12 @@ func (r *run) learnInto(search *planner.Search) {
 // not an ablation try) that ran, with its duration and the strategy that
 // healed its target; whether the search reached the boundary and the
 // longest stall on the way; the branches the stall rule pruned.
-func (r *run) foldLearning(search *planner.Search) {
+// interrupted says the run was stopped before its budget ended.
+func (r *run) foldLearning(search *planner.Search, interrupted bool) {
 	if r.learning.snap == nil || r.learning.pinned {
 		return
 	}
-	run := learn.Run{ID: r.runID}
+	run := learn.Run{ID: r.runID, Interrupted: interrupted}
 	onTheWay := map[*planner.Node]bool{}
 	for _, n := range search.Nodes() {
 		if n.State == planner.StateBoundary && n.Ablation == nil {
@@ -126,6 +127,9 @@ func (r *run) foldLearning(search *planner.Search) {
 			if st.Status == branch.StatusHealed {
 				m.Healed = st.Strategy
 			}
+			if !r.storable(m) {
+				continue
+			}
 			run.Steps = append(run.Steps, m)
 		}
 	}
@@ -136,4 +140,15 @@ func (r *run) foldLearning(search *planner.Search) {
 	}
 	r.sum.Learning.Wrote = next.Version
 	r.learning.snap = nil // once
+}
+
+// storable reports whether a measured step may go into the site's record
+// as it is: its page and target hold nothing the run's scrubber would
+// change (a secret, an e-mail address, a card number in a link's path or
+// a button's text). Storing the scrubbed form instead would not serve:
+// its tokens come from the run's own key, so no later run would meet the
+// same step.
+func (r *run) storable(m learn.Measured) bool {
+	t, p := learn.Target(m.Action), learn.Page(m.Page)
+	return r.sc.Text(t) == t && r.sc.Text(p) == p
 }
