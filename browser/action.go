@@ -111,15 +111,12 @@ func (s *Session) doStep(ctx context.Context, a branch.Action, inputs Resolver) 
 		err = heldError(h)
 	}
 	res.Console, res.Slow = s.takeConsole(), s.slow
-	o := s.navigated()
-	if o != "" {
+	if o := s.navigated(); o != "" {
 		// Again once the new page is in: a park before it committed
 		// went to the page it replaced (or the navigation started late),
 		// and the new page may have taken the pointer's last place: a
 		// hover a capture and its replay would see apart.
 		s.park()
-	}
-	if o != "" {
 		res.Nav = &branch.NavURLs{Original: o, Final: s.scrubURL(s.page.URL())}
 		if a.Kind == branch.KindNavigate {
 			res.Nav.Requested = s.scrubURL(a.URL)

@@ -803,7 +803,7 @@ const observeScript = `(arg) => {
     ready: document.readyState,
     title: document.title,
     live: window.__mvLive ? window.__mvLive.take() : null,
-    sent: (() => { const k = Symbol.for('multiverse.sent'); const l = window[k] || []; window[k] = []; return l; })(),
+    sent: ` + takeSentJS + `,
   };
 }`
 

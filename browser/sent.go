@@ -11,7 +11,8 @@ import (
 // then observed without its request at capture and with it at replay
 // (or the other way round), and their network digests differ. The page
 // itself knows what it sent: the request script notes every fetch and
-// XMLHttpRequest send (sentKey), and the session drains that list when
+// XMLHttpRequest send (userRequestScript, under
+// Symbol.for('multiverse.sent')), and the session drains that list when
 // the network looks quiet and waits for the requests it has not seen
 // yet (owed), a little while at most (owedWait). What the page sent is
 // then in the step whatever the machine's load.
@@ -21,8 +22,9 @@ import (
 // service worker, one aborted before it left).
 const owedWait = time.Second
 
-// drainSentJS takes the page's list of sent requests.
-const drainSentJS = `() => { const k = Symbol.for('multiverse.sent'); const l = window[k] || []; window[k] = []; return l; }`
+// takeSentJS is an expression that takes the page's list of sent
+// requests (the observation's evaluation takes it too).
+const takeSentJS = `(() => { const k = Symbol.for('multiverse.sent'); const l = window[k] || []; window[k] = []; return l; })()`
 
 // sentLedger matches the requests a page reported sending with those
 // the session saw. Its zero value is ready; the session's mutex guards
@@ -89,7 +91,7 @@ func (l *sentLedger) owes(now time.Time) bool {
 func (s *Session) drainSent(ctx context.Context) bool {
 	var v any
 	err := s.call(ctx, "reading the page's requests", func() (e error) {
-		v, e = s.page.Evaluate(drainSentJS)
+		v, e = s.page.Evaluate("() => " + takeSentJS)
 		return e
 	})
 	list, _ := v.([]any)

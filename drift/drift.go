@@ -228,7 +228,7 @@ func useOf(plan branch.Plan, end payload.ActionEnd) (stepUse, bool) {
 	if a.Target == nil || end.Status != branch.StatusOK && end.Status != branch.StatusHealed {
 		return stepUse{}, false
 	}
-	return stepUse{action: a, selector: Selector(a.Target), healed: end.Status == branch.StatusHealed,
+	return stepUse{action: a, selector: a.Target.Selector(), healed: end.Status == branch.StatusHealed,
 		strategy: end.Strategy, ms: end.DurationMS, count: 1}, true
 }
 
@@ -239,10 +239,6 @@ func (u *stepUse) merge(o stepUse) {
 	u.ms = max(u.ms, o.ms)
 	u.count++
 }
-
-// Selector names a target by the first strategy it carries, in the
-// cascade's order (branch.Target.Selector).
-func Selector(t *branch.Target) string { return t.Selector() }
 
 func (t *Target) add(ri eventlog.RunInfo, u stepUse) {
 	t.Uses += u.count

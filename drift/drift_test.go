@@ -111,23 +111,3 @@ func TestReport(t *testing.T) {
 		t.Errorf("every task: %d runs, %d steps; want 5 and 8 (the replayed step is no use)", all.Runs, all.Steps)
 	}
 }
-
-func TestSelector(t *testing.T) {
-	for _, c := range []struct {
-		t    branch.Target
-		want string
-	}{
-		{branch.Target{TestID: "a", Role: "button", Name: "A"}, "testid=a"},
-		{branch.Target{AriaLabel: "Close"}, "aria-label=Close"},
-		{branch.Target{Role: "link", Name: "Pricing", ID: "p"}, `role=link "Pricing"`},
-		{branch.Target{ID: "seats", Field: "seats"}, "#seats"},
-		{branch.Target{Field: "email"}, "field=email"},
-		{branch.Target{Text: "Buy"}, `text="Buy"`},
-		{branch.Target{CSS: "main > a"}, "css=main > a"},
-		{branch.Target{}, "(no selector)"},
-	} {
-		if got := drift.Selector(&c.t); got != c.want {
-			t.Errorf("Selector(%+v) = %q, want %q", c.t, got, c.want)
-		}
-	}
-}

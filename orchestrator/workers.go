@@ -45,12 +45,13 @@ func (r *run) newExecutor(ctx context.Context, client *bus.Client) (Executor, br
 	if r.cfg.Cold {
 		keep = 0 // (with Network and no Continue the executor keeps none either)
 	}
+	// Before the executor launches the browser: its start-up counts.
+	tree0 := proctree.Descendants(os.Getpid())
 	exec, err := worker.NewExecutor(ctx, worker.Options{Name: workerName(), Store: r.trail.store(r.store), Browser: r.cfg.Browser, LoginState: client.FetchState,
 		Logger: r.log, KeepWarm: keep, Network: r.cfg.Network, Continue: r.cfg.Continue, Runtime: r.partsRuntime()})
 	if err != nil {
 		return nil, browser.Fingerprint{}, nil, err
 	}
-	tree0 := proctree.Descendants(os.Getpid())
 	closeExec := func() {
 		// Before the browser closes: once reaped, the driver's and
 		// Chromium's CPU merge into this process's RUSAGE_CHILDREN.

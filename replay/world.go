@@ -70,8 +70,7 @@ type World struct {
 	mu       sync.Mutex
 	bundles  map[string]*worldBundle
 	misses   []Miss
-	sessions map[*worldSession]func()
-	byAddr   map[string]*worldSession // live sessions by proxy address
+	sessions map[string]*worldSession // live sessions by proxy address
 	closed   bool
 }
 
@@ -150,7 +149,7 @@ func OpenWorld(ctx context.Context, src Source, runID string, opts WorldOptions)
 	}
 	w := &World{src: src, rr: rr, origin: rr.rs.Origin, taskDigest: rr.rs.TaskDigest, sc: sc,
 		byDigest: map[string]string{}, common: map[string]*commonReply{},
-		bundles: map[string]*worldBundle{}, sessions: map[*worldSession]func(){}, byAddr: map[string]*worldSession{}}
+		bundles: map[string]*worldBundle{}, sessions: map[string]*worldSession{}}
 	ids := make([]string, 0, len(rr.forks))
 	for id := range rr.forks {
 		ids = append(ids, id)
@@ -227,14 +226,9 @@ func (w *World) Serve(ctx context.Context, branchID string, plan branch.Plan) (a
 	if w.isClosed() {
 		return "", nil, ErrWorldClosed
 	}
-	v := &served{branchID: branchID, digest: plan.Digest(w.taskDigest, w.origin), steps: len(plan),
-		matcher: bundle.NewMatcher(w.origin), swaps: w.swapsUnder(plan)}
-	if k, orig := w.prefix(plan); k > 0 {
-		b, index, err := w.bundle(ctx, orig)
-		if err != nil {
-			return "", nil, fmt.Errorf("replay: branch %s: the bundle of recorded branch %s: %w", branchID, orig, err)
-		}
-		v.recorded, v.b, v.index = k, b, index
+	v, err := w.serving(ctx, branchID, plan, nil)
+	if err != nil {
+		return "", nil, err
 	}
 	s := &worldSession{w: w, cur: v}
 	s.proxy = proxy{sc: w.sc, answer: s.answer}
@@ -243,22 +237,20 @@ func (w *World) Serve(ctx context.Context, branchID string, plan branch.Plan) (a
 		return "", nil, fmt.Errorf("replay: world proxy: %w", err)
 	}
 	var once sync.Once
-	stop := func() { once.Do(closeFn) }
+	s.stop = func() { once.Do(closeFn) }
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
-		stop()
+		s.stop()
 		return "", nil, ErrWorldClosed
 	}
-	w.sessions[s] = stop
-	w.byAddr[addr] = s
+	w.sessions[addr] = s
 	w.mu.Unlock()
 	return addr, func() {
 		w.mu.Lock()
-		delete(w.sessions, s)
-		delete(w.byAddr, addr)
+		delete(w.sessions, addr)
 		w.mu.Unlock()
-		stop()
+		s.stop()
 	}, nil
 }
 
@@ -275,7 +267,7 @@ func (w *World) Serve(ctx context.Context, branchID string, plan branch.Plan) (a
 // extend the served plan.
 func (w *World) Continue(ctx context.Context, addr, branchID string, plan branch.Plan) error {
 	w.mu.Lock()
-	s := w.byAddr[addr]
+	s := w.sessions[addr]
 	closed := w.closed
 	w.mu.Unlock()
 	if closed {
@@ -288,24 +280,44 @@ func (w *World) Continue(ctx context.Context, addr, branchID string, plan branch
 	if len(plan) != was.steps+1 || plan[:was.steps].Digest(w.taskDigest, w.origin) != was.digest {
 		return fmt.Errorf("%w: branch %s: a plan of %d steps does not continue one of %d", ErrNotServed, branchID, len(plan), was.steps)
 	}
-	v := &served{branchID: branchID, digest: plan.Digest(w.taskDigest, w.origin), steps: len(plan),
-		recorded: was.recorded, b: was.b, index: was.index, matcher: was.matcher, swaps: w.swapsUnder(plan)}
-	if k, orig := w.prefix(plan); k > was.recorded {
-		b, index, err := w.bundle(ctx, orig)
-		if err != nil {
-			return fmt.Errorf("replay: branch %s: the bundle of recorded branch %s: %w", branchID, orig, err)
-		}
-		v.recorded, v.b, v.index, v.matcher = k, b, index, bundle.NewMatcher(w.origin)
-		for i := range b.Network {
-			if e := &b.Network[i]; e.Step < len(plan) {
-				v.matcher.Next(e.Method, e.URL, e.RequestBodySHA256)
-			}
-		}
+	v, err := w.serving(ctx, branchID, plan, was)
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	s.cur = v
 	s.mu.Unlock()
 	return nil
+}
+
+// serving is what a session serves for branchID's plan, having served
+// from (nil for a new session): the recording of plan's longest recorded
+// prefix, its requests matched as if the session had made those of the
+// steps it made so far (none for a new session), and the swaps under
+// plan. A session keeps its recording and matcher unless the run
+// recorded more of plan.
+func (w *World) serving(ctx context.Context, branchID string, plan branch.Plan, from *served) (*served, error) {
+	v := &served{branchID: branchID, digest: plan.Digest(w.taskDigest, w.origin), steps: len(plan),
+		matcher: bundle.NewMatcher(w.origin), swaps: w.swapsUnder(plan)}
+	done := 0
+	if from != nil {
+		v.recorded, v.b, v.index, v.matcher, done = from.recorded, from.b, from.index, from.matcher, from.steps
+	}
+	k, orig := w.prefix(plan)
+	if k <= v.recorded {
+		return v, nil
+	}
+	b, index, err := w.bundle(ctx, orig)
+	if err != nil {
+		return nil, fmt.Errorf("replay: branch %s: the bundle of recorded branch %s: %w", branchID, orig, err)
+	}
+	v.recorded, v.b, v.index, v.matcher = k, b, index, bundle.NewMatcher(w.origin)
+	for i := range b.Network {
+		if e := &b.Network[i]; e.Step <= done {
+			v.matcher.Next(e.Method, e.URL, e.RequestBodySHA256)
+		}
+	}
+	return v, nil
 }
 
 // swapsUnder returns the swaps under a prefix of plan (Swap.Under).
@@ -370,9 +382,9 @@ func (w *World) Close() error {
 	w.mu.Lock()
 	w.closed = true
 	stops := make([]func(), 0, len(w.sessions))
-	for s, stop := range w.sessions {
-		stops = append(stops, stop)
-		delete(w.sessions, s)
+	for addr, s := range w.sessions {
+		stops = append(stops, s.stop)
+		delete(w.sessions, addr)
 	}
 	w.mu.Unlock()
 	for _, stop := range stops {
@@ -391,7 +403,8 @@ func (w *World) isClosed() bool {
 // changes what it serves between two actions.
 type worldSession struct {
 	proxy
-	w *World
+	w    *World
+	stop func() // stops the proxy; once
 
 	mu  sync.Mutex
 	cur *served // replaced whole, never changed
