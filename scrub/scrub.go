@@ -515,7 +515,8 @@ func (s *Scrubber) Aria(t string, extra []string) string {
 }
 
 // Body scrubs an HTTP body by its content type: JSON by key and content,
-// form data like a query string, other text as text; binary bodies (images,
+// form data like a query string, HTML by its form fields and meta tags
+// (htmlValues) and as text, other text as text; binary bodies (images,
 // fonts, PDFs) are returned unchanged.
 //
 // When the content type is missing (browsers do not always report it for
@@ -544,6 +545,8 @@ func (s *Scrubber) BodyValues(contentType string, b []byte) ([]byte, []string) {
 			return []byte(u[i+1:]), nil
 		}
 		return []byte(s.Text(string(b))), nil
+	case strings.Contains(ct, "html"):
+		return s.htmlValues(b)
 	case strings.HasPrefix(ct, "text/"), strings.Contains(ct, "javascript"), strings.Contains(ct, "xml"), ct == "":
 		return []byte(s.Text(string(b))), nil
 	}

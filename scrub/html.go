@@ -1,0 +1,213 @@
+package scrub
+
+import (
+	"bytes"
+	"html"
+	"io"
+	"strings"
+
+	xhtml "golang.org/x/net/html"
+)
+
+// htmlValues scrubs an HTML document: the values a page renders into
+// its form fields and meta tags under a sensitive name become their
+// tokens in place, then the whole text is scrubbed as Text does. It
+// returns the values it replaced because of their name: the page shows
+// them raw, so whoever hashes the page scrubs them there too.
+//
+// A field is sensitive as SensitiveField says (its type, name, id or
+// autocomplete hint): a server-rendered form's hidden authenticity token,
+// an e-mail or a name it fills in. A meta tag is sensitive when its
+// content is a Credential under its name (a csrf-token meta). Values
+// shorter than MinSubstring stay, as they stay in the page's scrubbed DOM.
+//
+// Scrubbing the body the same way as the DOM keeps a recording
+// consistent with itself under any key: a strict replay's page renders
+// the token the capture's DOM hash holds, and the form it submits sends
+// the token the recorded request's scrubbed URL holds.
+func (s *Scrubber) htmlValues(b []byte) ([]byte, []string) {
+	var out bytes.Buffer
+	var byKey []string
+	z := xhtml.NewTokenizer(bytes.NewReader(b))
+	pos, copied := 0, 0 // bytes read, bytes copied to out
+	sensitiveText := false
+	for {
+		tt := z.Next()
+		if tt == xhtml.ErrorToken {
+			if z.Err() != io.EOF {
+				return []byte(s.Text(string(b))), nil
+			}
+			break
+		}
+		raw := z.Raw()
+		start := pos
+		pos += len(raw)
+		var repl []byte
+		switch tt {
+		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
+			var vals []string
+			repl, vals = s.htmlTag(raw)
+			byKey = append(byKey, vals...)
+			sensitiveText = tt == xhtml.StartTagToken && repl == nil && textareaSensitive(raw)
+		case xhtml.TextToken:
+			if sensitiveText {
+				if v := html.UnescapeString(string(raw)); len(strings.TrimSpace(v)) >= MinSubstring && !IsToken(v) {
+					byKey = append(byKey, v)
+					repl = []byte(s.valueToken(v))
+				}
+			}
+			sensitiveText = false
+		default:
+			sensitiveText = false
+		}
+		if repl != nil {
+			out.Write(b[copied:start])
+			out.Write(repl)
+			copied = pos
+		}
+	}
+	if len(byKey) == 0 {
+		return []byte(s.Text(string(b))), nil
+	}
+	out.Write(b[copied:])
+	return []byte(s.Text(out.String())), byKey
+}
+
+// htmlTag returns raw (a start tag) with its sensitive value replaced by
+// its token, and the value; nil when nothing in it is sensitive.
+func (s *Scrubber) htmlTag(raw []byte) ([]byte, []string) {
+	name, attrs := tagAttrs(raw)
+	var target string
+	switch name {
+	case "input":
+		if SensitiveField(attrs.get("type"), attrs.get("name"), attrs.get("id"), attrs.get("autocomplete")) {
+			target = "value"
+		}
+	case "meta":
+		if Credential(attrs.get("name"), attrs.get("content")) {
+			target = "content"
+		}
+	}
+	a, ok := attrs.find(target)
+	if target == "" || !ok {
+		return nil, nil
+	}
+	v := html.UnescapeString(string(raw[a.start:a.end]))
+	if len(strings.TrimSpace(v)) < MinSubstring || IsToken(v) {
+		return nil, nil
+	}
+	tok := s.valueToken(v)
+	out := make([]byte, 0, len(raw)+len(tok))
+	out = append(out, raw[:a.start]...)
+	if !a.quoted {
+		out = append(out, '"')
+	}
+	out = append(out, tok...)
+	if !a.quoted {
+		out = append(out, '"')
+	}
+	return append(out, raw[a.end:]...), []string{v}
+}
+
+// textareaSensitive reports whether raw is the start tag of a textarea
+// whose content is sensitive by its name, id or autocomplete hint.
+func textareaSensitive(raw []byte) bool {
+	name, attrs := tagAttrs(raw)
+	return name == "textarea" && SensitiveField("", attrs.get("name"), attrs.get("id"), attrs.get("autocomplete"))
+}
+
+// tagAttr is one attribute of a raw tag: its lower-cased name, its value
+// and where the value is in the tag.
+type tagAttr struct {
+	name       string
+	raw        string // the value, character references decoded
+	start, end int
+	quoted     bool
+}
+
+type tagAttrList []tagAttr
+
+// find returns the first attribute named name (the one a browser keeps).
+func (l tagAttrList) find(name string) (tagAttr, bool) {
+	for _, a := range l {
+		if a.name == name {
+			return a, true
+		}
+	}
+	return tagAttr{}, false
+}
+
+// get is the decoded value of the attribute named name, "" when absent.
+func (l tagAttrList) get(name string) string {
+	a, ok := l.find(name)
+	if !ok {
+		return ""
+	}
+	return a.raw
+}
+
+// tagAttrs reads a raw start tag ("<input type=hidden name='t' value=x>")
+// into its lower-cased name and its attributes, as the HTML tokenizer
+// reads them: names end at white space, "/", "=" or ">", values are
+// double-quoted, single-quoted or end at white space or ">".
+func tagAttrs(raw []byte) (string, tagAttrList) {
+	i, n := 1, len(raw)
+	for i < n && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+		i++
+	}
+	name := strings.ToLower(string(raw[1:i]))
+	var out tagAttrList
+	for i < n {
+		for i < n && (isTagSpace(raw[i]) || raw[i] == '/') {
+			i++
+		}
+		if i >= n || raw[i] == '>' {
+			break
+		}
+		k := i
+		for i < n && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '=' && raw[i] != '>' {
+			i++
+		}
+		if i == k { // a stray "=": skip it
+			i++
+			continue
+		}
+		a := tagAttr{name: strings.ToLower(string(raw[k:i]))}
+		for i < n && isTagSpace(raw[i]) {
+			i++
+		}
+		if i < n && raw[i] == '=' {
+			i++
+			for i < n && isTagSpace(raw[i]) {
+				i++
+			}
+			if i < n && (raw[i] == '"' || raw[i] == '\'') {
+				q := raw[i]
+				i++
+				a.start, a.quoted = i, true
+				for i < n && raw[i] != q {
+					i++
+				}
+				a.end = i
+				if i < n {
+					i++
+				}
+			} else {
+				a.start = i
+				for i < n && !isTagSpace(raw[i]) && raw[i] != '>' {
+					i++
+				}
+				a.end = i
+			}
+		} else {
+			a.start, a.end = i, i
+		}
+		out = append(out, a)
+	}
+	for j := range out {
+		out[j].raw = html.UnescapeString(string(raw[out[j].start:out[j].end]))
+	}
+	return name, out
+}
+
+func isTagSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
