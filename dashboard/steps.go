@@ -190,6 +190,9 @@ func fill(s *Step, x *executed) {
 		s.After, s.DOM, s.AX = o.Screenshot, o.DOMArtifact, o.AXArtifact
 	}
 	for _, n := range x.net {
+		if n.Step < s.Index {
+			continue // the prefix a cold branch replayed: its ancestors' steps show theirs
+		}
 		s.Network = append(s.Network, Request{Method: n.Method, URL: n.URL, Type: n.Type, Status: n.Status, DurationMS: n.DurationMS,
 			Size: n.BodySize, Blocked: n.Blocked, Error: n.Error, Late: n.Late, Body: n.BodyHash})
 	}

@@ -58,8 +58,16 @@ type Result struct {
 	// orchestrator pins them for every later branch and the committer.
 	// They travel to the orchestrator only, never into events or bundles.
 	Cookies []branch.Cookie `json:"cookies,omitempty"`
-	// Net lists the requests of the last step.
+	// Net lists the requests of the steps the branch executed: its last
+	// step's and, when PrefixNet is set, those of the prefix it replayed
+	// in a context of its own (each record's Step says which step).
 	Net []branch.NetRecord `json:"net,omitempty"`
+	// PrefixNet says Net holds the replayed prefix's requests too: the
+	// branch's bundle then serves its prefix from its own context's
+	// answers, not from its ancestors' (a site whose pages differ from
+	// load to load, a fresh form token in each, answered them
+	// differently).
+	PrefixNet bool `json:"prefix_net,omitempty"`
 	// Requests lists every response of the branch, for request_seen.
 	Requests []scoring.RequestFact `json:"requests,omitempty"`
 	// Blocked lists the held requests the branch's own actions asked

@@ -31,6 +31,7 @@ func (r *run) logResult(search *planner.Search, n *planner.Node) {
 		if !st.Replayed {
 			prefix, ctxMS, warm := res.Timing.Prefix, res.Timing.Context, res.Reused
 			start.PrefixMS, start.ContextMS, start.Warm = &prefix, &ctxMS, &warm
+			start.PrefixNet = res.PrefixNet
 			start.RoutedTo = r.disp.routedTo[n.ID]
 		}
 		r.rec.addSpan(st.Start, 0, eventlog.KindActionStart, n.ID, span, start)

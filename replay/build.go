@@ -34,11 +34,15 @@ type Source struct {
 // recordedStep is what the events say about a branch's last step; a nil
 // part was not recorded (or did not decode).
 type recordedStep struct {
-	end      *payload.ActionEnd
-	nav      *payload.Nav
-	snap     *payload.DOMSnapshot
-	net      []branch.NetRecord
-	executed bool
+	end  *payload.ActionEnd
+	nav  *payload.Nav
+	snap *payload.DOMSnapshot
+	// net is every request the branch recorded: its last step's, and
+	// its replayed prefix's when prefixNet (each record's Step says which).
+	net       []branch.NetRecord
+	executed  bool
+	warm      bool // it continued its parent's context
+	prefixNet bool
 }
 
 // Build assembles the bundle of a branch of a run. A branch bundle holds
@@ -97,6 +101,11 @@ func readRun(ctx context.Context, src Source, runID string) (*runRecords, error)
 				st := stepOf(rr.steps, e.BranchID)
 				st.net = append(st.net, n.NetRecord)
 			}
+		case eventlog.KindActionStart:
+			if s, err := payload.Decode[payload.ActionStart](e); err == nil && !s.Replayed {
+				st := stepOf(rr.steps, e.BranchID)
+				st.warm, st.prefixNet = s.Warm != nil && *s.Warm, s.PrefixNet
+			}
 		case eventlog.KindActionEnd:
 			st := stepOf(rr.steps, e.BranchID)
 			if end, err := payload.Decode[payload.ActionEnd](e); err != nil {
@@ -144,6 +153,22 @@ func (rr *runRecords) chain(branchID string) ([]string, error) {
 	return chain, nil
 }
 
+// contextOrigin is the index in chain of the branch whose browser context
+// the chain's last step ran in: the last one that did not continue its
+// parent's, provided it recorded the requests of the prefix it replayed
+// (0 otherwise: each step's requests are its own branch's, as runs
+// recorded them before prefixes were).
+func (rr *runRecords) contextOrigin(chain []string) int {
+	o := len(chain) - 1
+	for o > 0 && rr.steps[chain[o]].warm {
+		o--
+	}
+	if !rr.steps[chain[o]].prefixNet {
+		return 0
+	}
+	return o
+}
+
 // build assembles the bundle of a branch from the run's records.
 func build(ctx context.Context, src Source, rr *runRecords, branchID string, kind bundle.Kind) (*bundle.Bundle, error) {
 	chain, err := rr.chain(branchID)
@@ -185,6 +210,11 @@ func build(ctx context.Context, src Source, rr *runRecords, branchID string, kin
 		return nil, err
 	}
 	seq := 0
+	// The requests come from the browser context the branch's last step
+	// ran in: it began at the chain's last branch that did not continue
+	// its parent's context, which replayed the steps before its own. Those
+	// steps' hashes were observed in the ancestors' contexts: advisory.
+	origin := rr.contextOrigin(chain)
 	for k, id := range chain {
 		st := steps[id]
 		end, nav, snap := st.end, st.nav, st.snap
@@ -197,14 +227,21 @@ func build(ctx context.Context, src Source, rr *runRecords, branchID string, kin
 		step := bundle.Step{Index: k + 1, Action: leaf.Plan[k], Status: end.Status, Code: end.Code,
 			Strategy: end.Strategy, Via: end.Via, Console: end.Console, URL: nav.URL, Title: nav.Title,
 			DOMHash: snap.DOMHash, AXHash: snap.AXHash, NetDigest: snap.NetDigest,
-			ScreenshotHash: snap.Screenshot, Predicates: snap.Predicates, Live: snap.Live}
+			ScreenshotHash: snap.Screenshot, Predicates: snap.Predicates, Live: snap.Live, Advisory: k < origin}
 		step.VirtualTimeMS = vtOf(byBranch[id])
 		if err := attach(ctx, b, src.Store, k+1, snap.DOMArtifact, snap.AXArtifact, step.ScreenshotHash); err != nil {
 			return nil, err
 		}
 		b.Steps = append(b.Steps, step)
 		addRecall(m, rs, snap.Recall)
-		for _, n := range st.net {
+		from := st
+		if k < origin {
+			from = steps[chain[origin]]
+		}
+		for _, n := range from.net {
+			if n.Step != k+1 && (k < origin || from.prefixNet) {
+				continue // another step's
+			}
 			seq++
 			if err := addEntry(ctx, b, src.Store, n, seq, k+1); err != nil {
 				return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,8 +34,12 @@ func TestRealAppPatternsReplay(t *testing.T) {
 	for _, tc := range []struct {
 		file  string
 		check func(t *testing.T, b *bundle.Bundle)
+		// cold runs every branch in a fresh context that replays its
+		// prefix (the winner's bundle then holds that context's
+		// requests, not its ancestors').
+		cold bool
 	}{
-		{"loader.yaml", func(t *testing.T, b *bundle.Bundle) {
+		{file: "loader.yaml", check: func(t *testing.T, b *bundle.Bundle) {
 			data, ok := b.Body(b.Manifest.StartState)
 			if !ok {
 				t.Fatal("the bundle holds no start state: a replay starts without the modules the login cached")
@@ -59,7 +64,7 @@ func TestRealAppPatternsReplay(t *testing.T) {
 				t.Errorf("the start state lacks the cached modules: %s", data)
 			}
 		}},
-		{"twice.yaml", func(t *testing.T, b *bundle.Bundle) {
+		{file: "twice.yaml", check: func(t *testing.T, b *bundle.Bundle) {
 			loads := 0
 			for _, e := range b.Network {
 				if e.Step == 1 && strings.HasSuffix(e.URL, "/twice") {
@@ -70,14 +75,14 @@ func TestRealAppPatternsReplay(t *testing.T) {
 				t.Errorf("step 1 recorded %d loads of /twice, want 2", loads)
 			}
 		}},
-		{"form.yaml", func(t *testing.T, b *bundle.Bundle) {
+		{file: "form.yaml", check: func(t *testing.T, b *bundle.Bundle) {
 			for p, data := range b.Files {
 				if bytes.Contains(data, []byte("jane.roe@example.org")) || bytes.Contains(data, []byte("Jane Roe")) {
 					t.Errorf("%s holds a personal value in clear", p)
 				}
 			}
 		}},
-		{"console.yaml", func(t *testing.T, b *bundle.Bundle) {
+		{file: "console.yaml", check: func(t *testing.T, b *bundle.Bundle) {
 			said := 0
 			for _, s := range b.Steps {
 				said += len(s.Console)
@@ -86,7 +91,7 @@ func TestRealAppPatternsReplay(t *testing.T) {
 				t.Error("no step recorded what the page said on its console")
 			}
 		}},
-		{"live.yaml", func(t *testing.T, b *bundle.Bundle) {
+		{file: "live.yaml", check: func(t *testing.T, b *bundle.Bundle) {
 			kinds := map[string]int{}
 			for _, s := range b.Steps {
 				for _, f := range s.Live {
@@ -111,7 +116,7 @@ func TestRealAppPatternsReplay(t *testing.T) {
 				}
 			}
 		}},
-		{"spa.yaml", func(t *testing.T, b *bundle.Bundle) {
+		{file: "spa.yaml", check: func(t *testing.T, b *bundle.Bundle) {
 			// The slow request was in flight when its step was observed:
 			// a replay must not answer it before then either.
 			for _, e := range b.Network {
@@ -124,10 +129,16 @@ func TestRealAppPatternsReplay(t *testing.T) {
 			}
 			t.Error("the bundle holds no /api/reports request")
 		}},
-		{"below.yaml", nil},
+		{file: "below.yaml"},
+		{file: "wizard.yaml", check: wizardTokens},
+		{file: "wizard.yaml", check: wizardTokens, cold: true},
 	} {
-		t.Run(strings.TrimSuffix(tc.file, ".yaml"), func(t *testing.T) {
-			b := patternBundle(t, tc.file)
+		name := strings.TrimSuffix(tc.file, ".yaml")
+		if tc.cold {
+			name += "-cold"
+		}
+		t.Run(name, func(t *testing.T) {
+			b := patternBundle(t, tc.file, tc.cold)
 			if tc.check != nil {
 				tc.check(t, b)
 			}
@@ -137,15 +148,70 @@ func TestRealAppPatternsReplay(t *testing.T) {
 				if err != nil || rep.RSR != 1 {
 					t.Fatalf("replay %d: RSR %.2f, %v\n%s", i+1, repRSR(rep), err, repDiff(rep))
 				}
+				if tc.cold {
+					coldChecks(t, b, rep)
+				}
 			}
 		})
+	}
+}
+
+// wizardTokens checks that every form token the winner sent is one a
+// page of its own bundle rendered: the requests and the pages of each
+// step come from one browser context.
+func wizardTokens(t *testing.T, b *bundle.Bundle) {
+	t.Helper()
+	sent := 0
+	for _, e := range b.Network {
+		u, err := url.Parse(e.URL)
+		if err != nil || !strings.HasPrefix(u.Path, "/wizard/") {
+			continue
+		}
+		tok := u.Query().Get("token")
+		sent++
+		found := false
+		for _, r := range b.Network {
+			if body, ok := b.Body(r.BodySHA256); ok && r.Step < e.Step && bytes.Contains(body, []byte(`value="`+tok+`"`)) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("step %d sent token %s, which no earlier page of the bundle rendered", e.Step, tok)
+		}
+	}
+	if sent != 2 {
+		t.Errorf("the bundle sent %d wizard forms, want 2", sent)
+	}
+}
+
+// coldChecks: the winner of a cold run replayed its prefix in a context
+// of its own; its bundle holds that context's requests, the prefix's
+// hashes (its ancestors') are advisory, and where the site answered the
+// two contexts differently (a fresh form token in each page) the replay
+// notes it instead of failing.
+func coldChecks(t *testing.T, b *bundle.Bundle, rep *replay.Report) {
+	t.Helper()
+	last := len(b.Steps)
+	for _, s := range b.Steps {
+		if s.Advisory != (s.Index < last) {
+			t.Errorf("step %d of %d: advisory %v", s.Index, last, s.Advisory)
+		}
+	}
+	noted := 0
+	for _, s := range rep.Steps {
+		if s.Advisory {
+			noted++
+		}
+	}
+	if noted == 0 || len(rep.Notes) < noted {
+		t.Errorf("%d advisory steps differ, notes %q: the ancestors' pages held other tokens", noted, rep.Notes)
 	}
 }
 
 // patternBundle runs a task of sites/patterns to its goal against a fresh
 // site, then stops the site and returns the winner's bundle as written
 // and read back.
-func patternBundle(t *testing.T, file string) *bundle.Bundle {
+func patternBundle(t *testing.T, file string, cold bool) *bundle.Bundle {
 	t.Helper()
 	srv := httptest.NewServer(patterns.New(patterns.Options{}))
 	defer srv.Close()
@@ -157,7 +223,7 @@ func patternBundle(t *testing.T, file string) *bundle.Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, _ := winnerBundle(t, tk)
+	b, _, _ := winnerBundle(t, tk, func(c *orchestrator.Config) { c.Cold = cold })
 	srv.Close()
 	var buf bytes.Buffer
 	if err := bundle.Write(&buf, b); err != nil {
@@ -171,11 +237,15 @@ func patternBundle(t *testing.T, file string) *bundle.Bundle {
 
 // winnerBundle runs an explore-only task to its goal with one worker and
 // returns its winner's bundle, the run's data dir and run id.
-func winnerBundle(t *testing.T, tk *task.Task) (*bundle.Bundle, string, string) {
+func winnerBundle(t *testing.T, tk *task.Task, with ...func(*orchestrator.Config)) (*bundle.Bundle, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	ctx := context.Background()
-	sum, err := orchestrator.Run(ctx, orchestrator.Config{Task: tk, DataDir: dir, Workers: 1, ExploreOnly: true, NoCache: true})
+	cfg := orchestrator.Config{Task: tk, DataDir: dir, Workers: 1, ExploreOnly: true, NoCache: true}
+	for _, f := range with {
+		f(&cfg)
+	}
+	sum, err := orchestrator.Run(ctx, cfg)
 	if err != nil || sum.Status != "goal_reached" {
 		t.Fatalf("run: %+v %v", sum, err)
 	}

@@ -97,6 +97,10 @@ type StepReport struct {
 	// HealedSelector the selector string when it was a fallback.
 	Strategy       string `json:"strategy,omitempty"`
 	HealedSelector string `json:"healed_selector,omitempty"`
+	// Advisory is set when the step's recorded hashes were observed in
+	// an ancestor's browser context (bundle.Step.Advisory) and differ
+	// here: the step matches on its status, the report notes the rest.
+	Advisory bool `json:"advisory,omitempty"`
 	// Via and WantVia are how a set action put its value in, replayed
 	// and recorded; they must be equal.
 	Via     string `json:"via,omitempty"`
@@ -322,7 +326,15 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 				}
 			}
 		}
-		sr.Match = err == nil && sr.DOM && sr.AX && sr.Net && (r.Status == want.Status || (r.Status != branch.StatusFailed && want.Status != branch.StatusFailed)) &&
+		hashes := sr.DOM && sr.AX && sr.Net
+		if want.Advisory && err == nil && !hashes {
+			// Observed in an ancestor's context, which the site answered
+			// otherwise: this replay serves the branch's own.
+			sr.Advisory, hashes = true, true
+			rep.Notes = append(rep.Notes, fmt.Sprintf("step %d: its recorded hashes were observed in an ancestor's browser context and differ here (%s); the branch replayed the step in a context of its own, whose answers this replay serves",
+				i+1, strings.Join(differing(sr), ", ")))
+		}
+		sr.Match = err == nil && hashes && (r.Status == want.Status || (r.Status != branch.StatusFailed && want.Status != branch.StatusFailed)) &&
 			(want.Via == "" || r.Via == want.Via)
 		if sr.Match {
 			matched++
@@ -343,6 +355,20 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 	rep.DVR = 1 - rep.RSR
 	rep.Duration = time.Since(start)
 	return rep, verdict(rep, opts)
+}
+
+// differing names the strict hashes of sr that differ.
+func differing(sr StepReport) []string {
+	var out []string
+	for _, h := range []struct {
+		name string
+		ok   bool
+	}{{"DOM", sr.DOM}, {"accessibility", sr.AX}, {"network", sr.Net}} {
+		if !h.ok {
+			out = append(out, h.name)
+		}
+	}
+	return out
 }
 
 // verdict is the error of a finished replay: ErrDiverged when a step's

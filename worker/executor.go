@@ -375,7 +375,7 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 	res.Timing.Action = time.Since(t0).Milliseconds()
 	if !failed || res.ErrStep == len(j.Plan) {
 		t0 = time.Now()
-		if err := e.observe(bctx, sess, j, res); err != nil {
+		if err := e.observe(bctx, sess, j, res, from+1); err != nil {
 			if ctx.Err() != nil {
 				return nil, false, ctx.Err()
 			}
@@ -410,7 +410,10 @@ func (e *Executor) execute(ctx context.Context, j *job.Job, attempt int) (res *j
 	return res, kept, nil
 }
 
-func (e *Executor) observe(ctx context.Context, sess *browser.Session, j *job.Job, res *job.Result) error {
+// observe observes the branch's last step into res; first is the first
+// step the branch executed itself (1 for a cold branch, which replayed
+// its prefix).
+func (e *Executor) observe(ctx context.Context, sess *browser.Session, j *job.Job, res *job.Result, first int) error {
 	spec := j.Spec
 	preds := append(append([]scoring.Predicate{}, spec.Predicates...), spec.Boundary)
 	snap, err := sess.Observe(ctx, browser.ObserveSpec{
@@ -467,7 +470,10 @@ func (e *Executor) observe(ctx context.Context, sess *browser.Session, j *job.Jo
 	}
 	markHolds(obs.Affordances, spec.Inputs, spec.Scrubber(), snap.PII)
 	res.Obs = &obs
-	res.Net = sess.NetSince(len(j.Plan))
+	// The requests of every step this branch executed: a cold branch's
+	// replayed prefix got its own answers, which its bundle serves.
+	res.Net = sess.NetSince(first)
+	res.PrefixNet = first < len(j.Plan)
 	return nil
 }
 

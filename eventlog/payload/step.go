@@ -22,11 +22,14 @@ type ActionStart struct {
 	ActionKind string `json:"kind"`
 	PlanDigest string `json:"plan_digest"`
 	PrefixMS   *int64 `json:"prefix_ms,omitempty"`
-	Replayed   bool   `json:"replayed"`
-	RoutedTo   string `json:"routed_to,omitempty"`
-	Step       int    `json:"step"`
-	Warm       *bool  `json:"warm,omitempty"`
-	Worker     string `json:"worker"`
+	// PrefixNet says the branch's net events hold the requests of the
+	// prefix it replayed (a cold branch's; job.Result.PrefixNet).
+	PrefixNet bool   `json:"prefix_net,omitempty"`
+	Replayed  bool   `json:"replayed"`
+	RoutedTo  string `json:"routed_to,omitempty"`
+	Step      int    `json:"step"`
+	Warm      *bool  `json:"warm,omitempty"`
+	Worker    string `json:"worker"`
 }
 
 // Kind implements Payload.

@@ -150,6 +150,9 @@ func (c *checker) checkSteps(b *Bundle, o origins) {
 			c.add(p, 0, 0, "Steps[%d] has index %d: steps must be listed in index order 1..%d", i, s.Index, n)
 		}
 		seen[s.Index] = true
+		if s.Advisory && s.Index == n {
+			c.add(p, 0, 0, "step %d: the branch's last step is its own, never advisory", s.Index)
+		}
 		if !reflect.DeepEqual(s.Action, m.Plan[s.Index-1]) {
 			c.add(p, 0, 0, "step %d: action differs from the manifest's plan[%d]", s.Index, s.Index-1)
 		}

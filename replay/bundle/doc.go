@@ -68,7 +68,7 @@
 //     not the plan's action at that index, a status is not ok, healed or
 //     failed; a steps/NNNN.dom.txt or .ax.txt file does not hash to the
 //     step's dom_hash or ax_hash (the files are the hashed texts); a
-//     per-step file belongs to no step;
+//     per-step file belongs to no step; the last step is advisory;
 //   - a network entry is out of request order (seq not increasing), names
 //     a step outside 1..N, lacks method or url, carries a malformed digest,
 //     or references a body that is missing; a body does not hash to its name;
@@ -92,7 +92,13 @@
 // manifest.start_state (the sha256 of a body holding the browser state
 // the capture started from: cookies and local storage, credentials as
 // tokens), steps' live entries (WebSocket and EventSource traffic, see
-// branch.LiveFrame) and console entries. A step's network digest covers
+// branch.LiveFrame) and console entries, and steps' advisory flag. A
+// branch that replayed its prefix in a browser context of its own records
+// that context's requests for every step; the hashes of the steps before
+// its own were observed in its ancestors' contexts, and those steps are
+// advisory: a strict replay notes a difference in their hashes instead of
+// failing (a site that writes a fresh form token into each page answers
+// two contexts differently). A step's network digest covers
 // its live entries; a request made before the step's last main-frame
 // document (a document the step left again, and its requests) is digested
 // without its body, which the browser drops when the next document

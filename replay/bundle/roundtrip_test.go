@@ -180,6 +180,7 @@ func TestWriteRefusesInvalidBundles(t *testing.T) {
 		{"steps out of order", func(b *Bundle) { b.Steps[0], b.Steps[1] = b.Steps[1], b.Steps[0] }, ErrInvalid, StepPath(2), "index order"},
 		{"action differs", func(b *Bundle) { b.Steps[1].Action.Target = &branch.Target{TestID: "other"} }, ErrInvalid, StepPath(2), "action differs"},
 		{"bad status", func(b *Bundle) { b.Steps[0].Status = "skipped" }, ErrInvalid, StepPath(1), "status"},
+		{"advisory last step", func(b *Bundle) { b.Steps[2].Advisory = true }, ErrInvalid, StepPath(3), "never advisory"},
 		{"dom hash", func(b *Bundle) { b.Steps[2].DOMHash = sumHex([]byte("x")) }, ErrInvalid, DOMPath(3), "dom_hash"},
 		{"body name", func(b *Bundle) { b.Files[BodyPath(sumHex([]byte("nope")))] = []byte("yes") }, ErrInvalid, BodyPath(sumHex([]byte("nope"))), "hashes to"},
 		{"missing body", func(b *Bundle) { delete(b.Files, BodyPath(b.Network[0].BodySHA256)) }, ErrInvalid, BodyPath(sumHex([]byte("<!doctype html><title>Pricing</title><h1>Team</h1>"))), "missing"},

@@ -52,4 +52,12 @@ type Step struct {
 	// feeds the frames that reached the page back to it at the points
 	// they were taken, and the step's network digest covers every entry.
 	Live []branch.LiveFrame `json:"live,omitempty"`
+	// Advisory says the step's hashes (DOMHash, AXHash, NetDigest) were
+	// observed in another browser context than the one whose requests
+	// the bundle holds for it: an ancestor branch's, before this branch
+	// replayed the step in a context of its own. On a site whose pages
+	// differ from load to load (a fresh form token in each) they differ;
+	// a strict replay reports that as a note, not as a divergence. The
+	// branch's own steps are never advisory.
+	Advisory bool `json:"advisory,omitempty"`
 }

@@ -4,7 +4,7 @@
 // modules in local storage and fetches the rest concurrently, a login
 // cookie holding a short user id, a hover-sensitive element at the page's
 // top-left corner (on every page), a page loaded twice in one step, a
-// form whose personal values are echoed back, a WebSocket feed and an
+// wizard whose every render writes a fresh form token, a form whose personal values are echoed back, a WebSocket feed and an
 // EventSource stream the page renders, console errors and an uncaught
 // exception, a slow single-page navigation, a target below the fold, and
 // a checkout with two equal ways on, one of them slow (what a run learns
@@ -19,7 +19,8 @@
 //   - Self-contained: pages load nothing from other origins.
 //   - No page changes the site but POST /login, which only sets the
 //     session cookies. The twice page counts its loads (its responses
-//     differ from load to load, as a page with a visit counter does).
+//     differ from load to load, as a page with a visit counter does); the
+//     wizard issues a new form token on every render.
 //
 // # Routes
 //
@@ -31,6 +32,10 @@
 //	GET  /mod/{a,b,c,d}.js   the modules
 //	GET  /twice              renders its load number, then reloads itself once
 //	GET  /twice/data         the load number again, fetched by the page
+//	GET  /wizard             a plan form with a fresh token (hidden field) per render
+//	GET  /wizard/details     the chosen plan and a Confirm form with a fresh token;
+//	                         403 for a token the site never issued
+//	GET  /wizard/done        Finished: PLAN (403 for a token never issued)
 //	GET  /form, /form/thanks a form whose name and e-mail are echoed back
 //	GET  /live               renders a WebSocket feed and an EventSource stream
 //	GET  /live/ws            the feed (WebSocket): three prices, then echoes

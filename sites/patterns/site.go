@@ -32,6 +32,7 @@ type Site struct {
 	mux   *http.ServeMux
 	slow  time.Duration
 	loads atomic.Int64 // loads of /twice
+	forms forms        // the wizard's form tokens
 	// slowRoute is the way of /routes whose Continue takes RouteSlow
 	// (the other takes RouteQuick).
 	slowRoute atomic.Value
@@ -63,6 +64,9 @@ func New(o Options) *Site {
 	m.HandleFunc("GET /mod/{name}", s.module)
 	m.HandleFunc("GET /twice", s.twice)
 	m.HandleFunc("GET /twice/data", s.twiceData)
+	m.HandleFunc("GET /wizard", s.wizard)
+	m.HandleFunc("GET /wizard/details", s.wizardDetails)
+	m.HandleFunc("GET /wizard/done", s.wizardDone)
 	m.HandleFunc("GET /form", s.page("Newsletter", formBody))
 	m.HandleFunc("GET /form/thanks", s.thanks)
 	m.HandleFunc("GET /live", s.page("Market", liveBody))
