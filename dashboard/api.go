@@ -33,6 +33,9 @@ type Info struct {
 	Bundle   string `json:"bundle,omitempty"` // the bundle's run and branch
 	Ledger   bool   `json:"ledger"`
 	ReadOnly bool   `json:"read_only"`
+	// Engine says runs can be submitted to an engine (WithEngine); the
+	// dashboard itself still writes nothing.
+	Engine bool `json:"engine"`
 }
 
 func (s *Server) handleInfo(w http.ResponseWriter, r *http.Request) {
@@ -40,6 +43,7 @@ func (s *Server) handleInfo(w http.ResponseWriter, r *http.Request) {
 	if b := s.stores.Bundle; b != nil {
 		in = Info{Mode: "bundle", Bundle: b.Manifest.RunID + "/" + b.Manifest.BranchID, ReadOnly: true}
 	}
+	in.Engine = s.engine != nil
 	writeJSON(w, in)
 }
 

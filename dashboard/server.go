@@ -26,6 +26,7 @@ type Server struct {
 	log     *slog.Logger
 	replays chan struct{} // one replay at a time
 	shots   rendered      // screenshots rendered by replay, on demand
+	engine  http.Handler  // forwards to the engine (WithEngine); nil without
 }
 
 // New returns a server over st. It fails when st has neither an event log
@@ -68,6 +69,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/ledger/{id}/evidence/{name}", s.handleEvidence)
 	mux.HandleFunc("GET /api/drift", s.handleDrift)
 	mux.HandleFunc("GET /api/info", s.handleInfo)
+	s.engineRoutes(mux)
 	assets := assetHandler()
 	mux.Handle("GET /{file}", assets)
 	mux.Handle("GET /{$}", assets)

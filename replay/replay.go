@@ -99,7 +99,8 @@ type StepReport struct {
 	HealedSelector string `json:"healed_selector,omitempty"`
 	// Advisory is set when the step's recorded hashes were observed in
 	// an ancestor's browser context (bundle.Step.Advisory) and differ
-	// here: the step matches on its status, the report notes the rest.
+	// in a strict replay: the step matches on its status, the report
+	// notes the rest. A live replay compares every step.
 	Advisory bool `json:"advisory,omitempty"`
 	// Via and WantVia are how a set action put its value in, replayed
 	// and recorded; they must be equal.
@@ -327,9 +328,11 @@ func Replay(ctx context.Context, rt *browser.Runtime, b *bundle.Bundle, opts Opt
 			}
 		}
 		hashes := sr.DOM && sr.AX && sr.Net
-		if want.Advisory && err == nil && !hashes {
+		if want.Advisory && !opts.Live && err == nil && !hashes {
 			// Observed in an ancestor's context, which the site answered
-			// otherwise: this replay serves the branch's own.
+			// otherwise: this replay serves the branch's own. (A live
+			// replay compares every step: the site's answers are its
+			// own, and a difference is the drift it looks for.)
 			sr.Advisory, hashes = true, true
 			rep.Notes = append(rep.Notes, fmt.Sprintf("step %d: its recorded hashes were observed in an ancestor's browser context and differ here (%s); the branch replayed the step in a context of its own, whose answers this replay serves",
 				i+1, strings.Join(differing(sr), ", ")))

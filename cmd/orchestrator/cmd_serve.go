@@ -32,8 +32,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	bundleFile := fs.String("bundle", "", "browse this bundle file instead of a data dir")
 	chromium := fs.String("chromium", "", "Chromium executable (for replays)")
 	driver := fs.String("driver", "", "Playwright driver directory (for replays)")
+	engineAddr := fs.String("engine", "", "submit runs from the dashboard to the engine at ADDR (orchestrator engine; serve its data dir to follow them)")
+	engineTokFile := fs.String("engine-token-file", "", "read the engine's token from this file (default: "+tokenEnv+", as run --engine reads it)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: orchestrator serve [--data-dir DIR | --bundle FILE] [--addr 127.0.0.1:8620] [--token-file FILE | --token T]")
+		fmt.Fprintln(stderr, "usage: orchestrator serve [--data-dir DIR | --bundle FILE] [--addr 127.0.0.1:8620] [--token-file FILE | --token T] [--engine ADDR]")
 		fmt.Fprintln(stderr, "  without either, the token is "+tokenEnv+" when set")
 		fs.PrintDefaults()
 	}
@@ -53,6 +55,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		dashboard.WithLogger(slog.New(slog.NewTextHandler(stderr, nil)))}
 	if token != "" {
 		opts = append(opts, dashboard.WithToken(token))
+	}
+	if *engineAddr != "" {
+		etok, err := serveToken("", *engineTokFile, os.Getenv)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, dashboard.WithEngine(*engineAddr, etok))
+	} else if *engineTokFile != "" {
+		return badInput("--engine-token-file without --engine")
 	}
 	srv, err := dashboard.New(st, opts...)
 	if err != nil {

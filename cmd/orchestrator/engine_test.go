@@ -3,15 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"net/http/httptest"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/sites/patterns"
@@ -85,6 +88,7 @@ func TestEngineCommands(t *testing.T) {
 		cancel()
 		t.Fatalf("status --engine: exit %d\n%s", code, stdout.String())
 	}
+	dashboardSubmits(t, ctx, addr, data, taskPath)
 	stdout.Reset()
 	stderr.Reset()
 	if code := runCLI([]string{"run", "--engine", addr, "--data-dir", dir, taskPath}, &stdout, &stderr); code != orchestrator.ExitBadInput ||
@@ -123,5 +127,73 @@ func TestEngineCommands(t *testing.T) {
 	if code := runCLI([]string{"status", "--data-dir", data, "01JD0000000000000000000000"}, &stdout, &stderr); code != orchestrator.ExitBadInput ||
 		!strings.Contains(stderr.String(), "no run 01JD0000000000000000000000") {
 		t.Fatalf("status of an unknown id: exit %d: %s", code, stderr.String())
+	}
+}
+
+// dashboardSubmits serves the engine's data dir with a dashboard that
+// submits to the engine, and submits the task as the dashboard's page
+// does: the run is queued, then runs to completion on the engine, and the
+// dashboard shows it from the data dir the engine holds.
+func dashboardSubmits(t *testing.T, ctx context.Context, engineAddr, data, taskPath string) {
+	t.Helper()
+	sctx, stop := context.WithCancel(ctx)
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(sctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", data, "--engine", engineAddr}, out, errOut)
+	}()
+	defer func() {
+		stop()
+		if code := <-done; code != 0 {
+			t.Errorf("serve exited %d: %s", code, errOut)
+		}
+	}()
+	addrRE := regexp.MustCompile(`at (http://[0-9.:]+)/`)
+	var base string
+	for deadline := time.Now().Add(30 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if m := addrRE.FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+		}
+	}
+	if base == "" {
+		t.Fatalf("serve did not say where it listens: %s %s", out, errOut)
+	}
+	call := func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Origin", base)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		json.NewDecoder(resp.Body).Decode(&v)
+		return resp.StatusCode, v
+	}
+	code, rep := call("POST", "/api/engine/runs", `{"task_file":`+strconv.Quote(taskPath)+`}`)
+	id, _ := rep["id"].(string)
+	if code != http.StatusAccepted && code != http.StatusOK || id == "" {
+		t.Fatalf("submit through the dashboard: %d %v", code, rep)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); rep["state"] != "completed" && rep["state"] != "failed"; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s did not end: %v", id, rep)
+		}
+		if code, rep = call("GET", "/api/engine/runs/"+id, ""); code != http.StatusOK {
+			t.Fatalf("status through the dashboard: %d %v", code, rep)
+		}
+	}
+	if rep["state"] != "completed" || rep["exit_code"] != 0.0 {
+		t.Fatalf("run %s through the dashboard: %v", id, rep)
+	}
+	if code, v := call("GET", "/api/runs/"+id, ""); code != http.StatusOK || fmt.Sprint(v["run"]) == "<nil>" || !strings.Contains(fmt.Sprint(v["run"]), "goal_reached") {
+		t.Errorf("the dashboard does not show run %s: %d %v", id, code, v)
+	}
+	if code, rep := call("POST", "/api/engine/runs", `{"task_file":"no-such-task.yaml"}`); code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(rep["error"]), "no-such-task.yaml") {
+		t.Errorf("a missing task file through the dashboard: %d %v", code, rep)
 	}
 }

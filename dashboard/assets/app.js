@@ -6,6 +6,7 @@ const token = new URLSearchParams(location.search).get("token") || "";
 const main = document.getElementById("main");
 let closeView = () => {};
 let current = null; // the run shown: {runID, select(branchID)}
+let info = {}; // /api/info
 
 // withToken adds the token to a same-origin URL (images, event streams
 // cannot send an Authorization header).
@@ -113,7 +114,8 @@ async function runsView() {
     h("caption", {}, runs.length + (runs.length === 1 ? " run" : " runs") + (outcome ? " with outcome " + outcome : "") + (task ? " of task " + task : "")),
     h("thead", {}, h("tr", {}, ["Run", "Task", "Outcome", "Started", "Duration", "Branches", "Winner", "Order"].map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {}, rows));
-  show("Runs", h("p", { class: "filters" }, h("label", { for: "outcome" }, "Outcome "), select, " ",
+  const submit = info.engine ? engineForm() : null;
+  show("Runs", ...(submit ? [submit.form] : []), h("p", { class: "filters" }, h("label", { for: "outcome" }, "Outcome "), select, " ",
     h("label", { for: "task" }, "Task "), taskSelect), table);
   // The list follows the data dir: a run in progress every 2 s, new runs
   // every 10 s (a run started after the page loaded shows up).
@@ -127,7 +129,55 @@ async function runsView() {
     timer = setTimeout(poll, 10000);
   };
   timer = setTimeout(poll, running ? 2000 : 10000);
-  closeView = () => clearTimeout(timer);
+  closeView = () => { clearTimeout(timer); if (submit) submit.stop(); };
+}
+
+// engineForm submits a task file to the engine the dashboard was started
+// with, follows the run while it waits in the engine's queue, and opens
+// its live view once the data dir shows it (a run that fails before it
+// starts, a bad task file say, says why here).
+function engineForm() {
+  let timer, stopped = false;
+  const input = h("input", { id: "task-file", name: "task_file", required: true, size: 40, autocomplete: "off" });
+  const button = h("button", { type: "submit" }, "Run");
+  const status = h("p", { id: "engine-status", role: "status" });
+  const say = (text, cls) => { status.textContent = text; status.className = cls || ""; };
+  const follow = async (id) => {
+    if (stopped) return;
+    try {
+      const rep = await getJSON("/api/engine/runs/" + encodeURIComponent(id));
+      if (rep.state !== "queued") {
+        const shown = await fetch(withToken("/api/runs/" + encodeURIComponent(id)));
+        if (shown.ok) { location.hash = "#/runs/" + encodeURIComponent(id); return; }
+      }
+      if (rep.state === "failed" || rep.state === "completed") {
+        say("Run " + id + " " + rep.state + " (exit " + rep.exit_code + ")" + (rep.error ? ": " + rep.error : ""), rep.state === "failed" ? "error" : "");
+        return;
+      }
+      say("Run " + id + " " + rep.state + "…");
+    } catch (err) {
+      say("Run " + id + ": " + err.message, "error");
+      return;
+    }
+    timer = setTimeout(() => follow(id), 500);
+  };
+  const form = h("form", { class: "engine", "aria-label": "Run a task on the engine", onsubmit: async (e) => {
+    e.preventDefault();
+    button.disabled = true;
+    say("Submitting…");
+    try {
+      const resp = await api("/api/engine/runs", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ task_file: input.value.trim() }) });
+      const rep = await resp.json();
+      announce("Run " + rep.id + " submitted");
+      await follow(rep.id);
+    } catch (err) {
+      say("Not submitted: " + err.message, "error");
+    } finally {
+      button.disabled = false;
+    }
+  } }, h("label", { for: "task-file" }, "Task file on the engine's machine "), input, " ", button, status);
+  return { form, stop: () => { stopped = true; clearTimeout(timer); } };
 }
 
 // ---- one run ----
@@ -357,7 +407,7 @@ async function replay(runID, branchID, button, out) {
     const resp = await api("/api/runs/" + encodeURIComponent(runID) + "/branches/" + encodeURIComponent(branchID) + "/replay", { method: "POST" });
     await readEvents(resp, (kind, data) => {
       if (kind === "status") status.textContent = data.phase === "launching" ? "Launching Chromium…" : "Replaying " + data.steps + " steps…";
-      if (kind === "step") steps.append(h("li", {}, (data.match ? "match: " : "DIVERGED: ") + data.action + " (dom " + (data.dom_match ? "=" : "≠") +
+      if (kind === "step") steps.append(h("li", {}, (data.match ? (data.advisory ? "match (an ancestor's hashes differ): " : "match: ") : "DIVERGED: ") + data.action + " (dom " + (data.dom_match ? "=" : "≠") +
         ", ax " + (data.ax_match ? "=" : "≠") + ", net " + (data.net_match ? "=" : "≠") + ")"));
       if (kind === "report") showReport(out, status, data);
     });
@@ -378,6 +428,7 @@ function showReport(out, status, res) {
     [["RSR", num(r.rsr)], ["DVR", num(r.dvr)], ["TTD", r.ttd ? "step " + r.ttd : "none"], ["Responses served", r.served],
       ["Unrecorded requests", (r.unrecorded || []).length], ["Guarded requests blocked", (r.blocked || []).length]]
       .flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
+  if (r.notes && r.notes.length) out.append(h("h5", {}, "Notes"), h("ul", {}, r.notes.map((n) => h("li", {}, n))));
   if (r.diff) out.append(h("h5", {}, "Diff at the divergence"), h("pre", {}, r.diff));
 }
 
@@ -522,7 +573,7 @@ async function driftView() {
 
 async function init() {
   try {
-    const info = await getJSON("/api/info");
+    info = await getJSON("/api/info");
     document.getElementById("source").textContent = info.mode === "bundle" ? "Bundle " + info.bundle : "Data dir " + info.data_dir;
   } catch (err) {
     failed(err);

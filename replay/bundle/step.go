@@ -57,7 +57,8 @@ type Step struct {
 	// the bundle holds for it: an ancestor branch's, before this branch
 	// replayed the step in a context of its own. On a site whose pages
 	// differ from load to load (a fresh form token in each) they differ;
-	// a strict replay reports that as a note, not as a divergence. The
-	// branch's own steps are never advisory.
+	// a strict replay reports that as a note, not as a divergence (a live
+	// replay compares them as any step's). The branch's own steps are
+	// never advisory.
 	Advisory bool `json:"advisory,omitempty"`
 }
