@@ -34,15 +34,9 @@ type ReplayResult struct {
 // replay.StepReport) per step as it is compared, and a "report" (a
 // ReplayResult) at the end. A strict replay serves every request from the
 // recording: nothing reaches the site and guarded requests are never
-// sent. One replay runs at a time (409 otherwise).
+// sent. One replay runs at a time (409 otherwise); a branch that has no
+// bundle is answered first, busy or not.
 func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
-	select {
-	case s.replays <- struct{}{}:
-		defer func() { <-s.replays }()
-	default:
-		writeError(w, http.StatusConflict, ErrReplayBusy)
-		return
-	}
 	ctx := r.Context()
 	runID, branchID, err := s.branchParams(r)
 	if err != nil {
@@ -52,6 +46,13 @@ func (s *Server) handleReplay(w http.ResponseWriter, r *http.Request) {
 	b, err := s.bundleOf(ctx, runID, branchID)
 	if err != nil {
 		bundleError(w, err)
+		return
+	}
+	select {
+	case s.replays <- struct{}{}:
+		defer func() { <-s.replays }()
+	default:
+		writeError(w, http.StatusConflict, ErrReplayBusy)
 		return
 	}
 	out, ok := startSSE(w)

@@ -5,13 +5,17 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/multiverse-orchestrator/multiverse/eventlog"
 	"github.com/multiverse-orchestrator/multiverse/replay/bundle"
 )
 
-// TestReplayOneAtATime: while a replay runs, another is refused with 409
-// before anything is built or launched.
+// TestReplayOneAtATime: while a replay runs, another of a branch that
+// has a bundle is refused with 409 before Chromium is launched.
 func TestReplayOneAtATime(t *testing.T) {
-	s, err := New(Stores{Bundle: &bundle.Bundle{Manifest: bundle.Manifest{RunID: "r", BranchID: "b"}}})
+	s, err := New(Stores{Bundle: &bundle.Bundle{Manifest: bundle.Manifest{RunID: "r", BranchID: "b"}, Events: []eventlog.Event{
+		{RunID: "r", Seq: 1, Kind: eventlog.KindRunStart},
+		{RunID: "r", Seq: 2, Kind: eventlog.KindBranchFork, BranchID: "b"},
+	}}})
 	if err != nil {
 		t.Fatal(err)
 	}

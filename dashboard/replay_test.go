@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -167,6 +168,9 @@ func TestBundleViewer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Read to the end: the render's handler has then returned and
+		// let go of the one replay at a time.
+		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" {
 			t.Errorf("step %d screenshot: %d %s", s.Index, resp.StatusCode, resp.Header.Get("Content-Type"))
