@@ -437,8 +437,11 @@ func printReplay(w io.Writer, r *replay.Report) {
 	fmt.Fprintf(w, " (%s, %d responses served)\n", r.Duration.Round(time.Millisecond), r.Served)
 	for _, s := range r.Steps {
 		mark := "ok  "
-		if !s.Match {
+		switch {
+		case !s.Match:
 			mark = "DIFF"
+		case s.Advisory:
+			mark = "ok~ " // its hashes, an ancestor's, differ: see the note
 		}
 		screen := ""
 		if s.ScreenDiff != nil {
