@@ -327,4 +327,4 @@ GYM_SEEDS=3 go test -count=1 -run '^TestPatternsAreFair$' ./sites/gym/ >/dev/nul
 go run ./tools/gymbench -seeds "${GYM_SEEDS:-10}"
 echo "== 6b. Gym on a warm engine's parts: the same episodes (3 seeds) with one NATS server and one Chromium kept"
 echo "==     for all, so the time is the episodes' own: search against the greedy agent on those solved in 1-3 actions"
-go run ./tools/gymbench -seeds 3 -warm | tail -1
+go run ./tools/gymbench -seeds 3 -warm | tail -2

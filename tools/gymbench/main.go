@@ -78,6 +78,15 @@ type Short struct {
 	Episodes         int                `json:"episodes"`
 	Seconds          map[string]float64 `json:"seconds"`
 	SearchOverGreedy float64            `json:"search_over_greedy,omitempty"`
+	// Branches, Actions and CPUSeconds are what the episodes executed, by
+	// mode: the branches and actions the runs' summaries count, and the
+	// CPU of their whole process tree (orchestrator, driver, Chromium).
+	// The search tries every candidate of a page, so its time over the
+	// greedy agent's is bounded below by its CPU over the greedy agent's
+	// divided by the cores it keeps busy.
+	Branches   map[string]int     `json:"branches"`
+	Actions    map[string]int     `json:"actions"`
+	CPUSeconds map[string]float64 `json:"cpu_seconds"`
 	// Warm: the episodes ran with the parts kept running (-warm).
 	Warm bool `json:"warm"`
 }
@@ -109,6 +118,10 @@ type outcome struct {
 	why     string
 	seconds float64
 	actions int // the winner's actions after the start page
+	// branches, executed (every action of every branch) and cpu
+	// (seconds, the run's process tree) are the run's cost.
+	branches, executed int
+	cpu                float64
 }
 
 func main() {
@@ -157,7 +170,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		parts = p
 	}
 	var rows []Row
-	short := Short{Seconds: map[string]float64{}, Warm: *warm}
+	short := Short{Seconds: map[string]float64{}, Branches: map[string]int{}, Actions: map[string]int{}, CPUSeconds: map[string]float64{}, Warm: *warm}
 	for _, f := range fams {
 		row := Row{Family: f, Part: partOf(f), Pattern: !gym.Original(f), Ambiguous: gym.Ambiguous(f), Seeds: *seeds, Solved: map[string]int{}, Seconds: map[string]float64{}}
 		for seed := int64(1); seed <= int64(*seeds); seed++ {
@@ -182,8 +195,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			}
 			if s, g := got["search"], got["greedy"]; s.ok && g.ok && s.actions >= 1 && s.actions <= 3 {
 				short.Episodes++
-				short.Seconds["search"] += s.seconds
-				short.Seconds["greedy"] += g.seconds
+				for name, o := range map[string]outcome{"search": s, "greedy": g} {
+					short.Seconds[name] += o.seconds
+					short.Branches[name] += o.branches
+					short.Actions[name] += o.executed
+					short.CPUSeconds[name] += o.cpu
+				}
 			}
 		}
 		rows = append(rows, row)
@@ -325,7 +342,8 @@ func episode(ctx context.Context, base string, e gym.Episode, m mode, keep strin
 	o := outcome{seconds: time.Since(start).Seconds()}
 	switch {
 	case err == nil:
-		o.ok, o.why = true, fmt.Sprintf("%d branches", sum.Branches.Executed)
+		o.branches, o.executed, o.cpu = sum.Branches.Executed, sum.Actions, (sum.CPU + sum.DriverCPU + sum.BrowserCPU).Seconds()
+		o.ok, o.why = true, fmt.Sprintf("%d branches, %d actions, %.2f CPU-s (%.1f cores busy)", o.branches, o.executed, o.cpu, o.cpu/o.seconds)
 		if sum.Winner != nil {
 			o.actions = len(sum.Winner.Steps) - 1
 		}
@@ -415,6 +433,12 @@ func printTable(out io.Writer, rep Report) {
 		}
 		fmt.Fprintf(out, "episodes both solved in 1 to 3 actions: %d; search %.1fs, greedy %.1fs: search/greedy %.2f (%s)\n",
 			sh.Episodes, sh.Seconds["search"], sh.Seconds["greedy"], sh.SearchOverGreedy, how)
+		if sh.CPUSeconds["greedy"] > 0 && sh.Seconds["search"] > 0 && sh.Seconds["greedy"] > 0 {
+			fmt.Fprintf(out, "  what bounds it: search %d branches, %d actions, %.1f CPU-s (%.1f cores busy); greedy %d branches, %d actions, %.1f CPU-s (%.1f cores busy): CPU search/greedy %.2f\n",
+				sh.Branches["search"], sh.Actions["search"], sh.CPUSeconds["search"], sh.CPUSeconds["search"]/sh.Seconds["search"],
+				sh.Branches["greedy"], sh.Actions["greedy"], sh.CPUSeconds["greedy"], sh.CPUSeconds["greedy"]/sh.Seconds["greedy"],
+				sh.CPUSeconds["search"]/sh.CPUSeconds["greedy"])
+		}
 	}
 }
 
