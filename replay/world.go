@@ -170,6 +170,9 @@ func OpenWorld(ctx context.Context, src Source, runID string, opts WorldOptions)
 			continue
 		}
 		for _, n := range st.net {
+			if st.prefixNet && n.Step != len(rr.forks[id].Plan) {
+				continue // a cold branch's replayed prefix: its ancestors' steps hold theirs
+			}
 			e := bundle.EntryFromRecord(n)
 			k := tripleKey(e.Method, bundle.NormalizeURL(e.URL, w.origin), e.RequestBodySHA256)
 			c := w.common[k]
@@ -260,11 +263,14 @@ func (w *World) Serve(ctx context.Context, branchID string, plan branch.Plan) (a
 // instead of replaying the prefix in a fresh one. When the run recorded
 // more of plan than of the parent's, the proxy serves the recording of
 // the longest recorded prefix from then on, its requests matched as if
-// the session had made those of the recording's first len(plan)-1 steps:
-// the child's action is answered as it was at capture whether the
-// recorded child ran warm or replayed its prefix. It fails with
-// ErrNotServed for an address no live Serve gave, and when plan does not
-// extend the served plan.
+// the session had made those of the recording's first len(plan)-1 steps.
+// It fails with ErrNotServed for an address no live Serve gave, when
+// plan does not extend the served plan, and when the run executed plan
+// itself in a context of its own (the recorded branch replayed its
+// prefix and recorded what its context was answered: a site that writes
+// a fresh form token into each page told it other tokens than the
+// parent's context holds). The caller then replays the prefix in a fresh
+// session, as the recorded branch did.
 func (w *World) Continue(ctx context.Context, addr, branchID string, plan branch.Plan) error {
 	w.mu.Lock()
 	s := w.sessions[addr]
@@ -279,6 +285,12 @@ func (w *World) Continue(ctx context.Context, addr, branchID string, plan branch
 	was := s.current()
 	if len(plan) != was.steps+1 || plan[:was.steps].Digest(w.taskDigest, w.origin) != was.digest {
 		return fmt.Errorf("%w: branch %s: a plan of %d steps does not continue one of %d", ErrNotServed, branchID, len(plan), was.steps)
+	}
+	if k, orig := w.prefix(plan); k == len(plan) && w.rr.steps[orig].prefixNet {
+		// At capture the plan ran in a context of its own, whose answers
+		// (a fresh form token in each page) its recording holds: a
+		// continued context would send what another context was told.
+		return fmt.Errorf("%w: branch %s: recorded branch %s replayed its prefix in a context of its own", ErrNotServed, branchID, orig)
 	}
 	v, err := w.serving(ctx, branchID, plan, was)
 	if err != nil {

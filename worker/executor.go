@@ -122,7 +122,7 @@ func (e *Executor) takeWarm(ctx context.Context, j *job.Job) *warmSession {
 	e.warmMu.Unlock()
 	if w != nil && e.opts.Network != nil {
 		if err := e.opts.Continue(ctx, w.proxy, j); err != nil {
-			e.log.Warn("a kept session's recorded network cannot continue: the branch replays its plan", "branch", j.BranchID, "err", err)
+			e.log.Info("a kept session's recorded network cannot continue: the branch replays its plan", "branch", j.BranchID, "err", err)
 			w.close()
 			return nil
 		}
