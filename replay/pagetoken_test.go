@@ -60,7 +60,7 @@ func TestPageMadeValueKeepsItsToken(t *testing.T) {
 		for _, st := range rep.Steps {
 			if st.ScreenDiff != nil {
 				compared++
-				if *st.ScreenDiff > 0.01 {
+				if *st.ScreenDiff > replay.ScreenAlike {
 					t.Errorf("replay %d step %d: screenshot distance %.4f from the recorded one", i+1, st.Index, *st.ScreenDiff)
 				}
 			}

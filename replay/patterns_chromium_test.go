@@ -257,3 +257,46 @@ func winnerBundle(t *testing.T, tk *task.Task, with ...func(*orchestrator.Config
 	}
 	return b, dir, sum.RunID
 }
+
+// TestScreenshotOnDemand: a step's screenshot rendered on demand by a
+// strict replay of its branch (what the dashboard shows for a step the
+// run did not screenshot) shows the page the capture screenshotted with
+// capture.screenshots: all, every step under replay.ScreenAlike.
+func TestScreenshotOnDemand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	srv := httptest.NewServer(patterns.New(patterns.Options{}))
+	defer srv.Close()
+	raw, err := os.ReadFile(filepath.Join("..", "sites", "patterns", "testdata", "wizard.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := task.Parse("wizard.yaml", bytes.ReplaceAll(raw, []byte("http://patterns.invalid"), []byte(srv.URL)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk.Capture.Screenshots = task.ScreenshotsAll
+	b, _, _ := winnerBundle(t, tk)
+	srv.Close()
+	rendered := map[int][]byte{}
+	rep, err := replay.Replay(context.Background(), runtime(t), b, replay.Options{OnShot: func(step int, png []byte) { rendered[step] = png }})
+	if err != nil || rep.RSR != 1 {
+		t.Fatalf("replay: RSR %.2f, %v\n%s", repRSR(rep), err, repDiff(rep))
+	}
+	for _, s := range rep.Steps {
+		if _, ok := b.Files[bundle.ScreenshotPath(s.Index)]; !ok || rendered[s.Index] == nil {
+			t.Errorf("step %d: recorded screenshot %v, rendered %d bytes", s.Index, ok, len(rendered[s.Index]))
+			continue
+		}
+		if s.ScreenDiff != nil {
+			t.Logf("step %d: distance %.4f", s.Index, *s.ScreenDiff)
+		}
+		if s.ScreenDiff == nil || *s.ScreenDiff > replay.ScreenAlike {
+			t.Errorf("step %d: the rendered screenshot is %v from the captured one, want at most %v", s.Index, s.ScreenDiff, replay.ScreenAlike)
+		}
+	}
+	if len(rep.Steps) < 3 {
+		t.Errorf("the winner has %d steps: want the wizard's", len(rep.Steps))
+	}
+}

@@ -8,6 +8,13 @@ import (
 	"math"
 )
 
+// ScreenAlike is the perceptual distance (StepReport.ScreenDiff) under
+// which two screenshots show the same page: a screenshot a strict replay
+// renders on demand and the one the capture took of the same step
+// (capture.screenshots: all) stay under it, a changed heading or a
+// different page go well over it.
+const ScreenAlike = 0.01
+
 // screenGrid is the side of the grid two screenshots are compared on:
 // each cell the mean luminance of its block of pixels.
 const screenGrid = 32
