@@ -182,26 +182,16 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if _, err := ParseMode(string(o.Mode)); err != nil {
 		return nil, err
 	}
-	if err := o.Source.Events.Verify(ctx, o.RunID); err != nil {
-		return nil, fmt.Errorf("rerun: the event log of run %s does not verify: %w", o.RunID, err)
-	}
-	orig, err := o.Source.Events.Events(ctx, o.RunID, eventlog.Query{})
+	orig, m, err := recorded(ctx, o)
 	if err != nil {
-		return nil, fmt.Errorf("rerun: events of run %s: %w", o.RunID, err)
-	}
-	if len(orig) == 0 || orig[0].Kind != eventlog.KindRunStart {
-		return nil, fmt.Errorf("%w: run %s has no run_start event", replay.ErrNotRecorded, o.RunID)
-	}
-	m, err := payload.Decode[payload.RunStart](orig[0])
-	if err != nil {
-		return nil, fmt.Errorf("rerun: the manifest of run %s: %w", o.RunID, err)
+		return nil, err
 	}
 	t, err := taskFor(o, m)
 	if err != nil {
 		return nil, err
 	}
 	rep := &Report{RunID: o.RunID, Mode: o.Mode, OutDir: o.OutDir}
-	cfg, err := configFor(o, m, t, rep)
+	cfg, err := prepare(ctx, o, orig, m, t, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -209,28 +199,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range orig {
-		if e.Kind != eventlog.KindPlanCache {
-			continue
-		}
-		if pc, err := payload.Decode[payload.PlanCache](e); err == nil && pc.What == "followed" {
-			rep.Notes = append(rep.Notes, "the run followed a cached plan; a rerun searches from zero, so the decisions where it was guided differ")
-			break
-		}
-	}
-	subs, said, err := substitutions(orig, o.ActionSwaps)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Substitutions = subs
-	cfg.CommitVolatile = recordedVolatile(orig)
-	if cfg.Learned, err = pinnedLearning(ctx, o, m, t); err != nil {
-		return nil, err
-	}
-	if m.Learning != nil {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the site's record the run read: version %d, %d steps (pinned)", cfg.Learned.Version, len(cfg.Learned.Steps)))
-	}
-	rep.Swaps = append(rep.Swaps, said...)
 	if len(o.ScrubKey) == 0 {
 		return nil, fmt.Errorf("%w: the scrubbing key of run %s is missing: its recorded requests cannot be matched", ErrNoKey, o.RunID)
 	}
@@ -249,6 +217,67 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	sum, runErr := orchestrator.Run(ctx, cfg)
 	rep.Misses = uniqueMisses(w.Misses())
+	return finish(ctx, o.Mode, rep, want, sum, runErr)
+}
+
+// recorded reads the run's events, after its event log verified, and its
+// manifest (run_start).
+func recorded(ctx context.Context, o Options) ([]eventlog.Event, payload.RunStart, error) {
+	if err := o.Source.Events.Verify(ctx, o.RunID); err != nil {
+		return nil, payload.RunStart{}, fmt.Errorf("rerun: the event log of run %s does not verify: %w", o.RunID, err)
+	}
+	orig, err := o.Source.Events.Events(ctx, o.RunID, eventlog.Query{})
+	if err != nil {
+		return nil, payload.RunStart{}, fmt.Errorf("rerun: events of run %s: %w", o.RunID, err)
+	}
+	if len(orig) == 0 || orig[0].Kind != eventlog.KindRunStart {
+		return nil, payload.RunStart{}, fmt.Errorf("%w: run %s has no run_start event", replay.ErrNotRecorded, o.RunID)
+	}
+	m, err := payload.Decode[payload.RunStart](orig[0])
+	if err != nil {
+		return nil, payload.RunStart{}, fmt.Errorf("rerun: the manifest of run %s: %w", o.RunID, err)
+	}
+	return orig, m, nil
+}
+
+// prepare is the rerun's configuration from the run's records: the
+// action swaps as substitutions, the volatile parts the commit recorded,
+// the site's record the run read (pinned). It notes in rep what makes
+// the decisions differ or what was pinned.
+func prepare(ctx context.Context, o Options, orig []eventlog.Event, m payload.RunStart, t *task.Task, rep *Report) (orchestrator.Config, error) {
+	cfg, err := configFor(o, m, t, rep)
+	if err != nil {
+		return cfg, err
+	}
+	for _, e := range orig {
+		if e.Kind != eventlog.KindPlanCache {
+			continue
+		}
+		if pc, err := payload.Decode[payload.PlanCache](e); err == nil && pc.What == "followed" {
+			rep.Notes = append(rep.Notes, "the run followed a cached plan; a rerun searches from zero, so the decisions where it was guided differ")
+			break
+		}
+	}
+	subs, said, err := substitutions(orig, o.ActionSwaps)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Substitutions = subs
+	cfg.CommitVolatile = recordedVolatile(orig)
+	if cfg.Learned, err = pinnedLearning(ctx, o, m, t); err != nil {
+		return cfg, err
+	}
+	if m.Learning != nil {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the site's record the run read: version %d, %d steps (pinned)", cfg.Learned.Version, len(cfg.Learned.Steps)))
+	}
+	rep.Swaps = append(rep.Swaps, said...)
+	return cfg, nil
+}
+
+// finish completes rep from the rerun's summary and error and compares
+// its decisions with want; a full rerun whose decisions differ, or that
+// missed a request the recording does not hold, is ErrDiffers.
+func finish(ctx context.Context, mode Mode, rep *Report, want []Decision, sum *orchestrator.Summary, runErr error) (*Report, error) {
 	rep.ExitCode = orchestrator.ExitCode(runErr)
 	if runErr != nil {
 		rep.Error = runErr.Error()
@@ -269,7 +298,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return rep, err
 	}
 	rep.Compared = Compare(want, got)
-	if o.Mode == ModeFull && (!rep.Compared.Same || len(newMisses(rep.Misses)) > 0) {
+	if mode == ModeFull && (!rep.Compared.Same || len(newMisses(rep.Misses)) > 0) {
 		return rep, fmt.Errorf("%w: %s", ErrDiffers, firstDifference(rep))
 	}
 	return rep, nil
