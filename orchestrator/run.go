@@ -549,6 +549,15 @@ func (r *run) execute(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return r.conclude(ctx, winners)
+}
+
+// conclude ends a search that found winners: a task without commit
+// reaches its goal, an explore-only run stops at the boundary, any other
+// commits through the committer; the winner's plan is stored for the
+// next run.
+func (r *run) conclude(ctx context.Context, winners []*planner.Node) error {
+	t := r.t
 	if !t.HasCommit() {
 		err := r.reachGoal(ctx, winners[0])
 		if err == nil {

@@ -74,31 +74,50 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return playOnEngine(ctx, *engineAddr, f, sets, opts, bf.insecure, *asJSON, stdout, stderr)
 	}
-	if opts.Values, err = playValues(sets, f, true); err != nil {
+	return playHere(ctx, f, opts, localPlay{what: pos[0], dataDir: *dataDir, shots: *shots, authTask: *authTask, sets: sets, bf: &bf, asJSON: *asJSON},
+		stdout, stderr)
+}
+
+// localPlay is what a playback in this process takes besides the flow
+// and the options its mode flags gave.
+type localPlay struct {
+	what                     string // the flow's argument, for errors
+	dataDir, shots, authTask string
+	sets                     setFlag
+	bf                       *browserFlags
+	asJSON                   bool
+}
+
+// playHere plays f in a session of a Chromium of its own (logged in as
+// --auth says), prints the report and fails with ErrVerify when an
+// action failed.
+func playHere(ctx context.Context, f *flow.Flow, opts playback.Options, lp localPlay, stdout, stderr io.Writer) error {
+	var err error
+	if opts.Values, err = playValues(lp.sets, f, true); err != nil {
 		return err
 	}
 	id := ulid.Make().String()
-	dir := *shots
+	dir := lp.shots
 	if dir == "" {
-		dir = filepath.Join(*dataDir, "playback", id)
+		dir = filepath.Join(lp.dataDir, "playback", id)
 	}
 	opts.Shots = playback.DirShots(dir)
-	if !*asJSON {
+	if !lp.asJSON {
 		opts.Progress = func(r playback.Result) { fmt.Fprintln(stderr, resultLine(r)) }
 	}
 	var auth *task.Task
-	if *authTask != "" {
-		if auth, err = task.Load(*authTask); err != nil {
+	if lp.authTask != "" {
+		if auth, err = task.Load(lp.authTask); err != nil {
 			return err
 		}
 		opts.Secrets = auth.SecretValues()
 	}
 	so, err := playback.SessionOptions(f, opts)
 	if err != nil {
-		return badInput("%s: %v", pos[0], err)
+		return badInput("%s: %v", lp.what, err)
 	}
-	so.Env.IgnoreHTTPSErrors = bf.insecure
-	rt, err := bf.launch(ctx)
+	so.Env.IgnoreHTTPSErrors = lp.bf.insecure
+	rt, err := lp.bf.launch(ctx)
 	if err != nil {
 		return err
 	}
@@ -114,7 +133,7 @@ func cmdPlay(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer sess.Close()
 	rep, perr := playback.Play(ctx, sess, f, opts)
-	if *asJSON {
+	if lp.asJSON {
 		writeJSON(stdout, struct {
 			ID string `json:"playback_id"`
 			*playback.Report
