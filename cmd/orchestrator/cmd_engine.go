@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,24 +58,10 @@ func cmdEngine(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	fmt.Fprintf(stdout, "engine over data dir %s at http://%s/ (Ctrl-C stops; orchestrator run --engine %s TASK.yaml)\n", *dataDir, ln.Addr(), ln.Addr())
-	hs := &http.Server{Handler: e.Handler(token), ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		e.Close()
-		return fmt.Errorf("engine: %w", err)
-	case <-ctx.Done():
-	}
-	// The engine first: the run it interrupts records so, and its watchers
-	// get that last report before the server stops answering.
-	e.Close()
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("engine: %w", err)
-	}
-	return nil
+	// The engine stops before the server: the run it interrupts records
+	// so, and its watchers get that last report before the server stops
+	// answering.
+	return serveUntil(ctx, ln, e.Handler(token), serveEnd{name: "engine", detached: true, stopping: func() { e.Close() }})
 }
 
 // runOnEngine submits the task file at path to the engine, follows it to

@@ -207,18 +207,43 @@ func serveStores(ctx context.Context, dataDir, bundleFile string) (dashboard.Sto
 // listenUntilDone serves h on ln until ctx is cancelled, then cancels the
 // requests in flight (live streams, a replay) and shuts down.
 func listenUntilDone(ctx context.Context, ln net.Listener, h http.Handler) error {
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	return serveUntil(ctx, ln, h, serveEnd{name: "serve"})
+}
+
+// serveEnd says how serveUntil ends: name prefixes its errors; the
+// requests of a detached server do not end with ctx (an engine's watch
+// gets the run's last report); stopping, when set, runs once ctx is done
+// or the server failed, before the server shuts down.
+type serveEnd struct {
+	name     string
+	detached bool
+	stopping func()
+}
+
+// serveUntil serves h on ln until ctx is cancelled, then shuts down,
+// waiting 5 s at most for the requests in flight.
+func serveUntil(ctx context.Context, ln net.Listener, h http.Handler, end serveEnd) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if !end.detached {
+		hs.BaseContext = func(net.Listener) context.Context { return ctx }
+	}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
 	case err := <-done:
-		return fmt.Errorf("serve: %w", err)
+		if end.stopping != nil {
+			end.stopping()
+		}
+		return fmt.Errorf("%s: %w", end.name, err)
 	case <-ctx.Done():
+	}
+	if end.stopping != nil {
+		end.stopping()
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("serve: %w", err)
+		return fmt.Errorf("%s: %w", end.name, err)
 	}
 	return nil
 }
