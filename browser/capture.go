@@ -66,6 +66,9 @@ func (s *Session) listen() {
 		s.inflight++
 		s.lastBusy = time.Now()
 		s.sent.saw(rec.raw)
+		if rec.page {
+			s.sent.saw(navSent)
+		}
 		s.mu.Unlock()
 	})
 	// A response's body is asked for the moment its headers arrive: the

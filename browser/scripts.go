@@ -960,4 +960,11 @@ const userRequestScript = `(() => {
     XHR.open = new Proxy(open, { apply(target, self, args) { try { self[M] = [args[0], args[1]]; } catch (x) {} return Reflect.apply(target, self, args); } });
     XHR.send = new Proxy(send, { apply(target, self, args) { if (self[M]) { note(self[M][0], self[M][1]); sent(self[M][1]); } return Reflect.apply(target, self, args); } });
   }
+  // A document the top frame is leaving (a script's reload, a link, a
+  // form) says so before its navigation's request leaves: the session
+  // waits for that request (navSent) instead of reading a page that is
+  // about to go.
+  if (window.top === window) {
+    window.addEventListener('beforeunload', () => { try { if (window[SENT].length < 200) window[SENT].push('` + navSent + `'); } catch (x) {} }, true);
+  }
 })();`

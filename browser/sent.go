@@ -17,6 +17,13 @@ import (
 // yet (owed), a little while at most (owedWait). What the page sent is
 // then in the step whatever the machine's load.
 
+// navSent is what the page lists when its top document is about to be
+// left (beforeunload): the session owes it until it sees the main
+// frame's next document request. A script that reloads the page right
+// after its last fetch answered would otherwise be read between the two,
+// on a loaded machine, as a settled page.
+const navSent = "multiverse:navigate"
+
 // owedWait bounds how long a request the page reported sending may take
 // to reach the session before it is given up on (a fetch answered by a
 // service worker, one aborted before it left).

@@ -22,6 +22,8 @@ func TestSentLedger(t *testing.T) {
 		{name: "seen another", seen: []string{"http://a/y"}, reported: []string{"http://a/x"}, owes: true},
 		{name: "given up", reported: []string{"http://a/x"}, at: owedWait, owes: false},
 		{name: "nothing", owes: false},
+		{name: "a document left, its navigation not seen yet", reported: []string{navSent}, owes: true},
+		{name: "a document left, its navigation seen after", reported: []string{navSent}, after: []string{navSent}, owes: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var l sentLedger
