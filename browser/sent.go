@@ -2,7 +2,10 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/playwright-community/playwright-go"
 )
 
 // A page's fetch and XMLHttpRequest calls reach the session as request
@@ -93,8 +96,11 @@ func (l *sentLedger) owes(now time.Time) bool {
 
 // drainSent takes the page's list of requests sent since the last drain
 // and matches it with the requests seen. It reports whether some are
-// still awaited. A page that cannot answer (navigating, closed) owes
-// nothing: its document's requests went with it.
+// still awaited. A page that cannot answer because its document is
+// being replaced (a script's reload that began after the network went
+// quiet) counts as network activity: the caller waits a quiet window
+// more, in which the new document's request is seen. A closed page owes
+// nothing.
 func (s *Session) drainSent(ctx context.Context) bool {
 	var v any
 	err := s.call(ctx, "reading the page's requests", func() (e error) {
@@ -110,10 +116,21 @@ func (s *Session) drainSent(ctx context.Context) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err == nil {
+	switch {
+	case err == nil:
 		s.sent.reported(urls, time.Now())
+	case ctx.Err() == nil && !s.crashed && replaced(err):
+		s.lastBusy = time.Now()
+		return true
 	}
 	return s.sent.owes(time.Now())
+}
+
+// replaced reports whether a failed evaluation failed because the page's
+// document went away under it, not the page, its context or the session.
+func replaced(err error) bool {
+	var ae *ActionError
+	return !errors.Is(err, playwright.ErrTargetClosed) && !errors.Is(err, ErrSessionClosed) && !errors.As(err, &ae)
 }
 
 // awaitSent matches the requests the observation's evaluation took from
