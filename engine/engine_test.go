@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -23,12 +22,12 @@ import (
 // taskFile writes sites/patterns' task file name pointed at url into dir.
 func taskFile(t *testing.T, dir, name, url string) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "sites", "patterns", "testdata", name))
+	raw, err := patterns.TaskFile(name, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, bytes.ReplaceAll(raw, []byte("http://patterns.invalid"), []byte(url)), 0o644); err != nil {
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -5,8 +5,6 @@ import (
 	"context"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -215,11 +213,7 @@ func patternBundle(t *testing.T, file string, cold bool) *bundle.Bundle {
 	t.Helper()
 	srv := httptest.NewServer(patterns.New(patterns.Options{}))
 	defer srv.Close()
-	raw, err := os.ReadFile(filepath.Join("..", "sites", "patterns", "testdata", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := task.Parse(file, bytes.ReplaceAll(raw, []byte("http://patterns.invalid"), []byte(srv.URL)))
+	tk, err := patterns.Task(file, srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,11 +262,7 @@ func TestScreenshotOnDemand(t *testing.T) {
 	}
 	srv := httptest.NewServer(patterns.New(patterns.Options{}))
 	defer srv.Close()
-	raw, err := os.ReadFile(filepath.Join("..", "sites", "patterns", "testdata", "wizard.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := task.Parse("wizard.yaml", bytes.ReplaceAll(raw, []byte("http://patterns.invalid"), []byte(srv.URL)))
+	tk, err := patterns.Task("wizard.yaml", srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}

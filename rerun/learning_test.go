@@ -1,10 +1,8 @@
 package rerun_test
 
 import (
-	"bytes"
 	"context"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,11 +22,7 @@ import (
 // or not.
 func routesTask(t *testing.T, url string, learning bool) *task.Task {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "sites", "patterns", "testdata", "routes.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk, err := task.Parse("routes.yaml", bytes.ReplaceAll(raw, []byte("http://patterns.invalid"), []byte(url)))
+	tk, err := patterns.Task("routes.yaml", url)
 	if err != nil {
 		t.Fatal(err)
 	}

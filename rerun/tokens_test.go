@@ -1,18 +1,14 @@
 package rerun_test
 
 import (
-	"bytes"
 	"context"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/multiverse-orchestrator/multiverse/orchestrator"
 	"github.com/multiverse-orchestrator/multiverse/rerun"
 	"github.com/multiverse-orchestrator/multiverse/sites/patterns"
-	"github.com/multiverse-orchestrator/multiverse/task"
 )
 
 // TestRerunFormTokens: a full rerun of a run on a site that writes a
@@ -28,8 +24,7 @@ func TestRerunFormTokens(t *testing.T) {
 	}
 	srv := httptest.NewServer(patterns.New(patterns.Options{}))
 	defer srv.Close()
-	raw, _ := os.ReadFile(filepath.Join("..", "sites", "patterns", "testdata", "wizard.yaml"))
-	tk, err := task.Parse("wizard.yaml", bytes.ReplaceAll(raw, []byte("http://patterns.invalid"), []byte(srv.URL)))
+	tk, err := patterns.Task("wizard.yaml", srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}

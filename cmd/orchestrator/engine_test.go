@@ -48,12 +48,12 @@ func TestEngineCommands(t *testing.T) {
 	site := httptest.NewServer(patterns.New(patterns.Options{}))
 	defer site.Close()
 	dir := t.TempDir()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "sites", "patterns", "testdata", "below.yaml"))
+	raw, err := patterns.TaskFile("below.yaml", site.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	taskPath := filepath.Join(dir, "below.yaml")
-	os.WriteFile(taskPath, bytes.ReplaceAll(raw, []byte("http://patterns.invalid"), []byte(site.URL)), 0o644)
+	os.WriteFile(taskPath, raw, 0o644)
 	data := filepath.Join(dir, "data")
 
 	ctx, cancel := context.WithCancel(context.Background())

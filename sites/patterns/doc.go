@@ -12,7 +12,8 @@
 //
 // The site is an [http.Handler]; serve it with httptest or sites.Serve on
 // 127.0.0.1:0. Its tasks are in testdata/ (start_url
-// http://patterns.invalid/..., rewritten by tests).
+// http://patterns.invalid/...); [Task] and [TaskFile] give them with the
+// address the site is served at.
 //
 // # Invariants
 //
