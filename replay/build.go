@@ -37,12 +37,13 @@ type recordedStep struct {
 	end  *payload.ActionEnd
 	nav  *payload.Nav
 	snap *payload.DOMSnapshot
-	// net is every request the branch recorded: its last step's, and
-	// its replayed prefix's when prefixNet (each record's Step says which).
-	net       []branch.NetRecord
-	executed  bool
-	warm      bool // it continued its parent's context
-	prefixNet bool
+	// net is the requests of the branch's own step; prefix, those of the
+	// prefix it replayed in a context of its own, recorded when prefixNet
+	// (each record's Step says which step).
+	net, prefix []branch.NetRecord
+	executed    bool
+	warm        bool // it continued its parent's context
+	prefixNet   bool
 }
 
 // Build assembles the bundle of a branch of a run. A branch bundle holds
@@ -99,7 +100,11 @@ func readRun(ctx context.Context, src Source, runID string) (*runRecords, error)
 		case eventlog.KindNet:
 			if n, err := payload.Decode[payload.Net](e); err == nil {
 				st := stepOf(rr.steps, e.BranchID)
-				st.net = append(st.net, n.NetRecord)
+				if f, ok := rr.forks[e.BranchID]; ok && n.Step < len(f.Plan) {
+					st.prefix = append(st.prefix, n.NetRecord)
+				} else {
+					st.net = append(st.net, n.NetRecord)
+				}
 			}
 		case eventlog.KindActionStart:
 			if s, err := payload.Decode[payload.ActionStart](e); err == nil && !s.Replayed {
@@ -234,13 +239,13 @@ func build(ctx context.Context, src Source, rr *runRecords, branchID string, kin
 		}
 		b.Steps = append(b.Steps, step)
 		addRecall(m, rs, snap.Recall)
-		from := st
+		recs := st.net
 		if k < origin {
-			from = steps[chain[origin]]
+			recs = steps[chain[origin]].prefix
 		}
-		for _, n := range from.net {
-			if n.Step != k+1 && (k < origin || from.prefixNet) {
-				continue // another step's
+		for _, n := range recs {
+			if n.Step != k+1 && k < origin {
+				continue // another step of the prefix
 			}
 			seq++
 			if err := addEntry(ctx, b, src.Store, n, seq, k+1); err != nil {

@@ -170,9 +170,6 @@ func OpenWorld(ctx context.Context, src Source, runID string, opts WorldOptions)
 			continue
 		}
 		for _, n := range st.net {
-			if st.prefixNet && n.Step != len(rr.forks[id].Plan) {
-				continue // a cold branch's replayed prefix: its ancestors' steps hold theirs
-			}
 			e := bundle.EntryFromRecord(n)
 			k := tripleKey(e.Method, bundle.NormalizeURL(e.URL, w.origin), e.RequestBodySHA256)
 			c := w.common[k]

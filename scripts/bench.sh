@@ -207,10 +207,10 @@ import json, sys
 d, t0, t1 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 r = json.load(open(d + "/rerun.json"))
 c = r["compared"]
-run = json.load(open(d + "/c1.json"))["summary"]["elapsed_ms"] / 1e3
+s = json.load(open(d + "/c1.json"))["summary"]
+run = s["elapsed_ms"] / 1e3
 print("full rerun: %d of %d decisions the same, in order: %s; winner the same: %s; misses %d; outcome %s"
       % (c["rerun"], c["original"], c["same"], c["winner_original"] == c["winner_rerun"], len(r.get("misses") or []), r["status"]))
-s = json.load(open(d + "/c1.json"))["summary"]
 print("rerun wall clock %.2fs / the recorded run's %.2fs: %.2fx (target <= 1.3x); warm branches: rerun %d of %d, run %d of %d"
       % (t1 - t0, run, (t1 - t0) / run, r.get("warm_branches", 0), r.get("branches", 0), s["warm_branches"], s["branches"]["executed"]))
 PY

@@ -45,10 +45,22 @@ func (s *Scrubber) htmlValues(b []byte) ([]byte, []string) {
 		var repl []byte
 		switch tt {
 		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
+			// Only these three can hold a value: no other tag's
+			// attributes are read.
+			name := tagName(raw)
+			if name != "input" && name != "meta" && name != "textarea" {
+				sensitiveText = false
+				break
+			}
+			attrs := tagAttrs(raw)
+			if name == "textarea" {
+				sensitiveText = tt == xhtml.StartTagToken && SensitiveField("", attrs.get("name"), attrs.get("id"), attrs.get("autocomplete"))
+				break
+			}
 			var vals []string
-			repl, vals = s.htmlTag(raw)
+			repl, vals = s.htmlTag(raw, name, attrs)
 			byKey = append(byKey, vals...)
-			sensitiveText = tt == xhtml.StartTagToken && repl == nil && textareaSensitive(raw)
+			sensitiveText = false
 		case xhtml.TextToken:
 			if sensitiveText {
 				if v := html.UnescapeString(string(raw)); len(strings.TrimSpace(v)) >= MinSubstring && !IsToken(v) {
@@ -73,10 +85,10 @@ func (s *Scrubber) htmlValues(b []byte) ([]byte, []string) {
 	return []byte(s.Text(out.String())), byKey
 }
 
-// htmlTag returns raw (a start tag) with its sensitive value replaced by
-// its token, and the value; nil when nothing in it is sensitive.
-func (s *Scrubber) htmlTag(raw []byte) ([]byte, []string) {
-	name, attrs := tagAttrs(raw)
+// htmlTag returns raw (an input or meta start tag, its attributes
+// attrs) with its sensitive value replaced by its token, and the value;
+// nil when nothing in it is sensitive.
+func (s *Scrubber) htmlTag(raw []byte, name string, attrs tagAttrList) ([]byte, []string) {
 	var target string
 	switch name {
 	case "input":
@@ -109,13 +121,6 @@ func (s *Scrubber) htmlTag(raw []byte) ([]byte, []string) {
 	return append(out, raw[a.end:]...), []string{v}
 }
 
-// textareaSensitive reports whether raw is the start tag of a textarea
-// whose content is sensitive by its name, id or autocomplete hint.
-func textareaSensitive(raw []byte) bool {
-	name, attrs := tagAttrs(raw)
-	return name == "textarea" && SensitiveField("", attrs.get("name"), attrs.get("id"), attrs.get("autocomplete"))
-}
-
 // tagAttr is one attribute of a raw tag: its lower-cased name, its value
 // and where the value is in the tag.
 type tagAttr struct {
@@ -146,16 +151,26 @@ func (l tagAttrList) get(name string) string {
 	return a.raw
 }
 
-// tagAttrs reads a raw start tag ("<input type=hidden name='t' value=x>")
-// into its lower-cased name and its attributes, as the HTML tokenizer
-// reads them: names end at white space, "/", "=" or ">", values are
-// double-quoted, single-quoted or end at white space or ">".
-func tagAttrs(raw []byte) (string, tagAttrList) {
-	i, n := 1, len(raw)
-	for i < n && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+// tagName is the lower-cased name of a raw start tag.
+func tagName(raw []byte) string {
+	return strings.ToLower(string(raw[1:nameEnd(raw)]))
+}
+
+// nameEnd is where a raw start tag's name ends.
+func nameEnd(raw []byte) int {
+	i := 1
+	for i < len(raw) && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
 		i++
 	}
-	name := strings.ToLower(string(raw[1:i]))
+	return i
+}
+
+// tagAttrs reads the attributes of a raw start tag ("<input type=hidden
+// name='t' value=x>") as the HTML tokenizer reads them: names end at white
+// space, "/", "=" or ">", values are double-quoted, single-quoted or end
+// at white space or ">".
+func tagAttrs(raw []byte) tagAttrList {
+	i, n := nameEnd(raw), len(raw)
 	var out tagAttrList
 	for i < n {
 		for i < n && (isTagSpace(raw[i]) || raw[i] == '/') {
@@ -207,7 +222,7 @@ func tagAttrs(raw []byte) (string, tagAttrList) {
 	for j := range out {
 		out[j].raw = html.UnescapeString(string(raw[out[j].start:out[j].end]))
 	}
-	return name, out
+	return out
 }
 
 func isTagSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
